@@ -1,0 +1,136 @@
+/**
+ * The run machine's vocabulary: public states, events, context and the inputs of its actors.
+ * Everything here is JSON so a snapshot can be persisted and restored verbatim.
+ */
+import type { Failure } from '../src/failure.js';
+
+/** The six public states of a run, in lifecycle order. */
+export const RUN_STATUSES = ['pending', 'planning', 'executing', 'waiting_human', 'succeeded', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** States a run can leave; at most one of these per session. */
+export const ACTIVE_STATUSES = ['pending', 'planning', 'executing', 'waiting_human'] as const;
+export const TERMINAL_STATUSES = ['succeeded', 'failed'] as const;
+
+/** Why a run ended `failed`. */
+export const STOP_REASONS = [
+  'error',
+  'cancelled',
+  'timeout',
+  'budget_exceeded',
+  'rejected',
+  'max_steps',
+  'loop_detected',
+] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** Which budget ran out. */
+export const BUDGETS = ['max_llm_calls', 'max_tool_calls', 'max_tokens'] as const;
+export type BudgetName = (typeof BUDGETS)[number];
+
+/** Why a run waits for a human. */
+export const WAIT_REASONS = ['approval', 'uncertain_side_effect'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
+/** Limits the machine enforces itself (the rest are enforced by its actors). */
+export interface MachineLimits {
+  maxSteps: number;
+  maxLlmCalls: number | null;
+  maxToolCalls: number | null;
+  maxTokens: number | null;
+  loopThreshold: number;
+}
+
+/** Small, JSON-only context: ids, counters, deadlines, the open approval, the stop reason. */
+export interface RunContext {
+  runId: string;
+  stepIndex: number;
+  llmCalls: number;
+  toolCalls: number;
+  tokens: number;
+  limits: MachineLimits;
+  deadlineAt: number | null;
+  pendingApprovalId: string | null;
+  waitReason: WaitReason | null;
+  loopSignature: string | null;
+  loopCount: number;
+  stopReason: StopReason | null;
+  failure: Failure | null;
+}
+
+/** What a run machine is created with. */
+export interface RunInput {
+  runId: string;
+  limits: MachineLimits;
+  deadlineAt: number | null;
+}
+
+/** Token usage of one planner call. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Events the run machine accepts (DESIGN §2). */
+export type RunEvent =
+  | { type: 'start' }
+  | { type: 'plan_ready'; stepIndex: number; usage: Usage; final: boolean }
+  | { type: 'plan_error'; failure: Failure }
+  | { type: 'next_step'; toolCalls: number; loopSignature: string | null }
+  | { type: 'done' }
+  | { type: 'need_approval'; approvalId: string; reason: WaitReason; toolCalls: number }
+  | { type: 'approved'; approvalId: string }
+  | { type: 'rejected'; approvalId: string; terminate: boolean }
+  | { type: 'exec_error'; failure: Failure }
+  | { type: 'cancel'; reason?: string }
+  | { type: 'timeout' }
+  | { type: 'budget_exceeded'; budget: BudgetName };
+
+export type RunEventType = RunEvent['type'];
+
+/** Every event type, for tables of legal and illegal transitions. */
+export const RUN_EVENT_TYPES = [
+  'start',
+  'plan_ready',
+  'plan_error',
+  'next_step',
+  'done',
+  'need_approval',
+  'approved',
+  'rejected',
+  'exec_error',
+  'cancel',
+  'timeout',
+  'budget_exceeded',
+] as const satisfies readonly RunEventType[];
+
+/** Input of the `planner` actor: one planning step of one run. */
+export interface PlannerActorInput {
+  runId: string;
+  stepIndex: number;
+  llmCalls: number;
+  tokens: number;
+  limits: MachineLimits;
+}
+
+/** Input of the `executor` actor: the tool calls of one step. */
+export interface ExecutorActorInput {
+  runId: string;
+  stepIndex: number;
+  toolCalls: number;
+  limits: MachineLimits;
+}
+
+/** Input of the `deadline` actor: the run's absolute deadline, if any. */
+export interface DeadlineActorInput {
+  runId: string;
+  deadlineAt: number | null;
+}
+
+/** Events the planner actor resolves with. */
+export type PlannerOutcome = Extract<RunEvent, { type: 'plan_ready' | 'plan_error' | 'budget_exceeded' }>;
+/** Events the executor actor resolves with. */
+export type ExecutorOutcome = Extract<
+  RunEvent,
+  { type: 'next_step' | 'done' | 'need_approval' | 'exec_error' | 'budget_exceeded' }
+>;

@@ -1,0 +1,104 @@
+/**
+ * Failures are values: one closed set of codes, each with a kind that says who it is for.
+ * They are plain JSON so they can be persisted, streamed and fed to the machine.
+ */
+import { z } from 'zod';
+
+/** Who a failure is addressed to, and how HTTP maps it. */
+export const FAILURE_KINDS = ['user', 'model', 'tool', 'policy', 'system'] as const;
+export type FailureKind = (typeof FAILURE_KINDS)[number];
+
+/** Every failure code Baton produces, with its kind. */
+export const FAILURE_CODES = {
+  'input.invalid': 'user',
+  'run.not_found': 'user',
+  'run.invalid_transition': 'user',
+  'run.cancelled': 'user',
+  'session.busy': 'user',
+  'approval.not_found': 'user',
+  'approval.already_decided': 'user',
+  'tool.invalid_arguments': 'model',
+  'tool.not_found': 'model',
+  'planner.empty_response': 'model',
+  'planner.invalid_output': 'model',
+  'planner.context_too_large': 'model',
+  'tool.failed': 'tool',
+  'tool.timed_out': 'tool',
+  'tool.unavailable': 'tool',
+  'policy.denied': 'policy',
+  'planner.unavailable': 'system',
+  'planner.failed': 'system',
+  'run.budget_exceeded': 'system',
+  'run.timeout': 'system',
+  'run.loop_detected': 'system',
+  'run.max_steps': 'system',
+  'run.version_conflict': 'system',
+  'run.closed': 'system',
+  'store.checkpoint_failed': 'system',
+  'internal.error': 'system',
+} as const satisfies Record<string, FailureKind>;
+export type FailureCode = keyof typeof FAILURE_CODES;
+
+/** A failure as it is stored, streamed and shown. */
+export interface Failure {
+  code: FailureCode;
+  kind: FailureKind;
+  message: string;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export const failureSchema = z.object({
+  code: z.enum(Object.keys(FAILURE_CODES) as [FailureCode, ...FailureCode[]]),
+  kind: z.enum(FAILURE_KINDS),
+  message: z.string(),
+  retryable: z.boolean().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Builds a failure whose kind follows from its code. */
+export function createFailure(
+  code: FailureCode,
+  message: string,
+  extra: { retryable?: boolean; details?: Record<string, unknown> } = {},
+): Failure {
+  return { code, kind: FAILURE_CODES[code], message, ...extra };
+}
+
+/** The one error Baton throws at its public boundary; it carries a `Failure`. */
+export class BatonError extends Error {
+  readonly failure: Failure;
+  constructor(failure: Failure) {
+    super(failure.message);
+    this.name = 'BatonError';
+    this.failure = failure;
+  }
+  get code(): FailureCode {
+    return this.failure.code;
+  }
+}
+
+/** Throws a `BatonError` for the given code. */
+export function fail(
+  code: FailureCode,
+  message: string,
+  extra?: { retryable?: boolean; details?: Record<string, unknown> },
+): never {
+  throw new BatonError(createFailure(code, message, extra));
+}
+
+/** True when a value already is a failure. */
+export function isFailure(value: unknown): value is Failure {
+  return failureSchema.safeParse(value).success;
+}
+
+/** Converts anything caught at a boundary into a failure. */
+export function toFailure(error: unknown, fallback: FailureCode = 'internal.error'): Failure {
+  if (error instanceof BatonError) return error.failure;
+  if (isFailure(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return createFailure(fallback, message);
+}
+
+/** An expected outcome: a value or a failure, never a throw. */
+export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };

@@ -1,0 +1,37 @@
+/**
+ * Baton: a durable runtime for LLM agents. Every task is a run, an XState machine persisted
+ * to SQLite after every transition, resumable after a crash or a long approval wait, and never
+ * running a side effect twice without a human knowing.
+ */
+export { createRuntime, EVENT_TYPES } from './runtime/index.js';
+export type * from './runtime/index.js';
+export { defineTool, ToolFailedError, ToolUnavailableError, EFFECTS, RISKS } from './tools/index.js';
+export type {
+  Tool,
+  ToolSpec,
+  ToolContext,
+  ToolResult,
+  Effect,
+  Risk,
+  Reconciliation,
+  RunUserContext,
+} from './tools/index.js';
+export { createScriptedPlanner, decisionSchema } from './planner/index.js';
+export type {
+  Planner,
+  PlannerRequest,
+  PlannerResponse,
+  PlannerMessage,
+  PlannerTool,
+  Decision,
+  Script,
+} from './planner/index.js';
+export { defaultDecision, POLICY_DECISIONS } from './policy/index.js';
+export type { Policy, PolicyDecision, PolicyRequest, PolicyVerdict } from './policy/index.js';
+export { BatonError, createFailure, toFailure, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
+export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
+export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
+export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';
+export type { RunStatus, StopReason, RunEvent, RunContext } from '../machines/types.js';
+export { openDatabase } from './store/index.js';
+export { DEFAULTS } from './defaults.js';

@@ -1,0 +1,138 @@
+/**
+ * Human decisions. An approval is decided once: the compare-and-set on its status runs in the
+ * run's own write unit, so of any number of concurrent decisions exactly one commits and the
+ * others get `approval.already_decided`. Decisions that settle calls without running them
+ * (a rejection, an uncertain call recorded as done or not done) write those ledger rows in the
+ * same unit, so no restart can run a call a human refused.
+ */
+import { BatonError, createFailure, fail } from '../failure.js';
+import type { ApprovalRow } from '../store/index.js';
+import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
+import type { LiveRun, RuntimeEnv } from './env.js';
+import { callRow, prepareCalls } from './executor-actor.js';
+import { SETTLED_STATUSES } from './transcript.js';
+import type { UncertainResolution } from './types.js';
+
+/** A decision as the runtime applies it. */
+export interface DecisionInput {
+  approve: boolean;
+  by: string;
+  reason: string | null;
+  /** For uncertain calls: `retry` (run again) or `done` (record that it happened). */
+  resolution?: UncertainResolution | undefined;
+  /** For rejections of tool approvals: end the run `failed` / `rejected` instead of telling the model. */
+  terminate?: boolean | undefined;
+}
+
+function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: ApprovalRow, input: DecisionInput): void {
+  const { driver } = live;
+  const calls = prepareCalls(env, live, approval.run_id, approval.step_index);
+  const bound = new Set(JSON.parse(approval.tool_call_ids) as string[]);
+  const write = (call: (typeof calls)[number], status: string, result: ToolResult) => {
+    env.store.putToolCall(
+      callRow(approval.run_id, approval.step_index, call, {
+        status,
+        result: JSON.stringify(result),
+        finished_at: Date.now(),
+      }),
+    );
+    driver.writeEvent('result', { tool_call_id: call.id, tool: call.toolName, status, ok: result.status === 'ok' });
+  };
+  if (approval.kind === 'uncertain') {
+    const call = calls.find((c) => bound.has(c.id));
+    if (!call) return;
+    if (input.approve && input.resolution === 'done') {
+      write(call, 'succeeded', {
+        status: 'ok',
+        content: `Recorded by ${input.by} as done${input.reason ? `: ${input.reason}` : ''}`,
+        durationMs: 0,
+        truncated: false,
+        retryable: false,
+      });
+    } else if (!input.approve) {
+      const failure = createFailure(
+        'tool.failed',
+        `Tool '${call.toolName}' was interrupted and ${input.by} recorded that it did not take effect${input.reason ? `: ${input.reason}` : ''}`,
+        { retryable: true },
+      );
+      write(call, 'failed', toErrorResult(failure));
+    }
+    return;
+  }
+  if (input.approve) return;
+  // A rejected step goes back to the model: the refused calls say so, the rest were not run.
+  for (const call of calls) {
+    if (call.row && SETTLED_STATUSES.has(call.row.status)) continue;
+    const refused = bound.has(call.id);
+    const failure = refused
+      ? createFailure(
+          'policy.denied',
+          `${input.by} rejected tool '${call.toolName}'${input.reason ? `: ${input.reason}` : ''}`,
+        )
+      : createFailure('policy.denied', `Not run: the approval of this step was rejected`);
+    write(call, refused ? 'rejected' : 'skipped', toErrorResult(failure));
+  }
+}
+
+/** Decides an approval of a live run; resolves once the decision and the resumed transition are durable. */
+export async function decideApproval(
+  env: RuntimeEnv,
+  live: LiveRun,
+  approvalId: string,
+  input: DecisionInput,
+): Promise<ApprovalRow> {
+  const { driver } = live;
+  const runId = driver.runId;
+  const existing = env.store.getApproval(approvalId);
+  if (!existing || existing.run_id !== runId) {
+    fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
+  }
+  let won = false;
+  driver.stage(() => {
+    const decided = env.store.decideApproval(approvalId, {
+      status: input.approve ? 'approved' : 'rejected',
+      resolution: input.approve ? (input.resolution ?? 'retry') : input.terminate ? 'terminate' : null,
+      by: input.by,
+      reason: input.reason,
+      at: Date.now(),
+    });
+    if (!decided) return;
+    won = true;
+    driver.writeEvent('approval_result', {
+      approval_id: approvalId,
+      decision: input.approve ? 'approved' : 'rejected',
+      by: input.by,
+      reason: input.reason,
+      ...(input.resolution ? { resolution: input.resolution } : {}),
+      ...(input.terminate ? { terminate: true } : {}),
+    });
+    settleWithoutRunning(env, live, existing, input);
+  });
+  await driver.flush();
+  if (!won) {
+    const now = env.store.getApproval(approvalId)!;
+    throw new BatonError(
+      createFailure(
+        'approval.already_decided',
+        `Approval '${approvalId}' was already ${now.status} by ${now.decided_by}`,
+        {
+          details: { status: now.status, decided_by: now.decided_by },
+        },
+      ),
+    );
+  }
+  resumeAfterDecision(live, env.store.getApproval(approvalId)!);
+  await driver.flush();
+  return env.store.getApproval(approvalId)!;
+}
+
+/** Sends the machine the event a committed decision calls for, if it is still waiting on it. */
+export function resumeAfterDecision(live: LiveRun, approval: ApprovalRow): void {
+  const { actor } = live.driver;
+  const snapshot = actor.getSnapshot();
+  if (snapshot.value !== 'waiting_human' || snapshot.context.pendingApprovalId !== approval.id) return;
+  if (approval.status === 'approved') actor.send({ type: 'approved', approvalId: approval.id });
+  else if (approval.status === 'rejected') {
+    actor.send({ type: 'rejected', approvalId: approval.id, terminate: approval.resolution === 'terminate' });
+  }
+}

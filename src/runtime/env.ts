@@ -1,0 +1,24 @@
+/** What the runtime's actors share: the store, the planner, the tools, the policy and the live runs. */
+import type { Planner, PlannerTool } from '../planner/types.js';
+import type { Policy } from '../policy/index.js';
+import type { Store } from '../store/index.js';
+import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
+import type { RunDriver } from './run-driver.js';
+
+/** A run being driven by this runtime, with the data its actors read at every step. */
+export interface LiveRun {
+  driver: RunDriver;
+  sessionId: string;
+  input: string;
+  context: RunUserContext;
+}
+
+/** The runtime's shared dependencies, as its actors see them. */
+export interface RuntimeEnv {
+  store: Store;
+  planner: Planner;
+  tools: ReadonlyMap<string, AnyTool>;
+  toolSpecs: PlannerTool[];
+  policy: Policy | undefined;
+  live(runId: string): LiveRun;
+}

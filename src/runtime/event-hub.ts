@@ -1,0 +1,34 @@
+/** Live delivery of committed events. Rows first, frames second: only committed events are published. */
+import type { RunEventRecord } from './types.js';
+
+type Listener = (event: RunEventRecord) => void;
+
+/** Fan-out of committed events to per-run and global listeners. */
+export function createEventHub() {
+  const byRun = new Map<string, Set<Listener>>();
+  const all = new Set<Listener>();
+  return {
+    publish(events: readonly RunEventRecord[]): void {
+      for (const event of events) {
+        for (const listener of byRun.get(event.runId) ?? []) listener(event);
+        for (const listener of all) listener(event);
+      }
+    },
+    /** Listens to one run (or every run with `null`); returns the unsubscribe function. */
+    subscribe(runId: string | null, listener: Listener): () => void {
+      if (runId === null) {
+        all.add(listener);
+        return () => all.delete(listener);
+      }
+      let set = byRun.get(runId);
+      if (!set) byRun.set(runId, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) byRun.delete(runId);
+      };
+    },
+  };
+}
+
+export type EventHub = ReturnType<typeof createEventHub>;

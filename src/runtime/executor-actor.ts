@@ -1,0 +1,319 @@
+/**
+ * The `executor` actor: the tool calls of one step, through the ledger (DESIGN §3–4).
+ * validate → policy → (approval) → `started` committed → execute → result staged.
+ * A re-invoked executor replays settled calls for free and resolves an interrupted one by
+ * its tool's effect class; an interrupted `unsafe` call is never retried without a human.
+ */
+import { fromPromise } from 'xstate';
+import type { ExecutorActorInput, ExecutorOutcome } from '../../machines/types.js';
+import { createFailure, type Failure } from '../failure.js';
+import { decide } from '../policy/index.js';
+import type { ToolCallRow } from '../store/index.js';
+import type { AnyTool } from '../tools/define-tool.js';
+import { normalizeOutput, reconcileTool, runTool, type ToolRun } from '../tools/run-tool.js';
+import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
+import type { LiveRun, RuntimeEnv } from './env.js';
+import { hashOf, stepApprovalId, toolCallId, uncertainApprovalId } from './ids.js';
+import { loadDecision } from './planner-actor.js';
+import { FAILED_STATUSES, SETTLED_STATUSES } from './transcript.js';
+
+/** One call of the step, checked and ready to run (or settled without running). */
+export interface PreparedCall {
+  id: string;
+  index: number;
+  toolName: string;
+  tool: AnyTool | undefined;
+  args: unknown;
+  argsHash: string;
+  /** Arguments after zod parsing (defaults applied), when valid. */
+  parsed: unknown;
+  verdict: 'allow' | 'approval' | 'invalid' | 'not_found' | 'denied';
+  failure: Failure | null;
+  row: ToolCallRow | undefined;
+}
+
+/** Validates and applies policy to each call of a step. */
+export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): PreparedCall[] {
+  const decision = loadDecision(env, runId, stepIndex);
+  if (!decision || decision.type !== 'tool_calls') return [];
+  return decision.calls.map((call, index) => {
+    const id = toolCallId(runId, stepIndex, index);
+    const base = {
+      id,
+      index,
+      toolName: call.tool,
+      args: call.args,
+      argsHash: hashOf(call.args),
+      row: env.store.getToolCall(id),
+    };
+    const tool = env.tools.get(call.tool);
+    if (!tool) {
+      const known = [...env.tools.keys()].join(', ');
+      const failure = createFailure('tool.not_found', `Unknown tool '${call.tool}'. Available tools: ${known}`);
+      return { ...base, tool, parsed: undefined, verdict: 'not_found', failure };
+    }
+    const parsed = tool.input.safeParse(call.args);
+    if (!parsed.success) {
+      const failure = createFailure('tool.invalid_arguments', `Invalid arguments for tool '${tool.name}'`, {
+        details: { issues: parsed.error.issues.map((i) => ({ path: i.path, message: i.message, code: i.code })) },
+      });
+      return { ...base, tool, parsed: undefined, verdict: 'invalid', failure };
+    }
+    const { decision: verdict, reason } = decide(env.policy, tool, parsed.data, live.context);
+    if (verdict === 'deny') {
+      const failure = createFailure('policy.denied', `Policy denied tool '${tool.name}'${reason ? `: ${reason}` : ''}`);
+      return { ...base, tool, parsed: parsed.data, verdict: 'denied', failure };
+    }
+    return {
+      ...base,
+      tool,
+      parsed: parsed.data,
+      verdict: verdict === 'allow' ? 'allow' : 'approval',
+      failure: null,
+    };
+  });
+}
+
+/** The ledger row of a call in a given status. */
+export function callRow(
+  runId: string,
+  stepIndex: number,
+  call: PreparedCall,
+  patch: Pick<ToolCallRow, 'status'> & Partial<ToolCallRow>,
+): ToolCallRow {
+  return {
+    id: call.id,
+    run_id: runId,
+    step_index: stepIndex,
+    call_index: call.index,
+    tool: call.toolName,
+    tool_version: call.tool?.version ?? null,
+    effect: call.tool?.effect ?? null,
+    args: JSON.stringify(call.args ?? null),
+    args_hash: call.argsHash,
+    result: null,
+    attempts: call.row?.attempts ?? 0,
+    started_at: call.row?.started_at ?? null,
+    finished_at: null,
+    ...patch,
+  };
+}
+
+/** The hash an approval binds to: the exact call ids and their argument hashes. */
+export function approvalHash(calls: PreparedCall[]): string {
+  return hashOf(calls.map((c) => [c.id, c.argsHash]));
+}
+
+/** Creates the executor actor logic for a runtime. */
+export function createExecutorActor(env: RuntimeEnv) {
+  return fromPromise<ExecutorOutcome, ExecutorActorInput>(async ({ input, signal }) => {
+    // Let subscribers see the transition into `executing` before this step writes events.
+    await Promise.resolve();
+    const { runId, stepIndex, limits } = input;
+    const live = env.live(runId);
+    const { driver } = live;
+    const store = env.store;
+    const decision = loadDecision(env, runId, stepIndex);
+    if (!decision) {
+      return {
+        type: 'exec_error',
+        failure: createFailure('internal.error', `Step ${stepIndex} has no journaled decision`),
+      };
+    }
+    if (decision.type === 'final') {
+      // The model never decides a terminal state: the runtime checks the durable ledger first.
+      await driver.flush();
+      const open = store.listToolCalls(runId).filter((r) => !SETTLED_STATUSES.has(r.status));
+      const pending = store.listApprovals(runId).filter((a) => a.status === 'pending');
+      if (open.length > 0 || pending.length > 0) {
+        return {
+          type: 'exec_error',
+          failure: createFailure('internal.error', `Run '${runId}' cannot finish with open tool calls or approvals`),
+        };
+      }
+      return { type: 'done' };
+    }
+
+    const calls = prepareCalls(env, live, runId, stepIndex);
+    const settle = (call: PreparedCall, status: string, result: ToolResult) => {
+      const row = callRow(runId, stepIndex, call, { status, result: JSON.stringify(result), finished_at: Date.now() });
+      call.row = row;
+      driver.stage(() => store.putToolCall(row));
+      driver.emit('result', {
+        tool_call_id: call.id,
+        tool: call.toolName,
+        status,
+        ok: result.status === 'ok',
+        ...(result.failure ? { failure: result.failure } : {}),
+        truncated: result.truncated,
+        duration_ms: result.durationMs,
+      });
+    };
+
+    // Approval first, for the whole step: nothing in it runs before a human has answered.
+    const needing = calls.filter((c) => c.verdict === 'approval' && !(c.row && SETTLED_STATUSES.has(c.row.status)));
+    let rejected = false;
+    if (needing.length > 0) {
+      const approvalId = stepApprovalId(runId, stepIndex);
+      const approval = store.getApproval(approvalId);
+      const hash = approvalHash(needing);
+      if (!approval) {
+        const now = Date.now();
+        driver.stage(() =>
+          store.insertApproval({
+            id: approvalId,
+            run_id: runId,
+            step_index: stepIndex,
+            kind: 'tool',
+            tool_call_ids: JSON.stringify(needing.map((c) => c.id)),
+            args_hash: hash,
+            status: 'pending',
+            resolution: null,
+            decided_by: null,
+            reason: null,
+            created_at: now,
+            decided_at: null,
+          }),
+        );
+        driver.emit('approval_request', {
+          approval_id: approvalId,
+          reason: 'approval',
+          tool_calls: needing.map((c) => ({ id: c.id, tool: c.toolName, args: c.args, risk: c.tool?.risk })),
+        });
+        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0 };
+      }
+      if (approval.status === 'pending') return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0 };
+      if (approval.args_hash !== hash) {
+        return {
+          type: 'exec_error',
+          failure: createFailure(
+            'internal.error',
+            `Approval '${approvalId}' does not match the calls of step ${stepIndex}`,
+          ),
+        };
+      }
+      rejected = approval.status === 'rejected';
+    }
+
+    let executed = 0;
+    for (const call of calls) {
+      if (call.row && SETTLED_STATUSES.has(call.row.status)) continue;
+      if (call.verdict === 'invalid' || call.verdict === 'not_found' || call.verdict === 'denied') {
+        settle(call, call.verdict, toErrorResult(call.failure!));
+        continue;
+      }
+      if (call.verdict === 'approval' && rejected) {
+        settle(
+          call,
+          'rejected',
+          toErrorResult(createFailure('policy.denied', `A reviewer rejected tool '${call.toolName}'`)),
+        );
+        continue;
+      }
+      if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
+        return { type: 'budget_exceeded', budget: 'max_tool_calls' };
+      }
+      const tool = call.tool!;
+      const interrupted = call.row?.status === 'started' || call.row?.status === 'unknown';
+      const attempts = call.row?.attempts ?? 0;
+      const ctx = {
+        runId,
+        toolCallId: call.id,
+        idempotencyKey: call.id,
+        signal,
+        context: live.context,
+        attempt: attempts + 1,
+      };
+      if (interrupted && tool.effect === 'reconcilable') {
+        const found = await reconcileTool(tool, call.parsed, ctx);
+        if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+        if (found.done) {
+          const outcome = normalizeOutput(tool, found.output, 0);
+          storeArtifact(env, live, outcome);
+          settle(call, outcome.result.status === 'ok' ? 'succeeded' : 'failed', outcome.result);
+          executed += 1;
+          continue;
+        }
+      }
+      if (interrupted && tool.effect === 'unsafe') {
+        const approvalId = uncertainApprovalId(call.id, attempts);
+        const approval = store.getApproval(approvalId);
+        if (!approval) {
+          const now = Date.now();
+          const row = callRow(runId, stepIndex, call, { status: 'unknown' });
+          driver.stage(() => {
+            store.putToolCall(row);
+            store.insertApproval({
+              id: approvalId,
+              run_id: runId,
+              step_index: stepIndex,
+              kind: 'uncertain',
+              tool_call_ids: JSON.stringify([call.id]),
+              args_hash: approvalHash([call]),
+              status: 'pending',
+              resolution: null,
+              decided_by: null,
+              reason: null,
+              created_at: now,
+              decided_at: null,
+            });
+          });
+          driver.emit('approval_request', {
+            approval_id: approvalId,
+            reason: 'uncertain_side_effect',
+            tool_calls: [{ id: call.id, tool: call.toolName, args: call.args, risk: tool.risk, attempts }],
+          });
+          return { type: 'need_approval', approvalId, reason: 'uncertain_side_effect', toolCalls: executed };
+        }
+        if (approval.status === 'pending') {
+          return { type: 'need_approval', approvalId, reason: 'uncertain_side_effect', toolCalls: executed };
+        }
+        // Approved with `retry`: fall through and run it again, as a human decided.
+        // (`done` and rejections were settled in the ledger when the human decided.)
+      }
+
+      const started = callRow(runId, stepIndex, call, {
+        status: 'started',
+        attempts: attempts + 1,
+        started_at: Date.now(),
+      });
+      call.row = started;
+      driver.stage(() => store.putToolCall(started));
+      driver.emit('action', {
+        tool_call_id: call.id,
+        tool: call.toolName,
+        args: call.args,
+        effect: tool.effect,
+        attempt: attempts + 1,
+      });
+      // The `started` row is durable before the effect: a crash from here on is detectable.
+      await driver.flush();
+      if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+      const outcome = await runTool(tool, call.parsed, ctx);
+      if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+      storeArtifact(env, live, outcome);
+      settle(call, outcome.result.status === 'ok' ? 'succeeded' : 'failed', outcome.result);
+      executed += 1;
+    }
+
+    const failedAll = calls.length > 0 && calls.every((c) => c.row && FAILED_STATUSES.has(c.row.status));
+    const loopSignature = failedAll ? hashOf(calls.map((c) => [c.toolName, c.argsHash, c.row!.status])) : null;
+    return { type: 'next_step', toolCalls: executed, loopSignature };
+  });
+}
+
+/** Stages a large output as an artifact, stored once by content hash. */
+function storeArtifact(env: RuntimeEnv, live: LiveRun, outcome: ToolRun): void {
+  const blob = outcome.artifact;
+  if (!blob) return;
+  live.driver.stage(() =>
+    env.store.putArtifact({
+      sha256: blob.sha256,
+      size: blob.size,
+      media_type: blob.mediaType,
+      content: blob.content,
+      created_at: Date.now(),
+    }),
+  );
+  live.driver.emit('artifact', { sha256: blob.sha256, size: blob.size, media_type: blob.mediaType });
+}

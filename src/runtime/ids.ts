@@ -1,0 +1,39 @@
+/** Ids and hashes. Ledger ids derive only from persisted data, so a replay finds its own rows. */
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A new sortable random id with a prefix, e.g. `run_01HX…`. */
+export function newId(prefix: string): string {
+  const time = Date.now().toString(36).padStart(9, '0');
+  return `${prefix}_${time}${randomBytes(8).toString('hex')}`;
+}
+
+/** The ledger id of call `callIndex` of step `stepIndex`; also its idempotency key. */
+export function toolCallId(runId: string, stepIndex: number, callIndex: number): string {
+  return `${runId}.s${stepIndex}.c${callIndex}`;
+}
+
+/** The approval of the calls of one step that need a human. */
+export function stepApprovalId(runId: string, stepIndex: number): string {
+  return `${runId}.s${stepIndex}.approval`;
+}
+
+/** The approval asking a human about an interrupted `unsafe` call, per attempt (single use). */
+export function uncertainApprovalId(callId: string, attempt: number): string {
+  return `${callId}.uncertain${attempt}`;
+}
+
+/** JSON with sorted keys, so equal values hash equally. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+/** sha256 of a value's stable JSON. */
+export function hashOf(value: unknown): string {
+  return createHash('sha256')
+    .update(stableJson(value) ?? 'undefined')
+    .digest('hex');
+}

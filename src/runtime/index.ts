@@ -1,0 +1,8 @@
+/**
+ * The runtime: the only glue between the machine, the store, the planner, the tools and the
+ * policy. Invariants: every side effect goes through the ledger inside an invoked actor; a
+ * `started` row is durable before the effect; snapshots and events commit together.
+ */
+export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
+export type * from './types.js';
+export { EVENT_TYPES } from './types.js';

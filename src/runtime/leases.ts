@@ -1,0 +1,40 @@
+/**
+ * Leases: which runtime drives which run. A run is claimed when it is free, expired, or its
+ * owner is known dead (a process on this host that no longer exists, or a runtime of this
+ * process that was closed), so a restart after SIGKILL resumes at once while a live second
+ * runtime on the same file never drives the same run twice.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+
+const LIVE_INSTANCES = new Set<string>();
+
+/** A new owner id for a runtime of this process: `host:pid:instance`. */
+export function newOwner(): string {
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  LIVE_INSTANCES.add(owner);
+  return owner;
+}
+
+/** Marks an owner as gone (its runtime closed). */
+export function retireOwner(owner: string): void {
+  LIVE_INSTANCES.delete(owner);
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** True when an owner id names a runtime that cannot be running any more. */
+export function isDeadOwner(owner: string): boolean {
+  const [host, pidText] = owner.split(':');
+  if (host !== hostname()) return false;
+  const pid = Number(pidText);
+  if (pid === process.pid) return !LIVE_INSTANCES.has(owner);
+  return !processAlive(pid);
+}

@@ -1,0 +1,98 @@
+/**
+ * The `planner` actor: one planning step. A journaled answer is replayed without asking again;
+ * otherwise budgets are checked before the call, and the answer is staged with the transition
+ * it causes (a crash before that commit only costs a second question, never a side effect).
+ */
+import { fromPromise } from 'xstate';
+import type { PlannerActorInput, PlannerOutcome } from '../../machines/types.js';
+import { createFailure, toFailure } from '../failure.js';
+import { decisionSchema, type Decision } from '../planner/types.js';
+import type { RuntimeEnv } from './env.js';
+import { buildMessages } from './transcript.js';
+
+/** Reads the decision of a step: from the driver's memory, else from the journal. */
+export function loadDecision(env: RuntimeEnv, runId: string, stepIndex: number): Decision | undefined {
+  const { driver } = env.live(runId);
+  const cached = driver.decisions.get(stepIndex);
+  if (cached) return cached;
+  const row = env.store.getStep(runId, stepIndex);
+  if (!row) return undefined;
+  const decision = decisionSchema.parse(JSON.parse(row.decision));
+  driver.decisions.set(stepIndex, decision);
+  return decision;
+}
+
+function summarize(decision: Decision): Record<string, unknown> {
+  return decision.type === 'final'
+    ? { type: 'final', answer: decision.answer }
+    : { type: 'tool_calls', tools: decision.calls.map((c) => c.tool), text: decision.text ?? null };
+}
+
+/** Creates the planner actor logic for a runtime. */
+export function createPlannerActor(env: RuntimeEnv) {
+  return fromPromise<PlannerOutcome, PlannerActorInput>(async ({ input, signal }) => {
+    // The actor starts before subscribers see the transition into `planning`; yielding once
+    // keeps this step's events after that transition's `state` event.
+    await Promise.resolve();
+    const { runId, stepIndex, limits } = input;
+    const live = env.live(runId);
+    const journaled = env.store.getStep(runId, stepIndex);
+    if (journaled) {
+      const decision = loadDecision(env, runId, stepIndex)!;
+      const usage = JSON.parse(journaled.usage) as { inputTokens: number; outputTokens: number };
+      return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
+    }
+    if (limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
+      return { type: 'budget_exceeded', budget: 'max_llm_calls' };
+    }
+    if (limits.maxTokens !== null && input.tokens >= limits.maxTokens) {
+      return { type: 'budget_exceeded', budget: 'max_tokens' };
+    }
+    let decision: Decision;
+    let usage: { inputTokens: number; outputTokens: number };
+    try {
+      const response = await env.planner.next({
+        runId,
+        stepIndex,
+        input: live.input,
+        messages: buildMessages(
+          env.store,
+          { id: runId, sessionId: live.sessionId, input: live.input },
+          stepIndex,
+          (step) => loadDecision(env, runId, step),
+        ),
+        tools: env.toolSpecs,
+        context: live.context,
+        signal,
+      });
+      const parsed = decisionSchema.safeParse(response.decision);
+      if (!parsed.success) {
+        const failure = createFailure(
+          'planner.invalid_output',
+          `Planner returned an invalid decision at step ${stepIndex}`,
+          {
+            details: { issues: parsed.error.issues },
+          },
+        );
+        return { type: 'plan_error', failure };
+      }
+      decision = parsed.data;
+      usage = response.usage;
+    } catch (error) {
+      return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
+    }
+    if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
+    live.driver.decisions.set(stepIndex, decision);
+    live.driver.stage(() =>
+      env.store.insertStep({
+        run_id: runId,
+        step_index: stepIndex,
+        decision: JSON.stringify(decision),
+        usage: JSON.stringify(usage),
+        created_at: Date.now(),
+      }),
+    );
+    live.driver.emit('step', { step_index: stepIndex, decision: summarize(decision), usage });
+    return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
+  });
+}

@@ -1,0 +1,61 @@
+/** Conversions from stored rows to the public API's shapes. */
+import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import type { Failure } from '../failure.js';
+import type { ApprovalRow, EventRow, RunRow } from '../store/index.js';
+import type { RunUserContext } from '../tools/define-tool.js';
+import type { Approval, Run, RunEventName, RunEventRecord } from './types.js';
+
+/** A run row as the API reports it. */
+export function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    status: row.status as RunStatus,
+    stopReason: row.stop_reason as StopReason | null,
+    failure: row.failure ? (JSON.parse(row.failure) as Failure) : null,
+    waitReason: row.wait_reason as WaitReason | null,
+    pendingApprovalId: row.pending_approval_id,
+    input: row.input,
+    answer: row.answer,
+    context: JSON.parse(row.context) as RunUserContext,
+    idempotencyKey: row.idempotency_key,
+    usage: { steps: row.step_index, llmCalls: row.llm_calls, toolCalls: row.tool_calls, tokens: row.tokens },
+    deadlineAt: row.deadline_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** An event row as the API reports it. */
+export function toEvent(row: EventRow): RunEventRecord {
+  return {
+    runId: row.run_id,
+    seq: row.seq,
+    type: row.type as RunEventName,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    createdAt: row.created_at,
+  };
+}
+
+/** An approval row as the API reports it. */
+export function toApproval(row: ApprovalRow): Approval {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    stepIndex: row.step_index,
+    kind: row.kind as Approval['kind'],
+    toolCallIds: JSON.parse(row.tool_call_ids) as string[],
+    argsHash: row.args_hash,
+    status: row.status as Approval['status'],
+    resolution: row.resolution,
+    decidedBy: row.decided_by,
+    reason: row.reason,
+    createdAt: row.created_at,
+    decidedAt: row.decided_at,
+  };
+}
+
+/** True for an event that ends a run's stream. */
+export function isTerminalEvent(event: RunEventRecord): boolean {
+  return event.type === 'state' && (event.data.to === 'succeeded' || event.data.to === 'failed');
+}

@@ -1,0 +1,195 @@
+/**
+ * A run driver owns one live run: its XState actor, its event numbering and its write buffer.
+ * Every transition marks the run dirty and schedules a flush; a flush writes the buffered
+ * ledger rows, the events and the latest snapshot in one compare-and-set unit of the shared
+ * transaction. Actors flush before any side effect, so what they act on is already durable.
+ */
+import { createActor, type Actor, type InspectionEvent, type Snapshot } from 'xstate';
+import { MACHINE_VERSION, type RunMachine } from '../../machines/run-machine.js';
+import type { RunContext, RunInput, RunStatus } from '../../machines/types.js';
+import { createFailure, toFailure, type Failure } from '../failure.js';
+import type { Decision } from '../planner/types.js';
+import type { Store } from '../store/index.js';
+import type { EventHub } from './event-hub.js';
+import type { RunEventName, RunEventRecord } from './types.js';
+
+/** What a driver needs from its runtime. */
+export interface DriverDeps {
+  store: Store;
+  hub: EventHub;
+  machine: RunMachine;
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** Called in the transition to `succeeded`, to stage the answer's commit to the session. */
+  onSucceeded(driver: RunDriver): void;
+  /** Called once the run's terminal snapshot is durable, or when the driver breaks. */
+  onRetired(driver: RunDriver, failure: Failure | null): void;
+}
+
+/** Where a driver starts from: a new run's input, or a persisted snapshot. */
+export type DriverOrigin =
+  { kind: 'new'; input: RunInput } | { kind: 'restore'; snapshot: string; version: number; lastSeq: number };
+
+export type RunDriver = ReturnType<typeof createDriver>;
+
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed']);
+
+/** Creates the driver of one run; call `start()` to run it. */
+export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrigin) {
+  const { store, hub } = deps;
+  const actor: Actor<RunMachine> =
+    origin.kind === 'new'
+      ? createActor(deps.machine, { input: origin.input, inspect: deps.inspect })
+      : createActor(deps.machine, {
+          snapshot: JSON.parse(origin.snapshot) as Snapshot<unknown>,
+          // A restored actor takes its context from the snapshot; input is not read.
+          input: undefined as unknown as RunInput,
+          inspect: deps.inspect,
+        });
+
+  let version = origin.kind === 'restore' ? origin.version : 0;
+  let seq = origin.kind === 'restore' ? origin.lastSeq : 0;
+  let buffer: (() => void)[] = [];
+  let written: RunEventRecord[] = [];
+  let latest: unknown = actor.getPersistedSnapshot();
+  let persistedJson = origin.kind === 'restore' ? origin.snapshot : '';
+  let dirty = false;
+  let pendingFlush: Promise<void> | null = null;
+  let retired = false;
+  let lastStatus = actor.getSnapshot().value as RunStatus;
+  const decisions = new Map<number, Decision>();
+
+  function context(): RunContext {
+    return actor.getSnapshot().context;
+  }
+
+  function writeEvent(type: RunEventName, data: Record<string, unknown>): void {
+    const record: RunEventRecord = { runId, seq: seq + 1, type, data, createdAt: Date.now() };
+    store.insertEvent({
+      run_id: runId,
+      seq: record.seq,
+      type,
+      data: JSON.stringify(data),
+      created_at: record.createdAt,
+    });
+    seq += 1;
+    written.push(record);
+  }
+
+  /** Writes the buffer, the events and the snapshot; runs inside the shared transaction. */
+  function write(): RunEventRecord[] {
+    pendingFlush = null;
+    const ops = buffer;
+    buffer = [];
+    written = [];
+    for (const op of ops) op();
+    if (dirty) {
+      dirty = false;
+      const json = JSON.stringify(latest);
+      if (json !== persistedJson) {
+        const ctx = (latest as { context: RunContext }).context;
+        const status = (latest as { value: RunStatus }).value;
+        const saved = store.saveProgress({
+          id: runId,
+          expected_version: version,
+          snapshot: json,
+          status,
+          stop_reason: ctx.stopReason,
+          failure: ctx.failure ? JSON.stringify(ctx.failure) : null,
+          wait_reason: ctx.waitReason,
+          pending_approval_id: ctx.pendingApprovalId,
+          step_index: ctx.stepIndex,
+          llm_calls: ctx.llmCalls,
+          tool_calls: ctx.toolCalls,
+          tokens: ctx.tokens,
+          updated_at: Date.now(),
+        });
+        if (!saved) {
+          throw createFailure('run.version_conflict', `Run '${runId}' was written by another runtime`, {
+            details: { expected_version: version },
+          });
+        }
+        version += 1;
+        persistedJson = json;
+      }
+    }
+    const committed = written;
+    written = [];
+    return committed;
+  }
+
+  function retire(failure: Failure | null): void {
+    if (retired) return;
+    retired = true;
+    if (failure) actor.stop();
+    deps.onRetired(driver, failure);
+  }
+
+  const driver = {
+    runId,
+    actor,
+    decisions,
+    context,
+    get status(): RunStatus {
+      return lastStatus;
+    },
+    get retired(): boolean {
+      return retired;
+    },
+    /** Buffers a write for the next flush. */
+    stage(op: () => void): void {
+      buffer.push(op);
+    },
+    /** Buffers an event; it is numbered when written (so seq follows commit order) and published once committed. */
+    emit(type: RunEventName, data: Record<string, unknown>): void {
+      buffer.push(() => writeEvent(type, data));
+    },
+    /** Writes an event at once; only for use inside a staged op. */
+    writeEvent,
+    /** Makes everything buffered so far durable; resolves after the COMMIT. */
+    flush(): Promise<void> {
+      if (retired) return Promise.reject(createFailure('run.closed', `Run '${runId}' is no longer driven here`));
+      if (!pendingFlush) {
+        pendingFlush = store.queue.write(write).then((committed) => {
+          hub.publish(committed);
+          if (TERMINAL.has(lastStatus) && !dirty && buffer.length === 0) retire(null);
+        });
+        pendingFlush.catch((error: unknown) => retire(toFailure(error, 'store.checkpoint_failed')));
+      }
+      return pendingFlush;
+    },
+    start(): void {
+      actor.subscribe({
+        next(snapshot) {
+          latest = actor.getPersistedSnapshot();
+          const status = snapshot.value as RunStatus;
+          if (status !== lastStatus) {
+            const ctx = snapshot.context;
+            driver.emit('state', {
+              from: lastStatus,
+              to: status,
+              step_index: ctx.stepIndex,
+              ...(ctx.stopReason ? { stop_reason: ctx.stopReason } : {}),
+              ...(ctx.failure ? { failure: ctx.failure } : {}),
+              ...(ctx.waitReason ? { wait_reason: ctx.waitReason, approval_id: ctx.pendingApprovalId } : {}),
+            });
+            if (status === 'succeeded') deps.onSucceeded(driver);
+            lastStatus = status;
+          }
+          dirty = true;
+          driver.flush().catch(() => undefined);
+        },
+        error(error) {
+          retire(toFailure(error));
+        },
+      });
+      actor.start();
+    },
+    /** Stops the actor without writing anything (close or crash simulation). */
+    stop(): void {
+      retired = true;
+      actor.stop();
+    },
+    machineVersion: MACHINE_VERSION,
+  };
+  return driver;
+}

@@ -1,0 +1,492 @@
+/**
+ * `createRuntime`: the public API over the machine, the store, the planner and the tools.
+ * Invariants: a run is acknowledged only after its row and `run.created` event are committed;
+ * every non-terminal run of the file is resumed on open; a run is driven by one runtime at a time.
+ */
+import { fromCallback, type InspectionEvent } from 'xstate';
+import { z } from 'zod';
+import { runMachine, MACHINE_VERSION } from '../../machines/run-machine.js';
+import { ACTIVE_STATUSES, type DeadlineActorInput, type RunEvent, type RunStatus } from '../../machines/types.js';
+import { DEFAULTS } from '../defaults.js';
+import { BatonError, createFailure, fail } from '../failure.js';
+import type { Planner } from '../planner/types.js';
+import type { Policy } from '../policy/index.js';
+import { createStore, type RunFilter, type RunRow } from '../store/index.js';
+import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
+import { decideApproval, resumeAfterDecision } from './approvals.js';
+import type { LiveRun, RuntimeEnv } from './env.js';
+import { createEventHub } from './event-hub.js';
+import { createExecutorActor } from './executor-actor.js';
+import { newId } from './ids.js';
+import { isDeadOwner, newOwner, retireOwner } from './leases.js';
+import { createPlannerActor } from './planner-actor.js';
+import { isTerminalEvent, toApproval, toEvent, toRun } from './rows.js';
+import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
+import type { Approval, Budget, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
+
+/** How a runtime is created. */
+export interface RuntimeOptions {
+  /** Path of the SQLite file (created if missing). */
+  database: string;
+  planner: Planner;
+  tools: AnyTool[];
+  policy?: Policy;
+  /** Defaults for every run of this runtime; a run's own options win. */
+  defaults?: { maxSteps?: number; budget?: Budget };
+  /** XState's inspection tap, for inspectors and tracing. */
+  inspect?: (event: InspectionEvent) => void;
+  /** Resume every non-terminal run of the file on open (default true). */
+  recover?: boolean;
+}
+
+const startSchema = z.object({
+  input: z.string().min(1),
+  sessionId: z.string().min(1).max(200).optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+  options: z
+    .object({
+      idempotencyKey: z.string().min(1).max(200).optional(),
+      maxSteps: z.number().int().positive().optional(),
+      budget: z
+        .object({
+          maxLlmCalls: z.number().int().nonnegative().optional(),
+          maxToolCalls: z.number().int().nonnegative().optional(),
+          maxTokens: z.number().int().nonnegative().optional(),
+          timeoutMs: z.number().int().positive().optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .optional(),
+});
+
+const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
+const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
+
+function isConstraint(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')
+  );
+}
+
+/** Arms a timer for an absolute instant, in slices short enough for `setTimeout`. */
+const deadlineActor = fromCallback<RunEvent, DeadlineActorInput>(({ input, sendBack }) => {
+  if (input.deadlineAt === null) return undefined;
+  const deadlineAt = input.deadlineAt;
+  let timer: NodeJS.Timeout;
+  const arm = () => {
+    const left = deadlineAt - Date.now();
+    if (left <= 0) sendBack({ type: 'timeout' });
+    else timer = setTimeout(arm, Math.min(left, 2 ** 31 - 1));
+  };
+  arm();
+  return () => clearTimeout(timer);
+});
+
+/**
+ * Creates a runtime on a SQLite file and resumes the runs it left unfinished.
+ * @example
+ * const runtime = createRuntime({ database: './baton.db', planner, tools: [echo] });
+ * const run = await runtime.start({ input: 'say hi' });
+ * console.log((await runtime.wait(run.id)).answer);
+ * await runtime.close();
+ */
+export function createRuntime(options: RuntimeOptions) {
+  const store = createStore(options.database);
+  const hub = createEventHub();
+  const owner = newOwner();
+  const live = new Map<string, LiveRun>();
+  const tools = new Map(options.tools.map((t) => [t.name, t]));
+  if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
+  let closed = false;
+
+  const env: RuntimeEnv = {
+    store,
+    planner: options.planner,
+    tools,
+    toolSpecs: options.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      parameters: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+    })),
+    policy: options.policy,
+    live(runId) {
+      const run = live.get(runId);
+      if (!run) fail('run.closed', `Run '${runId}' is not driven by this runtime`);
+      return run;
+    },
+  };
+  const machine = runMachine.provide({
+    actors: {
+      planner: createPlannerActor(env),
+      executor: createExecutorActor(env),
+      deadline: deadlineActor,
+    },
+  });
+  const deps: DriverDeps = {
+    store,
+    hub,
+    machine,
+    inspect: options.inspect,
+    onSucceeded(driver) {
+      const run = live.get(driver.runId);
+      const step = driver.context().stepIndex;
+      const decision = driver.decisions.get(step);
+      if (!run || decision?.type !== 'final') return;
+      // The answer reaches the session only with the transition to `succeeded`, in one commit.
+      driver.stage(() => {
+        const now = Date.now();
+        store.setAnswer(driver.runId, decision.answer);
+        store.insertMessage({
+          session_id: run.sessionId,
+          run_id: driver.runId,
+          role: 'user',
+          content: run.input,
+          created_at: now,
+        });
+        store.insertMessage({
+          session_id: run.sessionId,
+          run_id: driver.runId,
+          role: 'assistant',
+          content: decision.answer,
+          created_at: now,
+        });
+      });
+    },
+    onRetired(driver) {
+      if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
+    },
+  };
+
+  const heartbeat = setInterval(() => {
+    if (!closed) store.renewLeases(owner, Date.now() + DEFAULTS.leaseMs);
+  }, DEFAULTS.leaseMs / 3);
+  heartbeat.unref();
+
+  function assertOpen(): void {
+    if (closed) fail('run.closed', 'The runtime is closed');
+  }
+
+  function register(row: RunRow, driver: RunDriver): LiveRun {
+    const run: LiveRun = {
+      driver,
+      sessionId: row.session_id,
+      input: row.input,
+      context: JSON.parse(row.context) as RunUserContext,
+    };
+    live.set(row.id, run);
+    return run;
+  }
+
+  /** Loads a persisted run into this runtime and starts driving it. */
+  function resume(row: RunRow): LiveRun | undefined {
+    const now = Date.now();
+    if (!store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner)) return undefined;
+    if (row.machine_version !== MACHINE_VERSION) {
+      fail(
+        'internal.error',
+        `Run '${row.id}' was saved by machine version ${row.machine_version}, this is ${MACHINE_VERSION}`,
+      );
+    }
+    const driver = createDriver(deps, row.id, {
+      kind: 'restore',
+      snapshot: row.snapshot,
+      version: row.version,
+      lastSeq: store.lastSeq(row.id),
+    });
+    const run = register(row, driver);
+    driver.start();
+    // Finish what a crash interrupted between two commits.
+    if (driver.status === 'pending') driver.actor.send({ type: 'start' });
+    if (driver.status === 'waiting_human') {
+      const approvalId = driver.context().pendingApprovalId;
+      const approval = approvalId ? store.getApproval(approvalId) : undefined;
+      if (approval && approval.status !== 'pending') resumeAfterDecision(run, approval);
+    }
+    return run;
+  }
+
+  /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
+  function liveRun(runId: string): LiveRun {
+    const current = live.get(runId);
+    if (current) return current;
+    const row = store.getRun(runId);
+    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    if (!ACTIVE.has(row.status)) {
+      fail('run.invalid_transition', `Run '${runId}' is already ${row.status}`, { details: { state: row.status } });
+    }
+    const run = resume(row);
+    if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
+    return run;
+  }
+
+  function send(run: LiveRun, event: RunEvent): void {
+    const snapshot = run.driver.actor.getSnapshot();
+    if (!snapshot.can(event)) {
+      fail(
+        'run.invalid_transition',
+        `Run '${run.driver.runId}' in state '${String(snapshot.value)}' cannot take '${event.type}'`,
+        {
+          details: { state: snapshot.value, event: event.type },
+        },
+      );
+    }
+    run.driver.actor.send(event);
+  }
+
+  const runtime = {
+    /** Creates a run, commits it, and starts it; resolves once the run is durable. */
+    async start(request: StartRequest): Promise<Run> {
+      assertOpen();
+      const parsed = startSchema.safeParse(request);
+      if (!parsed.success) {
+        fail('input.invalid', 'Invalid start request', { details: { issues: parsed.error.issues } });
+      }
+      const req = parsed.data;
+      const now = Date.now();
+      const runId = newId('run');
+      const sessionId = req.sessionId ?? newId('ses');
+      const budget = { ...options.defaults?.budget, ...req.options?.budget };
+      const limits = {
+        maxSteps: req.options?.maxSteps ?? options.defaults?.maxSteps ?? DEFAULTS.maxSteps,
+        maxLlmCalls: budget.maxLlmCalls ?? null,
+        maxToolCalls: budget.maxToolCalls ?? null,
+        maxTokens: budget.maxTokens ?? null,
+        loopThreshold: DEFAULTS.loopThreshold,
+      };
+      const deadlineAt = budget.timeoutMs !== undefined ? now + budget.timeoutMs : null;
+      const driver = createDriver(deps, runId, { kind: 'new', input: { runId, limits, deadlineAt } });
+      const row: RunRow = {
+        id: runId,
+        session_id: sessionId,
+        status: 'pending',
+        stop_reason: null,
+        failure: null,
+        wait_reason: null,
+        pending_approval_id: null,
+        input: req.input,
+        context: JSON.stringify(req.context ?? {}),
+        options: JSON.stringify(req.options ?? {}),
+        idempotency_key: req.options?.idempotencyKey ?? null,
+        answer: null,
+        snapshot: JSON.stringify(driver.actor.getPersistedSnapshot()),
+        machine_version: MACHINE_VERSION,
+        version: 0,
+        step_index: 0,
+        llm_calls: 0,
+        tool_calls: 0,
+        tokens: 0,
+        deadline_at: deadlineAt,
+        owner,
+        lease_until: now + DEFAULTS.leaseMs,
+        created_at: now,
+        updated_at: now,
+      };
+      type Outcome = { kind: 'created' } | { kind: 'existing'; row: RunRow } | { kind: 'busy'; runId: string };
+      let outcome = { kind: 'created' } as Outcome;
+      driver.stage(() => {
+        // Checked inside the write transaction, which holds the file's write lock: atomic
+        // across processes. The unique indexes stay the last word.
+        const key = row.idempotency_key;
+        const existing = key ? store.findRunByIdempotencyKey(key) : undefined;
+        if (existing) return void (outcome = { kind: 'existing', row: existing });
+        const active = store.activeRunOfSession(sessionId);
+        if (active) return void (outcome = { kind: 'busy', runId: active.id });
+        store.ensureSession(sessionId, now);
+        try {
+          store.insertRun(row);
+        } catch (error) {
+          if (!isConstraint(error)) throw error;
+          const again = key ? store.findRunByIdempotencyKey(key) : undefined;
+          return void (outcome = again ? { kind: 'existing', row: again } : { kind: 'busy', runId: '' });
+        }
+        driver.writeEvent('run.created', { input: req.input, session_id: sessionId, limits, deadline_at: deadlineAt });
+      });
+      await driver.flush();
+      const result = outcome as Outcome;
+      if (result.kind === 'existing') return toRun(result.row);
+      if (result.kind === 'busy') {
+        throw new BatonError(
+          createFailure(
+            'session.busy',
+            `Session '${sessionId}' already has an active run${result.runId ? ` '${result.runId}'` : ''}`,
+            {
+              details: { session_id: sessionId, active_run_id: result.runId || null },
+            },
+          ),
+        );
+      }
+      register(row, driver);
+      driver.start();
+      driver.actor.send({ type: 'start' });
+      return toRun(row);
+    },
+
+    /** The durable state of a run. */
+    get(runId: string): Run {
+      const row = store.getRun(runId);
+      if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+      return toRun(row);
+    },
+
+    /** Runs, newest first, filtered by status and session; page with `cursor`. */
+    list(filter: RunFilter = {}): { runs: Run[]; nextCursor: string | null } {
+      const limit = filter.limit ?? 50;
+      const rows = store.listRuns({ ...filter, limit });
+      const last = rows[rows.length - 1];
+      return {
+        runs: rows.map(toRun),
+        nextCursor: rows.length === limit && last ? `${last.created_at}:${last.id}` : null,
+      };
+    },
+
+    /** The committed events of a run after `after`, then live ones until the run ends (unless `follow: false`). */
+    async *events(runId: string, opts: { after?: number; follow?: boolean } = {}): AsyncGenerator<RunEventRecord> {
+      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+      const pending: RunEventRecord[] = [];
+      let wake: (() => void) | undefined;
+      const unsubscribe = hub.subscribe(runId, (event) => {
+        pending.push(event);
+        wake?.();
+      });
+      try {
+        let last = opts.after ?? 0;
+        for (;;) {
+          const page = store.listEvents(runId, last, 500).map(toEvent);
+          for (const event of page) {
+            yield event;
+            last = event.seq;
+            if (isTerminalEvent(event)) return;
+          }
+          if (page.length < 500) break;
+        }
+        if (opts.follow === false) return;
+        for (;;) {
+          while (pending.length > 0) {
+            const event = pending.shift()!;
+            if (event.seq <= last) continue;
+            yield event;
+            last = event.seq;
+            if (isTerminalEvent(event)) return;
+          }
+          if (closed || (!live.has(runId) && !ACTIVE.has(store.getRun(runId)?.status ?? ''))) return;
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      } finally {
+        unsubscribe();
+      }
+    },
+
+    /** Resolves when the run is terminal or waiting for a human (durably). */
+    wait(runId: string): Promise<Run> {
+      return new Promise<Run>((resolve, reject) => {
+        const settled = (): boolean => {
+          const row = store.getRun(runId);
+          if (!row) {
+            reject(new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`)));
+            return true;
+          }
+          if (!SETTLED.has(row.status)) return false;
+          resolve(toRun(row));
+          return true;
+        };
+        const unsubscribe = hub.subscribe(runId, (event) => {
+          if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) unsubscribe();
+        });
+        if (settled()) unsubscribe();
+      });
+    },
+
+    /** The approvals of a run, oldest first. */
+    approvals(runId: string): Approval[] {
+      return store.listApprovals(runId).map(toApproval);
+    },
+
+    /** Approves a pending approval (for an uncertain call, `resolution` says retry or record as done). */
+    async approve(
+      runId: string,
+      approvalId: string,
+      decision: { by: string; reason?: string; resolution?: UncertainResolution },
+    ): Promise<Approval> {
+      assertOpen();
+      const run = liveRun(runId);
+      const row = await decideApproval(env, run, approvalId, {
+        approve: true,
+        by: decision.by,
+        reason: decision.reason ?? null,
+        resolution: decision.resolution,
+      });
+      return toApproval(row);
+    },
+
+    /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected`. */
+    async reject(
+      runId: string,
+      approvalId: string,
+      decision: { by: string; reason?: string; terminate?: boolean },
+    ): Promise<Approval> {
+      assertOpen();
+      const run = liveRun(runId);
+      const row = await decideApproval(env, run, approvalId, {
+        approve: false,
+        by: decision.by,
+        reason: decision.reason ?? null,
+        terminate: decision.terminate,
+      });
+      return toApproval(row);
+    },
+
+    /** Cancels a run; it ends `failed` with `cancelled` and any running tool is aborted. */
+    async cancel(runId: string, opts: { reason?: string } = {}): Promise<Run> {
+      assertOpen();
+      const run = liveRun(runId);
+      send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
+      await run.driver.flush().catch(() => undefined);
+      return runtime.get(runId);
+    },
+
+    /** Resumes every non-terminal run of the file that no live runtime drives; returns their ids. */
+    recover(): string[] {
+      assertOpen();
+      const resumed: string[] = [];
+      for (const id of store.activeRunIds()) {
+        if (live.has(id)) continue;
+        const row = store.getRun(id);
+        if (row && resume(row)) resumed.push(id);
+      }
+      return resumed;
+    },
+
+    /** Group commits so far (for benchmarks). */
+    get commits(): number {
+      return store.queue.commits;
+    },
+
+    /** The raw store, for tests and tools that inspect the ledger. */
+    store,
+
+    /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      clearInterval(heartbeat);
+      for (const run of live.values()) run.driver.stop();
+      live.clear();
+      await Promise.resolve();
+      store.queue.flushNow();
+      store.releaseLeases(owner);
+      retireOwner(owner);
+      store.close();
+    },
+  };
+  if (options.recover !== false) runtime.recover();
+  return runtime;
+}
+
+/** A Baton runtime. */
+export type Runtime = ReturnType<typeof createRuntime>;
+export type { RunStatus };

@@ -1,0 +1,96 @@
+/** The public shapes of the runtime API. */
+import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import type { Failure } from '../failure.js';
+import type { RunUserContext } from '../tools/define-tool.js';
+
+/** Per-run budget: each one, when used up, ends the run `failed` with `budget_exceeded` (or `timeout`). */
+export interface Budget {
+  maxLlmCalls?: number;
+  maxToolCalls?: number;
+  maxTokens?: number;
+  /** Wall clock from creation; the deadline is persisted and survives restarts. */
+  timeoutMs?: number;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** The same key returns the same run instead of starting another. */
+  idempotencyKey?: string;
+  maxSteps?: number;
+  budget?: Budget;
+}
+
+/** What `start()` takes. */
+export interface StartRequest {
+  input: string;
+  sessionId?: string;
+  context?: RunUserContext;
+  options?: RunOptions;
+}
+
+/** A run as the API reports it: only what is durable. */
+export interface Run {
+  id: string;
+  sessionId: string;
+  status: RunStatus;
+  stopReason: StopReason | null;
+  failure: Failure | null;
+  waitReason: WaitReason | null;
+  pendingApprovalId: string | null;
+  input: string;
+  answer: string | null;
+  context: RunUserContext;
+  idempotencyKey: string | null;
+  usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number };
+  deadlineAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Event types of a run's log (DESIGN §7), plus `run.created`. */
+export const EVENT_TYPES = [
+  'run.created',
+  'state',
+  'step',
+  'action',
+  'result',
+  'approval_request',
+  'approval_result',
+  'artifact',
+  'error',
+] as const;
+export type RunEventName = (typeof EVENT_TYPES)[number];
+
+/** One entry of a run's event log; `seq` runs 1..n without gaps. */
+export interface RunEventRecord {
+  runId: string;
+  seq: number;
+  type: RunEventName;
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** A human's decision on an approval. */
+export interface Decision {
+  by: string;
+  reason?: string;
+}
+
+/** How a human resolves an `uncertain_side_effect`: run it again, or record that it happened. */
+export type UncertainResolution = 'retry' | 'done';
+
+/** An approval as the API reports it. */
+export interface Approval {
+  id: string;
+  runId: string;
+  stepIndex: number;
+  kind: 'tool' | 'uncertain';
+  toolCallIds: string[];
+  argsHash: string;
+  status: 'pending' | 'approved' | 'rejected';
+  resolution: string | null;
+  decidedBy: string | null;
+  reason: string | null;
+  createdAt: number;
+  decidedAt: number | null;
+}

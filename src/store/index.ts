@@ -1,0 +1,11 @@
+/**
+ * Storage. One opener (WAL, synchronous=FULL, foreign keys, busy timeout), numbered migrations,
+ * a group-commit queue, and row access. Invariants: snapshot writes are compare-and-set on
+ * `version`; events are numbered per run 1..n; one active run per session is a unique index.
+ */
+export { openDatabase, migrate, type OpenDatabase } from './open-database.js';
+export { createCommitQueue, type CommitQueue } from './commit-queue.js';
+export { MIGRATIONS, type Migration } from './migrations.js';
+export { createStore } from './store.js';
+export type * from './store.js';
+export type { Database } from './schema.js';

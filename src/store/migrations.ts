@@ -1,0 +1,139 @@
+/**
+ * Numbered, append-only migrations, written with Kysely's schema builder and compiled to SQL
+ * so they run synchronously inside one transaction. Never edit one that has landed: add one.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+/** One migration: its number, a name, and the statements it compiles to. */
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Kysely<Database>): { sql: string }[];
+}
+
+const ACTIVE = sql<boolean>`status in ('pending', 'planning', 'executing', 'waiting_human')`;
+
+/** Every migration, in order. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'core',
+    up: (db) => [
+      db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'integer', (c) => c.notNull())
+        .compile(),
+      db.schema
+        .createTable('messages')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('session_id', 'text', (c) => c.notNull().references('sessions.id'))
+        .addColumn('run_id', 'text', (c) => c.references('runs.id'))
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .compile(),
+      db.schema.createIndex('messages_session').on('messages').columns(['session_id', 'id']).compile(),
+      db.schema
+        .createTable('runs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('session_id', 'text', (c) => c.notNull().references('sessions.id'))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('stop_reason', 'text')
+        .addColumn('failure', 'text')
+        .addColumn('wait_reason', 'text')
+        .addColumn('pending_approval_id', 'text')
+        .addColumn('input', 'text', (c) => c.notNull())
+        .addColumn('context', 'text', (c) => c.notNull())
+        .addColumn('options', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'text', (c) => c.unique())
+        .addColumn('answer', 'text')
+        .addColumn('snapshot', 'text', (c) => c.notNull())
+        .addColumn('machine_version', 'integer', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('step_index', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('llm_calls', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tool_calls', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('deadline_at', 'integer')
+        .addColumn('owner', 'text')
+        .addColumn('lease_until', 'integer')
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'integer', (c) => c.notNull())
+        .compile(),
+      // "At most one active run per session" lives in the database, so it holds across
+      // every process that shares the file.
+      db.schema
+        .createIndex('runs_one_active_per_session')
+        .on('runs')
+        .column('session_id')
+        .unique()
+        .where(ACTIVE)
+        .compile(),
+      db.schema.createIndex('runs_status').on('runs').columns(['status', 'created_at']).compile(),
+      db.schema.createIndex('runs_session').on('runs').columns(['session_id', 'created_at']).compile(),
+      db.schema
+        .createTable('steps')
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('step_index', 'integer', (c) => c.notNull())
+        .addColumn('decision', 'text', (c) => c.notNull())
+        .addColumn('usage', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('steps_pk', ['run_id', 'step_index'])
+        .compile(),
+      db.schema
+        .createTable('tool_calls')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('step_index', 'integer', (c) => c.notNull())
+        .addColumn('call_index', 'integer', (c) => c.notNull())
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('tool_version', 'text')
+        .addColumn('effect', 'text')
+        .addColumn('args', 'text', (c) => c.notNull())
+        .addColumn('args_hash', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('result', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('started_at', 'integer')
+        .addColumn('finished_at', 'integer')
+        .addUniqueConstraint('tool_calls_position', ['run_id', 'step_index', 'call_index'])
+        .compile(),
+      db.schema
+        .createTable('approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('step_index', 'integer', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('tool_call_ids', 'text', (c) => c.notNull())
+        .addColumn('args_hash', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('resolution', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addColumn('decided_at', 'integer')
+        .compile(),
+      db.schema.createIndex('approvals_run').on('approvals').columns(['run_id', 'status']).compile(),
+      db.schema
+        .createTable('events')
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('events_pk', ['run_id', 'seq'])
+        .compile(),
+      db.schema
+        .createTable('artifacts')
+        .addColumn('sha256', 'text', (c) => c.primaryKey())
+        .addColumn('size', 'integer', (c) => c.notNull())
+        .addColumn('media_type', 'text', (c) => c.notNull())
+        .addColumn('content', 'blob', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .compile(),
+    ],
+  },
+];

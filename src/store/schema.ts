@@ -1,0 +1,119 @@
+/** The tables of a Baton database, as Kysely sees them: snake_case, epoch-ms integers, JSON as text. */
+import type { Generated } from 'kysely';
+
+export interface SessionTable {
+  id: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessageTable {
+  id: Generated<number>;
+  session_id: string;
+  run_id: string | null;
+  role: string;
+  content: string;
+  created_at: number;
+}
+
+export interface RunTable {
+  id: string;
+  session_id: string;
+  status: string;
+  stop_reason: string | null;
+  failure: string | null;
+  wait_reason: string | null;
+  pending_approval_id: string | null;
+  input: string;
+  context: string;
+  options: string;
+  idempotency_key: string | null;
+  answer: string | null;
+  snapshot: string;
+  machine_version: number;
+  version: number;
+  step_index: number;
+  llm_calls: number;
+  tool_calls: number;
+  tokens: number;
+  deadline_at: number | null;
+  owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StepTable {
+  run_id: string;
+  step_index: number;
+  decision: string;
+  usage: string;
+  created_at: number;
+}
+
+export interface ToolCallTable {
+  id: string;
+  run_id: string;
+  step_index: number;
+  call_index: number;
+  tool: string;
+  tool_version: string | null;
+  effect: string | null;
+  args: string;
+  args_hash: string;
+  status: string;
+  result: string | null;
+  attempts: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface ApprovalTable {
+  id: string;
+  run_id: string;
+  step_index: number;
+  kind: string;
+  tool_call_ids: string;
+  args_hash: string;
+  status: string;
+  resolution: string | null;
+  decided_by: string | null;
+  reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export interface EventTable {
+  run_id: string;
+  seq: number;
+  type: string;
+  data: string;
+  created_at: number;
+}
+
+export interface ArtifactTable {
+  sha256: string;
+  size: number;
+  media_type: string;
+  content: Buffer;
+  created_at: number;
+}
+
+export interface MigrationTable {
+  version: number;
+  name: string;
+  applied_at: number;
+}
+
+/** The whole database, for Kysely's query builder. */
+export interface Database {
+  sessions: SessionTable;
+  messages: MessageTable;
+  runs: RunTable;
+  steps: StepTable;
+  tool_calls: ToolCallTable;
+  approvals: ApprovalTable;
+  events: EventTable;
+  artifacts: ArtifactTable;
+  baton_migrations: MigrationTable;
+}

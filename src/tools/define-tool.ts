@@ -1,0 +1,103 @@
+/** Declaring tools: a name, a version, a zod input, an effect class, a risk, and `execute`. */
+import type { z } from 'zod';
+import { DEFAULTS } from '../defaults.js';
+import { fail } from '../failure.js';
+
+/** What happens if a call is interrupted mid-way (DESIGN §3). */
+export const EFFECTS = ['read', 'idempotent', 'reconcilable', 'unsafe'] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+/** How much a call needs a human: `low` runs, `high` needs approval, `destructive` is denied. */
+export const RISKS = ['low', 'high', 'destructive'] as const;
+export type Risk = (typeof RISKS)[number];
+
+/** The caller's identity and scope, as given to `start({ context })`. */
+export interface RunUserContext {
+  user_id?: string | undefined;
+  tenant_id?: string | undefined;
+  scope?: string[] | undefined;
+  [key: string]: unknown;
+}
+
+/** What a tool's `execute` and `reconcile` receive besides their input. */
+export interface ToolContext {
+  runId: string;
+  toolCallId: string;
+  /** Stable across retries of the same call: pass it to APIs that deduplicate. */
+  idempotencyKey: string;
+  /** Aborted on timeout, cancel and shutdown. */
+  signal: AbortSignal;
+  context: RunUserContext;
+  /** 1 for the first attempt, 2 for the first retry, … */
+  attempt: number;
+}
+
+/** What `reconcile()` learned: the effect already happened (with its output), or it did not. */
+export type Reconciliation<O> = { done: true; output: O } | { done: false };
+
+/** A tool as declared by its author. */
+export interface ToolSpec<I, O> {
+  name: string;
+  version?: string;
+  description: string;
+  input: z.ZodType<I>;
+  output?: z.ZodType<O>;
+  effect: Effect;
+  risk: Risk;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  execute(input: I, ctx: ToolContext): Promise<O> | O;
+  reconcile?(input: I, ctx: ToolContext): Promise<Reconciliation<O>> | Reconciliation<O>;
+}
+
+/** A tool with every default filled in. */
+export interface Tool<I = unknown, O = unknown> extends ToolSpec<I, O> {
+  version: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+}
+
+/** Any tool, whatever its input and output types. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = Tool<any, any>;
+
+const NAME = /^[a-zA-Z][a-zA-Z0-9_.-]{0,63}$/;
+
+/**
+ * Declares a tool.
+ * @example
+ * const readFile = defineTool({
+ *   name: 'fs.read', description: 'Read a file', input: z.object({ path: z.string() }),
+ *   effect: 'read', risk: 'low', execute: ({ path }) => readFileSync(path, 'utf8'),
+ * });
+ */
+export function defineTool<I, O>(spec: ToolSpec<I, O>): Tool<I, O> {
+  if (!NAME.test(spec.name)) fail('input.invalid', `Tool name '${spec.name}' must match ${NAME}`);
+  if (spec.effect === 'reconcilable' && !spec.reconcile) {
+    fail('input.invalid', `Tool '${spec.name}' is reconcilable but has no reconcile()`);
+  }
+  return {
+    ...spec,
+    version: spec.version ?? '1',
+    timeoutMs: spec.timeoutMs ?? DEFAULTS.toolTimeoutMs,
+    maxOutputBytes: spec.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
+  };
+}
+
+/** Thrown by a tool to say it is temporarily unavailable and nothing happened: retried with backoff. */
+export class ToolUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolUnavailableError';
+  }
+}
+
+/** Thrown by a tool to report a failure the model may work around; `retryable` tells it whether to try again. */
+export class ToolFailedError extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, options: { retryable?: boolean } = {}) {
+    super(message);
+    this.name = 'ToolFailedError';
+    this.retryable = options.retryable ?? false;
+  }
+}

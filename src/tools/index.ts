@@ -1,0 +1,8 @@
+/**
+ * Tools: declared with zod inputs and an effect class that decides what happens after a crash
+ * mid-call; run with a timeout and an AbortSignal; results normalized and large outputs moved
+ * to artifacts. Invariant: nothing here touches the ledger; the runtime does.
+ */
+export * from './define-tool.js';
+export * from './tool-result.js';
+export { runTool, reconcileTool, normalizeOutput, type ToolRun, type ArtifactBlob } from './run-tool.js';

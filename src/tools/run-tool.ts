@@ -1,0 +1,144 @@
+/**
+ * Runs one tool call: timeout and abort, bounded retries of transient unavailability,
+ * output validation, and normalization; an output larger than the tool's limit becomes an
+ * artifact (sha256) with a truncated preview.
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULTS } from '../defaults.js';
+import { createFailure } from '../failure.js';
+import {
+  ToolFailedError,
+  ToolUnavailableError,
+  type AnyTool,
+  type Reconciliation,
+  type ToolContext,
+} from './define-tool.js';
+import { toErrorResult, type ToolResult } from './tool-result.js';
+
+/** An output too large for the ledger, to be stored once by content hash. */
+export interface ArtifactBlob {
+  sha256: string;
+  size: number;
+  mediaType: string;
+  content: Buffer;
+}
+
+/** The outcome of running a tool: its normalized result and, maybe, an artifact to store. */
+export interface ToolRun {
+  result: ToolResult;
+  artifact?: ArtifactBlob;
+}
+
+class Timeout extends Error {}
+
+/** Calls `fn` with a signal that aborts on the parent's abort or after `timeoutMs`. */
+async function withTimeout<T>(
+  timeoutMs: number,
+  parent: AbortSignal,
+  fn: (signal: AbortSignal) => Promise<T> | T,
+): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent.reason);
+  parent.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      Promise.resolve().then(() => fn(controller.signal)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          controller.abort(new Timeout());
+          reject(new Timeout());
+        }, timeoutMs);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    parent.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Normalizes an output: validates it, and moves it to an artifact when it is too large. */
+export function normalizeOutput(tool: AnyTool, output: unknown, durationMs: number): ToolRun {
+  if (tool.output) {
+    const parsed = tool.output.safeParse(output);
+    if (!parsed.success) {
+      const failure = createFailure(
+        'tool.failed',
+        `Tool '${tool.name}' returned output that does not match its schema`,
+        {
+          details: { issues: parsed.error.issues },
+        },
+      );
+      return { result: toErrorResult(failure, durationMs) };
+    }
+    output = parsed.data;
+  }
+  const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= tool.maxOutputBytes) {
+    return { result: { status: 'ok', content: output ?? null, durationMs, truncated: false, retryable: false } };
+  }
+  const content = Buffer.from(text);
+  const sha256 = createHash('sha256').update(content).digest('hex');
+  const preview = content.subarray(0, Math.min(DEFAULTS.previewBytes, tool.maxOutputBytes)).toString('utf8');
+  return {
+    result: {
+      status: 'ok',
+      content: preview,
+      durationMs,
+      truncated: true,
+      retryable: false,
+      artifact: { sha256, size: bytes },
+    },
+    artifact: {
+      sha256,
+      size: bytes,
+      mediaType: typeof output === 'string' ? 'text/plain' : 'application/json',
+      content,
+    },
+  };
+}
+
+function toToolFailure(tool: AnyTool, error: unknown, signal: AbortSignal) {
+  if (error instanceof Timeout) {
+    return createFailure('tool.timed_out', `Tool '${tool.name}' timed out after ${tool.timeoutMs} ms`, {
+      retryable: true,
+    });
+  }
+  if (signal.aborted) return createFailure('tool.failed', `Tool '${tool.name}' was aborted`);
+  if (error instanceof ToolUnavailableError) {
+    return createFailure('tool.unavailable', `Tool '${tool.name}' is unavailable: ${error.message}`, {
+      retryable: true,
+    });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return createFailure('tool.failed', `Tool '${tool.name}' failed: ${message}`, {
+    retryable: error instanceof ToolFailedError ? error.retryable : false,
+  });
+}
+
+/** Runs a tool with its timeout; retries only transient unavailability, and never an `unsafe` tool. */
+export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<ToolRun> {
+  const retries = tool.effect === 'unsafe' ? 0 : DEFAULTS.toolUnavailableRetries;
+  const started = performance.now();
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      const output = await withTimeout(tool.timeoutMs, ctx.signal, (signal) => tool.execute(input, { ...ctx, signal }));
+      return normalizeOutput(tool, output, Math.round(performance.now() - started));
+    } catch (error) {
+      const failure = toToolFailure(tool, error, ctx.signal);
+      if (failure.code === 'tool.unavailable' && attempt < retries && !ctx.signal.aborted) {
+        await sleep(DEFAULTS.toolRetryBackoffMs * 2 ** attempt);
+        continue;
+      }
+      return { result: toErrorResult(failure, Math.round(performance.now() - started)) };
+    }
+  }
+}
+
+/** Asks a reconcilable tool whether an interrupted call already took effect. */
+export async function reconcileTool(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<Reconciliation<unknown>> {
+  if (!tool.reconcile) return { done: false };
+  return withTimeout(tool.timeoutMs, ctx.signal, (signal) => tool.reconcile!(input, { ...ctx, signal }));
+}
