@@ -10,6 +10,7 @@ import type { ApprovalRow } from '../store/index.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { callRow, prepareCalls } from './executor-actor.js';
+import { failpoint } from './failpoints.js';
 import { SETTLED_STATUSES } from './transcript.js';
 import type { UncertainResolution } from './types.js';
 
@@ -121,6 +122,7 @@ export async function decideApproval(
       ),
     );
   }
+  failpoint('approval.committed');
   resumeAfterDecision(live, env.store.getApproval(approvalId)!);
   await driver.flush();
   return env.store.getApproval(approvalId)!;

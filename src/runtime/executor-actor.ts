@@ -13,6 +13,7 @@ import type { AnyTool } from '../tools/define-tool.js';
 import { normalizeOutput, reconcileTool, runTool, type ToolRun } from '../tools/run-tool.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
+import { failpoint } from './failpoints.js';
 import { hashOf, stepApprovalId, toolCallId, uncertainApprovalId } from './ids.js';
 import { loadDecision } from './planner-actor.js';
 import { FAILED_STATUSES, SETTLED_STATUSES } from './transcript.js';
@@ -288,8 +289,10 @@ export function createExecutorActor(env: RuntimeEnv) {
       });
       // The `started` row is durable before the effect: a crash from here on is detectable.
       await driver.flush();
+      failpoint('tool.started');
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
       const outcome = await runTool(tool, call.parsed, ctx);
+      failpoint('tool.returned');
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
       storeArtifact(env, live, outcome);
       settle(call, outcome.result.status === 'ok' ? 'succeeded' : 'failed', outcome.result);

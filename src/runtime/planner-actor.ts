@@ -8,6 +8,7 @@ import type { PlannerActorInput, PlannerOutcome } from '../../machines/types.js'
 import { createFailure, toFailure } from '../failure.js';
 import { decisionSchema, type Decision } from '../planner/types.js';
 import type { RuntimeEnv } from './env.js';
+import { failpoint } from './failpoints.js';
 import { buildMessages } from './transcript.js';
 
 /** Reads the decision of a step: from the driver's memory, else from the journal. */
@@ -81,6 +82,7 @@ export function createPlannerActor(env: RuntimeEnv) {
     } catch (error) {
       return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
     }
+    failpoint('planner.answered');
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
     live.driver.decisions.set(stepIndex, decision);
     live.driver.stage(() =>

@@ -17,6 +17,7 @@ import { decideApproval, resumeAfterDecision } from './approvals.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
+import { failpoint } from './failpoints.js';
 import { newId } from './ids.js';
 import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
@@ -319,6 +320,7 @@ export function createRuntime(options: RuntimeOptions) {
           ),
         );
       }
+      failpoint('run.created');
       register(row, driver);
       driver.start();
       driver.actor.send({ type: 'start' });
