@@ -139,7 +139,7 @@ export function createExecutorActor(env: RuntimeEnv) {
     const settle = (call: PreparedCall, status: string, result: ToolResult) => {
       const row = callRow(runId, stepIndex, call, { status, result: JSON.stringify(result), finished_at: Date.now() });
       call.row = row;
-      driver.stage(() => store.putToolCall(row));
+      driver.stageToolCall(row);
       driver.emit('result', {
         tool_call_id: call.id,
         tool: call.toolName,
@@ -242,8 +242,9 @@ export function createExecutorActor(env: RuntimeEnv) {
         if (!approval) {
           const now = Date.now();
           const row = callRow(runId, stepIndex, call, { status: 'unknown' });
+          call.row = row;
+          driver.stageToolCall(row);
           driver.stage(() => {
-            store.putToolCall(row);
             store.insertApproval({
               id: approvalId,
               run_id: runId,
@@ -279,7 +280,7 @@ export function createExecutorActor(env: RuntimeEnv) {
         started_at: Date.now(),
       });
       call.row = started;
-      driver.stage(() => store.putToolCall(started));
+      driver.stageToolCall(started);
       driver.emit('action', {
         tool_call_id: call.id,
         tool: call.toolName,

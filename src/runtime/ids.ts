@@ -1,10 +1,13 @@
 /** Ids and hashes. Ledger ids derive only from persisted data, so a replay finds its own rows. */
 import { createHash, randomBytes } from 'node:crypto';
 
-/** A new sortable random id with a prefix, e.g. `run_01HX…`. */
+let counter = 0;
+
+/** A new random id with a prefix that sorts by creation time (and by creation order within this process). */
 export function newId(prefix: string): string {
   const time = Date.now().toString(36).padStart(9, '0');
-  return `${prefix}_${time}${randomBytes(8).toString('hex')}`;
+  counter = (counter + 1) % 36 ** 4;
+  return `${prefix}_${time}${counter.toString(36).padStart(4, '0')}${randomBytes(6).toString('hex')}`;
 }
 
 /** The ledger id of call `callIndex` of step `stepIndex`; also its idempotency key. */

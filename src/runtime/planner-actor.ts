@@ -61,6 +61,7 @@ export function createPlannerActor(env: RuntimeEnv) {
           { id: runId, sessionId: live.sessionId, input: live.input },
           stepIndex,
           (step) => loadDecision(env, runId, step),
+          live.driver.toolCalls(),
         ),
         tools: env.toolSpecs,
         context: live.context,

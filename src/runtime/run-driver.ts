@@ -9,7 +9,7 @@ import { MACHINE_VERSION, type RunMachine } from '../../machines/run-machine.js'
 import type { RunContext, RunInput, RunStatus } from '../../machines/types.js';
 import { createFailure, toFailure, type Failure } from '../failure.js';
 import type { Decision } from '../planner/types.js';
-import type { Store } from '../store/index.js';
+import type { Store, ToolCallRow } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
 import type { RunEventName, RunEventRecord } from './types.js';
 
@@ -57,6 +57,8 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   let retired = false;
   let lastStatus = actor.getSnapshot().value as RunStatus;
   const decisions = new Map<number, Decision>();
+  // Ledger rows staged but not yet committed, so this run's own actors read their writes.
+  let stagedCalls = new Map<string, ToolCallRow>();
 
   function context(): RunContext {
     return actor.getSnapshot().context;
@@ -80,6 +82,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     pendingFlush = null;
     const ops = buffer;
     buffer = [];
+    stagedCalls = new Map();
     written = [];
     for (const op of ops) op();
     if (dirty) {
@@ -138,6 +141,19 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     /** Buffers a write for the next flush. */
     stage(op: () => void): void {
       buffer.push(op);
+    },
+    /** Buffers a ledger row; until committed, `toolCalls()` already shows it. */
+    stageToolCall(row: ToolCallRow): void {
+      stagedCalls.set(row.id, row);
+      buffer.push(() => store.putToolCall(row));
+    },
+    /** The run's ledger as this run sees it: committed rows overlaid with staged ones. */
+    toolCalls(): ToolCallRow[] {
+      const rows = store.listToolCalls(runId);
+      if (stagedCalls.size === 0) return rows;
+      const merged = new Map(rows.map((row) => [row.id, row]));
+      for (const row of stagedCalls.values()) merged.set(row.id, row);
+      return [...merged.values()].sort((a, b) => a.step_index - b.step_index || a.call_index - b.call_index);
     },
     /** Buffers an event; it is numbered when written (so seq follows commit order) and published once committed. */
     emit(type: RunEventName, data: Record<string, unknown>): void {

@@ -224,6 +224,24 @@ export function createRuntime(options: RuntimeOptions) {
     return run;
   }
 
+  /** Checks an approval before loading its run, so a decided one always answers `already_decided`. */
+  function checkApproval(runId: string, approvalId: string): void {
+    if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+    const approval = store.getApproval(approvalId);
+    if (!approval || approval.run_id !== runId) {
+      fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
+    }
+    if (approval.status !== 'pending') {
+      fail(
+        'approval.already_decided',
+        `Approval '${approvalId}' was already ${approval.status} by ${approval.decided_by}`,
+        {
+          details: { status: approval.status, decided_by: approval.decided_by },
+        },
+      );
+    }
+  }
+
   function send(run: LiveRun, event: RunEvent): void {
     const snapshot = run.driver.actor.getSnapshot();
     if (!snapshot.can(event)) {
@@ -392,7 +410,10 @@ export function createRuntime(options: RuntimeOptions) {
             reject(new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`)));
             return true;
           }
-          if (!SETTLED.has(row.status)) return false;
+          // Durable and current: a live run may already have moved on (e.g. a decision
+          // committed before a crash is being resumed) without that move being committed yet.
+          const current = live.get(runId)?.driver.status;
+          if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
           resolve(toRun(row));
           return true;
         };
@@ -415,6 +436,7 @@ export function createRuntime(options: RuntimeOptions) {
       decision: { by: string; reason?: string; resolution?: UncertainResolution },
     ): Promise<Approval> {
       assertOpen();
+      checkApproval(runId, approvalId);
       const run = liveRun(runId);
       const row = await decideApproval(env, run, approvalId, {
         approve: true,
@@ -432,6 +454,7 @@ export function createRuntime(options: RuntimeOptions) {
       decision: { by: string; reason?: string; terminate?: boolean },
     ): Promise<Approval> {
       assertOpen();
+      checkApproval(runId, approvalId);
       const run = liveRun(runId);
       const row = await decideApproval(env, run, approvalId, {
         approve: false,

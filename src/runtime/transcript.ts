@@ -45,6 +45,7 @@ export function buildMessages(
   run: { id: string; sessionId: string; input: string },
   stepIndex: number,
   decisionOf: (step: number) => Decision | undefined,
+  ledger: ToolCallRow[],
 ): PlannerMessage[] {
   const messages: PlannerMessage[] = [];
   for (const m of store.listMessages(run.sessionId)) {
@@ -54,7 +55,7 @@ export function buildMessages(
     );
   }
   messages.push({ role: 'user', content: run.input });
-  const rows = new Map(store.listToolCalls(run.id).map((row) => [row.id, row]));
+  const rows = new Map(ledger.map((row) => [row.id, row]));
   for (let step = 0; step < stepIndex; step += 1) {
     const decision = decisionOf(step);
     if (!decision || decision.type !== 'tool_calls') continue;

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
+import { openRuntime } from '../helpers/runtime.js';
+import { tempFiles } from '../helpers/temp.js';
+import { createWorld, readEffects } from '../helpers/world.js';
+
+function waitingSetup(db: string, effects: string): RuntimeOptions {
+  return {
+    database: db,
+    planner: createScriptedPlanner([
+      { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'v' } }] },
+      { type: 'final', answer: 'ok' },
+    ]),
+    tools: [createWorld(effects, { risk: 'high' }).unsafe],
+  };
+}
+
+describe('sessions', () => {
+  it('refuses a second active run on a session with session.busy', async () => {
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime(waitingSetup(db, effects));
+    const first = await runtime.start({ input: 'a', sessionId: 's1' });
+    await expect(runtime.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({
+      code: 'session.busy',
+      failure: { details: { active_run_id: first.id } },
+    });
+    expect(runtime.list({ sessionId: 's1' }).runs).toHaveLength(1);
+    // Another session is not affected.
+    await expect(runtime.start({ input: 'c', sessionId: 's2' })).resolves.toMatchObject({ status: 'pending' });
+  });
+
+  it('refuses it from a second runtime on the same file too', async () => {
+    const { db, effects } = tempFiles();
+    const one = openRuntime(waitingSetup(db, effects));
+    const two = openRuntime(waitingSetup(db, effects));
+    const first = await one.start({ input: 'a', sessionId: 's1' });
+    expect((await one.wait(first.id)).status).toBe('waiting_human');
+    await expect(two.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({ code: 'session.busy' });
+    // The second runtime does not take over a run the first one drives.
+    expect(two.recover()).toEqual([]);
+    await expect(two.approve(first.id, one.get(first.id).pendingApprovalId!, { by: 'x' })).rejects.toMatchObject({
+      code: 'run.version_conflict',
+    });
+  });
+
+  it('accepts a new run on the session once the previous one is terminal', async () => {
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime(waitingSetup(db, effects));
+    const first = await runtime.wait((await runtime.start({ input: 'a', sessionId: 's1' })).id);
+    await runtime.approve(first.id, first.pendingApprovalId!, { by: 'x' });
+    expect((await runtime.wait(first.id)).status).toBe('succeeded');
+    const second = await runtime.start({ input: 'b', sessionId: 's1' });
+    expect(second.sessionId).toBe('s1');
+  });
+
+  it('returns the same run for the same idempotency key', async () => {
+    const { db, effects } = tempFiles();
+    const options = waitingSetup(db, effects);
+    const runtime = openRuntime(options);
+    const a = await runtime.start({ input: 'a', options: { idempotencyKey: 'k1' } });
+    const b = await runtime.start({ input: 'a', options: { idempotencyKey: 'k1' } });
+    expect(b.id).toBe(a.id);
+    const other = openRuntime(options);
+    expect((await other.start({ input: 'a', options: { idempotencyKey: 'k1' } })).id).toBe(a.id);
+    const [x, y] = await Promise.all([
+      runtime.start({ input: 'z', options: { idempotencyKey: 'k2' } }),
+      runtime.start({ input: 'z', options: { idempotencyKey: 'k2' } }),
+    ]);
+    expect(x.id).toBe(y.id);
+    expect(runtime.list().runs).toHaveLength(2);
+    await runtime.wait(a.id);
+    expect(readEffects(effects)).toEqual([]);
+  });
+
+  it('lists runs newest first, filtered and paged', async () => {
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime(waitingSetup(db, effects));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await runtime.start({ input: `r${i}` })).id);
+    for (const id of ids) await runtime.wait(id);
+    const page1 = runtime.list({ limit: 3 });
+    expect(page1.runs.map((r) => r.id)).toEqual(ids.slice().reverse().slice(0, 3));
+    const page2 = runtime.list({ limit: 3, cursor: page1.nextCursor! });
+    expect(page2.runs.map((r) => r.id)).toEqual(ids.slice().reverse().slice(3));
+    expect(runtime.list({ status: 'waiting_human' }).runs).toHaveLength(5);
+    expect(runtime.list({ status: 'succeeded' }).runs).toHaveLength(0);
+  });
+});
