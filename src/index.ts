@@ -7,6 +7,7 @@ export { createRuntime, EVENT_TYPES } from './runtime/index.js';
 export type * from './runtime/index.js';
 export { defineTool, ToolFailedError, ToolUnavailableError, EFFECTS, RISKS } from './tools/index.js';
 export type {
+  AnyTool,
   Tool,
   ToolSpec,
   ToolContext,

@@ -1,0 +1,66 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createScriptedPlanner, defineTool, type RunEventRecord } from '../../src/index.js';
+import { openRuntime } from '../helpers/runtime.js';
+import { tempFiles } from '../helpers/temp.js';
+import { createWorld, readEffects } from '../helpers/world.js';
+
+describe('events', () => {
+  it('streams committed events live, in order, and ends after the terminal one', async () => {
+    const { db, effects } = tempFiles();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const gated = defineTool({
+      name: 'gated',
+      description: 'waits for the test',
+      input: z.object({}),
+      effect: 'read',
+      risk: 'low',
+      execute: async () => {
+        await gate;
+        return 'opened';
+      },
+    });
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner([
+        { type: 'tool_calls', calls: [{ tool: 'gated', args: {} }] },
+        { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: 'v' } }] },
+        { type: 'final', answer: 'ok' },
+      ]),
+      tools: [gated, ...createWorld(effects).all()],
+    });
+    const run = await runtime.start({ input: 'x' });
+    const live: RunEventRecord[] = [];
+    const following = (async () => {
+      for await (const event of runtime.events(run.id)) live.push(event);
+    })();
+    await sleep(50);
+    expect(live.at(-1)?.type).toBe('action');
+    release();
+    await following;
+    expect(live.map((e) => e.seq)).toEqual(live.map((_, i) => i + 1));
+    expect(live.at(-1)!.data.to).toBe('succeeded');
+
+    // A late reader after seq 5 gets exactly the rest.
+    const rest: number[] = [];
+    for await (const event of runtime.events(run.id, { after: 5 })) rest.push(event.seq);
+    expect(rest).toEqual(live.slice(5).map((e) => e.seq));
+    expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it('passes XState inspection events to the inspect tap', async () => {
+    const { db, effects } = tempFiles();
+    const types = new Set<string>();
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner([{ type: 'final', answer: 'ok' }]),
+      tools: createWorld(effects).all(),
+      inspect: (event) => types.add(event.type),
+    });
+    await runtime.wait((await runtime.start({ input: 'x' })).id);
+    expect(types).toContain('@xstate.snapshot');
+    expect(types).toContain('@xstate.event');
+  });
+});

@@ -1,0 +1,139 @@
+import SQLite from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, createStore, openDatabase } from '../../src/store/index.js';
+import { tempFiles } from '../helpers/temp.js';
+
+function runRow(id: string, sessionId: string, status = 'pending') {
+  const now = Date.now();
+  return {
+    id,
+    session_id: sessionId,
+    status,
+    stop_reason: null,
+    failure: null,
+    wait_reason: null,
+    pending_approval_id: null,
+    input: 'x',
+    context: '{}',
+    options: '{}',
+    idempotency_key: null,
+    answer: null,
+    snapshot: '{}',
+    machine_version: 1,
+    version: 0,
+    step_index: 0,
+    llm_calls: 0,
+    tool_calls: 0,
+    tokens: 0,
+    deadline_at: null,
+    owner: null,
+    lease_until: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+describe('openDatabase', () => {
+  it('opens with WAL, synchronous=FULL, foreign keys and a busy timeout', () => {
+    const { db } = tempFiles();
+    const { sqlite } = openDatabase(db);
+    expect(sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sqlite.pragma('synchronous', { simple: true })).toBe(2);
+    expect(sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(sqlite.pragma('busy_timeout', { simple: true })).toBeGreaterThan(0);
+    sqlite.close();
+  });
+
+  it('applies each numbered migration once, however often the file is opened', () => {
+    const { db } = tempFiles();
+    openDatabase(db).sqlite.close();
+    const { sqlite } = openDatabase(db);
+    const applied = sqlite.prepare('select version from baton_migrations order by version').all();
+    expect(applied).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    sqlite.close();
+  });
+});
+
+describe('store', () => {
+  it('enforces one active run per session in the database itself, across connections', () => {
+    const { db } = tempFiles();
+    const store = createStore(db);
+    store.ensureSession('s', Date.now());
+    store.insertRun(runRow('r1', 's'));
+    // A second connection, as another process would have.
+    const other = new SQLite(db);
+    const insert = () =>
+      other
+        .prepare(
+          `insert into runs (id, session_id, status, input, context, options, snapshot, machine_version, version, created_at, updated_at)
+           values ('r2', 's', 'planning', 'x', '{}', '{}', '{}', 1, 0, 0, 0)`,
+        )
+        .run();
+    expect(insert).toThrow(/UNIQUE constraint failed/);
+    other.prepare("update runs set status = 'succeeded' where id = 'r1'").run();
+    expect(insert).not.toThrow();
+    other.close();
+    store.close();
+  });
+
+  it('saves progress only with the expected version (compare-and-set)', () => {
+    const { db } = tempFiles();
+    const store = createStore(db);
+    store.ensureSession('s', Date.now());
+    store.insertRun(runRow('r1', 's'));
+    const progress = {
+      id: 'r1',
+      expected_version: 0,
+      snapshot: '{"a":1}',
+      status: 'planning',
+      stop_reason: null,
+      failure: null,
+      wait_reason: null,
+      pending_approval_id: null,
+      step_index: 0,
+      llm_calls: 0,
+      tool_calls: 0,
+      tokens: 0,
+      updated_at: Date.now(),
+    };
+    expect(store.saveProgress(progress)).toBe(true);
+    expect(store.saveProgress({ ...progress, snapshot: '{"a":2}' })).toBe(false);
+    expect(store.getRun('r1')).toMatchObject({ version: 1, snapshot: '{"a":1}' });
+    expect(store.saveProgress({ ...progress, expected_version: 1, snapshot: '{"a":3}' })).toBe(true);
+    expect(store.getRun('r1')).toMatchObject({ version: 2, snapshot: '{"a":3}' });
+    store.close();
+  });
+
+  it('numbers events per run and refuses a duplicate number', () => {
+    const { db } = tempFiles();
+    const store = createStore(db);
+    store.ensureSession('s', Date.now());
+    store.insertRun(runRow('r1', 's'));
+    store.insertEvent({ run_id: 'r1', seq: 1, type: 'state', data: '{}', created_at: 0 });
+    expect(() => store.insertEvent({ run_id: 'r1', seq: 1, type: 'state', data: '{}', created_at: 0 })).toThrow(
+      /UNIQUE|PRIMARY KEY/,
+    );
+    expect(store.lastSeq('r1')).toBe(1);
+    store.close();
+  });
+
+  it('shares one transaction among writers queued in the same turn, isolating a failing writer', async () => {
+    const { db } = tempFiles();
+    const store = createStore(db);
+    store.ensureSession('s', Date.now());
+    const before = store.queue.commits;
+    const results = await Promise.allSettled([
+      store.queue.write(() => store.insertRun(runRow('a', 's'))),
+      store.queue.write(() => {
+        store.insertRun(runRow('b', 'other-session-that-does-not-exist'));
+      }),
+      store.queue.write(() => store.insertRun(runRow('c', 's', 'succeeded'))),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(store.queue.commits - before).toBe(1);
+    expect(store.getRun('a')).toBeDefined();
+    expect(store.getRun('b')).toBeUndefined();
+    expect(store.getRun('c')).toBeDefined();
+    store.close();
+  });
+});
