@@ -122,9 +122,8 @@ export function createExecutorActor(env: RuntimeEnv) {
       };
     }
     if (decision.type === 'final') {
-      // The model never decides a terminal state: the runtime checks the durable ledger first.
-      await driver.flush();
-      const open = store.listToolCalls(runId).filter((r) => !SETTLED_STATUSES.has(r.status));
+      // The model never decides a terminal state: the runtime checks the ledger first.
+      const open = driver.toolCalls().filter((r) => !SETTLED_STATUSES.has(r.status));
       const pending = store.listApprovals(runId).filter((a) => a.status === 'pending');
       if (open.length > 0 || pending.length > 0) {
         return {
@@ -288,8 +287,9 @@ export function createExecutorActor(env: RuntimeEnv) {
         effect: tool.effect,
         attempt: attempts + 1,
       });
-      // The `started` row is durable before the effect: a crash from here on is detectable.
-      await driver.flush();
+      // The `started` row is durable before a side effect: a crash from here on is detectable.
+      // A `read` call has no effect to protect; its row commits with the next transition.
+      if (tool.effect !== 'read') await driver.flush();
       failpoint('tool.started');
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
       const outcome = await runTool(tool, call.parsed, ctx);
