@@ -37,7 +37,15 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
         finished_at: Date.now(),
       }),
     );
-    driver.writeEvent('result', { tool_call_id: call.id, tool: call.toolName, status, ok: result.status === 'ok' });
+    driver.writeEvent('result', {
+      tool_call_id: call.id,
+      tool: call.toolName,
+      status,
+      ok: result.status === 'ok',
+      ...(result.failure ? { failure: result.failure } : {}),
+      truncated: false,
+      duration_ms: 0,
+    });
   };
   if (approval.kind === 'uncertain') {
     const call = calls.find((c) => bound.has(c.id));

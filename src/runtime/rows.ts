@@ -19,7 +19,8 @@ export function toRun(row: RunRow): Run {
     answer: row.answer,
     context: JSON.parse(row.context) as RunUserContext,
     idempotencyKey: row.idempotency_key,
-    usage: { steps: row.step_index, llmCalls: row.llm_calls, toolCalls: row.tool_calls, tokens: row.tokens },
+    // Each step is one planner decision acted upon.
+    usage: { steps: row.llm_calls, llmCalls: row.llm_calls, toolCalls: row.tool_calls, tokens: row.tokens },
     deadlineAt: row.deadline_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -103,6 +103,8 @@ export function createRuntime(options: RuntimeOptions) {
   const tools = new Map(options.tools.map((t) => [t.name, t]));
   if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
   let closed = false;
+  // Callers blocked in wait() or events() are released when the runtime closes.
+  const onClose = new Set<() => void>();
 
   const env: RuntimeEnv = {
     store,
@@ -393,7 +395,11 @@ export function createRuntime(options: RuntimeOptions) {
             if (isTerminalEvent(event)) return;
           }
           if (closed || (!live.has(runId) && !ACTIVE.has(store.getRun(runId)?.status ?? ''))) return;
-          await new Promise<void>((resolve) => (wake = resolve));
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            onClose.add(resolve);
+          });
+          if (wake) onClose.delete(wake);
           wake = undefined;
         }
       } finally {
@@ -417,10 +423,19 @@ export function createRuntime(options: RuntimeOptions) {
           resolve(toRun(row));
           return true;
         };
+        const closing = () => {
+          unsubscribe();
+          reject(new BatonError(createFailure('run.closed', `The runtime closed while waiting for run '${runId}'`)));
+        };
         const unsubscribe = hub.subscribe(runId, (event) => {
-          if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) unsubscribe();
+          if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) {
+            unsubscribe();
+            onClose.delete(closing);
+          }
         });
-        if (settled()) unsubscribe();
+        if (closed) closing();
+        else if (settled()) unsubscribe();
+        else onClose.add(closing);
       });
     },
 
@@ -501,6 +516,8 @@ export function createRuntime(options: RuntimeOptions) {
       clearInterval(heartbeat);
       for (const run of live.values()) run.driver.stop();
       live.clear();
+      for (const release of onClose) release();
+      onClose.clear();
       await Promise.resolve();
       store.queue.flushNow();
       store.releaseLeases(owner);

@@ -63,4 +63,32 @@ describe('events', () => {
     expect(types).toContain('@xstate.snapshot');
     expect(types).toContain('@xstate.event');
   });
+
+  it('releases wait() and events() when the runtime closes', async () => {
+    const { db } = tempFiles();
+    const stuck = defineTool({
+      name: 'stuck',
+      description: 'never finishes on its own',
+      input: z.object({}),
+      effect: 'read',
+      risk: 'low',
+      execute: (_input, ctx) => new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', reject)),
+    });
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner([{ type: 'tool_calls', calls: [{ tool: 'stuck', args: {} }] }]),
+      tools: [stuck],
+    });
+    const run = await runtime.start({ input: 'x' });
+    const waited = runtime.wait(run.id);
+    const seen: string[] = [];
+    const followed = (async () => {
+      for await (const event of runtime.events(run.id)) seen.push(event.type);
+    })();
+    await sleep(50);
+    await runtime.close();
+    await expect(waited).rejects.toMatchObject({ code: 'run.closed' });
+    await followed;
+    expect(seen).toContain('action');
+  });
 });

@@ -24,7 +24,7 @@ describe('runtime lifecycle', () => {
     const done = await runtime.wait(run.id);
     expect(done.status).toBe('succeeded');
     expect(done.answer).toBe('all done');
-    expect(done.usage).toMatchObject({ steps: 2, llmCalls: 3, toolCalls: 2 });
+    expect(done.usage).toMatchObject({ steps: 3, llmCalls: 3, toolCalls: 2 });
 
     const events = await eventsOf(runtime, run.id);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));

@@ -1,0 +1,158 @@
+/**
+ * `baton demo`: runs the demo agent on a generated config directory, prints every event as it
+ * is committed, and puts the archive approval to the user (or to `--approve` / `--reject`).
+ */
+import { userInfo } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createDemoPlanner, DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../demo/index.js';
+import { createRuntime, toFailure, type Run, type RunEventRecord, type Runtime } from '../index.js';
+import { askYesNo } from './ask.js';
+import type { CliIo } from './cli-io.js';
+import { toEventLine } from './format-event.js';
+
+/** The demo's usage text. */
+export const DEMO_USAGE = `Usage: baton demo [--db <file>] [--dir <dir>] [--approve | --reject] [--json]
+
+Runs the built-in demo agent: it lists the configs in <dir>, reads the ones not modified
+for 90 days, asks for approval to move the stale ones into <dir>/archive/, and reports.
+Each invocation starts a new run in a new session; archived demo configs are regenerated.
+
+Options:
+  --db <file>   SQLite database file (default ./.baton/baton.db)
+  --dir <dir>   config directory, generated if missing (default ./.baton/demo-configs)
+  --approve     approve the archive without asking
+  --reject      reject the archive without asking
+  --json        print one JSON object per event, then a JSON summary line
+  -h, --help    show this help
+
+Without --approve or --reject the approval is asked on the terminal; when stdin is not a
+terminal, it is rejected. Exit status: 0 when the run succeeded, 1 when it failed or could
+not run, 2 on a usage error, 130 when interrupted at the approval prompt.
+`;
+
+interface FollowOptions {
+  approve: boolean;
+  reject: boolean;
+  json: boolean;
+  /** Who decides approvals: `cli:<os user>`. */
+  by: string;
+}
+
+type Verdict = { approve: true } | { approve: false; reason: string } | 'interrupted';
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? process.env.USERNAME ?? 'unknown';
+  }
+}
+
+function fileCount(request: RunEventRecord | undefined): number {
+  const calls = (request?.data.tool_calls as { args?: { files?: unknown } }[] | undefined) ?? [];
+  return calls.reduce((n, c) => n + (Array.isArray(c.args?.files) ? c.args.files.length : 0), 0);
+}
+
+async function decide(options: FollowOptions, request: RunEventRecord | undefined, io: CliIo): Promise<Verdict> {
+  if (options.approve) return { approve: true };
+  if (options.reject) return { approve: false, reason: 'rejected with --reject' };
+  if (!io.interactive) {
+    io.stderr.write('baton demo: stdin is not a terminal and neither --approve nor --reject was given: rejecting.\n');
+    return { approve: false, reason: 'no terminal to ask (pass --approve or --reject)' };
+  }
+  // In JSON mode stdout carries only JSON lines, so the question goes to stderr.
+  const output = options.json ? io.stderr : io.stdout;
+  const answer = await askYesNo(`Approve archiving ${fileCount(request)} files? [y/N] `, io.stdin, output);
+  if (answer === 'interrupted') return 'interrupted';
+  return answer === 'yes' ? { approve: true } : { approve: false, reason: 'declined at the prompt' };
+}
+
+/** Follows a run's events to its end, deciding approvals on the way; false if interrupted. */
+async function follow(runtime: Runtime, run: Run, options: FollowOptions, io: CliIo): Promise<boolean> {
+  const requests = new Map<string, RunEventRecord>();
+  for await (const event of runtime.events(run.id)) {
+    io.stdout.write(`${options.json ? JSON.stringify(event) : toEventLine(event)}\n`);
+    if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
+    // Decide once the run is durably waiting: the `state` event carries the approval's id.
+    if (event.type !== 'state' || event.data.to !== 'waiting_human') continue;
+    const approvalId = String(event.data.approval_id);
+    const verdict = await decide(options, requests.get(approvalId), io);
+    if (verdict === 'interrupted') return false;
+    if (verdict.approve) await runtime.approve(run.id, approvalId, { by: options.by });
+    else await runtime.reject(run.id, approvalId, { by: options.by, reason: verdict.reason });
+  }
+  return true;
+}
+
+function summarize(run: Run, io: CliIo, json: boolean): void {
+  if (json) {
+    const { id, sessionId, status, stopReason, failure, answer, usage } = run;
+    io.stdout.write(
+      `${JSON.stringify({ type: 'summary', runId: id, sessionId, status, stopReason, failure, answer, usage })}\n`,
+    );
+    return;
+  }
+  if (run.answer !== null) io.stdout.write(`\nAnswer: ${run.answer}\n`);
+  if (run.failure) io.stdout.write(`Failure: ${run.failure.code}: ${run.failure.message}\n`);
+  io.stdout.write(`Run ${run.id} ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}\n`);
+}
+
+/** Runs `baton demo` with its arguments; resolves with the exit code. */
+export async function runDemoCommand(argv: string[], io: CliIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        db: { type: 'string', default: './.baton/baton.db' },
+        dir: { type: 'string', default: './.baton/demo-configs' },
+        approve: { type: 'boolean', default: false },
+        reject: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    io.stderr.write(`baton demo: ${error instanceof Error ? error.message : String(error)}\n\n${DEMO_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout.write(DEMO_USAGE);
+    return 0;
+  }
+  if (values.approve && values.reject) {
+    io.stderr.write('baton demo: --approve and --reject cannot be used together\n');
+    return 2;
+  }
+  const dir = resolve(values.dir);
+  const database = resolve(values.db);
+  const by = `cli:${osUser()}`;
+  let runtime: Runtime | undefined;
+  try {
+    const written = ensureDemoConfigs(dir);
+    if (!values.json) {
+      io.stdout.write(`Configs: ${dir}${written.length > 0 ? ` (wrote ${written.join(', ')})` : ''}\n`);
+      io.stdout.write(`Database: ${database}\n`);
+    }
+    // Only this invocation's run is driven here: resuming older runs is for another command.
+    runtime = createRuntime({ database, planner: createDemoPlanner(), tools: DEMO_TOOLS, recover: false });
+    const run = await runtime.start(toDemoStartRequest(dir, by));
+    const finished = await follow(runtime, run, { ...values, by }, io);
+    const final = runtime.get(run.id);
+    if (!finished) {
+      io.stderr.write(`\nInterrupted: run ${run.id} stays ${final.status} in ${database}\n`);
+      return 130;
+    }
+    summarize(final, io, values.json);
+    return final.status === 'succeeded' ? 0 : 1;
+  } catch (error) {
+    const failure = toFailure(error);
+    io.stderr.write(`baton demo: ${failure.message} (${failure.code})\n`);
+    return 1;
+  } finally {
+    await runtime?.close();
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * The built-in demo agent behind `baton demo`: it archives stale service configs. Built only on
+ * the public API, like any embedder. Invariant: its tools act only inside the directory the
+ * run's context names, and archiving (risk `high`) waits for a human under the default policy.
+ */
+export { DEMO_CONFIGS, STALE_AFTER_DAYS, ensureDemoConfigs, isStale } from './demo-configs.js';
+export { ARCHIVE_DIR, DEMO_TOOLS, configsArchive, fsList, fsRead } from './demo-tools.js';
+export { createDemoPlanner } from './demo-planner.js';
+export { toDemoStartRequest } from './demo-request.js';
