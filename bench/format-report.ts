@@ -1,0 +1,99 @@
+/** The printed report: measurements next to targets, a ✓/✗ per line, ratios to the raw reference. */
+import { formatNumber, formatTable } from './format-table.js';
+import type { SnapshotSize } from './measure-snapshot-size.js';
+import type { RawCommitRate } from './raw-commit-rate.js';
+import { LOOP_STEPS, SNAPSHOT_MAX_RATIO, type ScenarioResult } from './scenarios.js';
+
+const mark = (ok: boolean): string => (ok ? '✓' : '✗');
+const times = (ratio: number): string => `${formatNumber(ratio, 2)}×`;
+const cpus = (value: number | null): string => (value === null ? '—' : formatNumber(value, 2));
+
+/** Formats the throughput table; `raw` is the reference, `recheck` the same measurement taken at the end. */
+export function formatThroughput(
+  raw: RawCommitRate,
+  recheck: RawCommitRate,
+  results: readonly ScenarioResult[],
+): string {
+  const header = [
+    'scenario',
+    'rate',
+    'target',
+    '',
+    'commits/run',
+    'ckpts/run',
+    'trans/run',
+    'trans/s',
+    '÷ raw',
+    'CPU ms/run',
+    'others busy',
+  ];
+  const rawRow = (name: string, r: RawCommitRate) => [
+    name,
+    `${formatNumber(r.perSecond)} tx/s`,
+    '',
+    '',
+    '1',
+    '1',
+    '1',
+    formatNumber(r.perSecond),
+    times(r.perSecond / raw.perSecond),
+    '',
+    cpus(r.otherCpus),
+  ];
+  const rows = results.map((r) => [
+    `Baton, ${r.scenario.name}`,
+    `${formatNumber(r.runsPerSecond, 1)} runs/s`,
+    `≥ ${r.scenario.targetRunsPerSecond}`,
+    mark(r.runsPerSecond >= r.scenario.targetRunsPerSecond),
+    formatNumber(r.commits / r.runs, 2),
+    formatNumber(r.checkpoints / r.runs, 2),
+    formatNumber(r.transitions / r.runs, 2),
+    formatNumber(r.transitions / r.seconds),
+    times(r.transitions / r.seconds / raw.perSecond),
+    formatNumber(r.cpuMs / r.runs, 2),
+    cpus(r.otherCpus),
+  ]);
+  return formatTable(header, [
+    rawRow('raw SQLite, 1 upsert (~2 KB) per tx', raw),
+    ...rows,
+    rawRow('raw SQLite again, after Baton', recheck),
+  ]);
+}
+
+/** Formats the snapshot sizes and whether they stay flat as the number of steps grows. */
+export function formatSnapshots(short: SnapshotSize, long: SnapshotSize): string {
+  const ratio = long.bytes / short.bytes;
+  const rows = [
+    [`snapshot after ${short.steps} tool steps`, `${formatNumber(short.bytes)} B`, '', '', ''],
+    [
+      `snapshot after ${long.steps} tool steps`,
+      `${formatNumber(long.bytes)} B`,
+      `flat (≤ ${times(SNAPSHOT_MAX_RATIO)})`,
+      mark(ratio <= SNAPSHOT_MAX_RATIO),
+      times(ratio),
+    ],
+  ];
+  return formatTable(['snapshot (runs.snapshot)', 'size', 'target', '', `${long.steps} ÷ ${short.steps} steps`], rows);
+}
+
+/** Other processes busier than this (in CPUs) during a measurement make its numbers suspect. */
+const CONTENDED_CPUS = 0.3;
+
+/** A warning naming the measurements taken while other processes competed for the machine, or ''. */
+export function formatContention(measured: readonly { name: string; otherCpus: number | null }[]): string {
+  const contended = measured.filter((m) => m.otherCpus !== null && m.otherCpus > CONTENDED_CPUS);
+  if (contended.length === 0) return '';
+  const names = contended.map((m) => `${m.name} (${cpus(m.otherCpus)})`).join(', ');
+  return `⚠ Other processes kept more than ${CONTENDED_CPUS} CPUs busy during: ${names}. Re-run on a quiet machine.`;
+}
+
+/** Notes that say what the columns count. */
+export function formatLegend(): string {
+  return [
+    `A run: ${LOOP_STEPS} steps of one tool call each, then a final answer (scripted planner, zod tool, risk 'low').`,
+    'commits: group-commit transactions (runtime.commits), one fsync each. ckpts: snapshot writes (runs.version).',
+    "trans: state transitions, each durable as a committed 'state' event; one checkpoint may carry several.",
+    '÷ raw: durable transitions/s over the raw one-row-per-transaction rate; above 1× only by sharing commits.',
+    `others busy: CPUs used by other processes meanwhile (from /proc/stat); above ${CONTENDED_CPUS} the numbers are contended.`,
+  ].join('\n');
+}

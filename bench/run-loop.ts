@@ -1,0 +1,56 @@
+/**
+ * `npm run bench`: Baton's tool loop against the raw durable commit rate of the same disk.
+ * Prints one report; exits 0 even when a target is missed, non-zero if any run fails.
+ * `BENCH_SECONDS` sets the timed window of each scenario (default 3).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { formatContention, formatLegend, formatSnapshots, formatThroughput } from './format-report.js';
+import { measureSnapshotSize } from './measure-snapshot-size.js';
+import { BenchRunError } from './measure-throughput.js';
+import { measureRawCommitRate } from './raw-commit-rate.js';
+import { runScenario, SCENARIOS, SNAPSHOT_STEPS, warmUp, type ScenarioResult } from './scenarios.js';
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 3);
+if (!(seconds > 0)) throw new Error(`BENCH_SECONDS must be a positive number, got '${process.env.BENCH_SECONDS}'`);
+const durationMs = seconds * 1_000;
+
+async function main(dir: string): Promise<void> {
+  console.log(
+    `Baton bench: node ${process.version}, ${cpus().length} CPUs, ${seconds} s per scenario, files in ${dir}`,
+  );
+  await warmUp(dir, 1_000);
+
+  const raw = measureRawCommitRate(join(dir, 'raw.db'), durationMs);
+  console.log(`  raw reference: ${raw.transactions} transactions in ${raw.seconds.toFixed(1)} s`);
+  const results: ScenarioResult[] = [];
+  for (const scenario of SCENARIOS) {
+    const result = await runScenario(dir, scenario, durationMs);
+    console.log(`  ${scenario.name}: ${result.runs} runs in ${result.seconds.toFixed(1)} s`);
+    results.push(result);
+  }
+  const [short, long] = SNAPSHOT_STEPS;
+  const shortSize = await measureSnapshotSize(dir, short);
+  const longSize = await measureSnapshotSize(dir, long);
+  const recheck = measureRawCommitRate(join(dir, 'raw-again.db'), 1_000);
+
+  const contention = formatContention([
+    { name: 'raw reference', otherCpus: raw.otherCpus },
+    ...results.map((r) => ({ name: r.scenario.name, otherCpus: r.otherCpus })),
+    { name: 'raw re-check', otherCpus: recheck.otherCpus },
+  ]);
+  const sections = [formatThroughput(raw, recheck, results), formatSnapshots(shortSize, longSize), formatLegend()];
+  console.log(`\n${[...sections, ...(contention ? [contention] : [])].join('\n\n')}`);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
+try {
+  await main(dir);
+} catch (error) {
+  // A failed run makes every number meaningless: say which one, and fail the process.
+  console.error(error instanceof BenchRunError ? `Benchmark aborted: ${error.message}` : error);
+  process.exitCode = 1;
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
