@@ -30,7 +30,7 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
   const calls = prepareCalls(env, live, approval.run_id, approval.step_index);
   const bound = new Set(JSON.parse(approval.tool_call_ids) as string[]);
   const write = (call: (typeof calls)[number], status: string, result: ToolResult) => {
-    env.store.putToolCall(
+    driver.writeToolCall(
       callRow(approval.run_id, approval.step_index, call, {
         status,
         result: JSON.stringify(result),

@@ -1,7 +1,7 @@
 /** What the runtime's actors share: the store, the planner, the tools, the policy and the live runs. */
 import type { Planner, PlannerTool } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
-import type { Store } from '../store/index.js';
+import type { MessageRow, Store } from '../store/index.js';
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
 import type { RunDriver } from './run-driver.js';
 
@@ -11,6 +11,8 @@ export interface LiveRun {
   sessionId: string;
   input: string;
   context: RunUserContext;
+  /** The session's committed history, loaded once: it cannot change while this run is active. */
+  history?: MessageRow[];
 }
 
 /** The runtime's shared dependencies, as its actors see them. */

@@ -45,7 +45,7 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       toolName: call.tool,
       args: call.args,
       argsHash: hashOf(call.args),
-      row: env.store.getToolCall(id),
+      row: live.driver.memory.ledger.get(id),
     };
     const tool = env.tools.get(call.tool);
     if (!tool) {
@@ -123,7 +123,7 @@ export function createExecutorActor(env: RuntimeEnv) {
     }
     if (decision.type === 'final') {
       // The model never decides a terminal state: the runtime checks the ledger first.
-      const open = driver.toolCalls().filter((r) => !SETTLED_STATUSES.has(r.status));
+      const open = driver.memory.toolCalls().filter((r) => !SETTLED_STATUSES.has(r.status));
       const pending = store.listApprovals(runId).filter((a) => a.status === 'pending');
       if (open.length > 0 || pending.length > 0) {
         return {

@@ -11,16 +11,9 @@ import type { RuntimeEnv } from './env.js';
 import { failpoint } from './failpoints.js';
 import { buildMessages } from './transcript.js';
 
-/** Reads the decision of a step: from the driver's memory, else from the journal. */
+/** The journaled decision of a step, if the planner answered it. */
 export function loadDecision(env: RuntimeEnv, runId: string, stepIndex: number): Decision | undefined {
-  const { driver } = env.live(runId);
-  const cached = driver.decisions.get(stepIndex);
-  if (cached) return cached;
-  const row = env.store.getStep(runId, stepIndex);
-  if (!row) return undefined;
-  const decision = decisionSchema.parse(JSON.parse(row.decision));
-  driver.decisions.set(stepIndex, decision);
-  return decision;
+  return env.live(runId).driver.memory.journal.get(stepIndex)?.decision;
 }
 
 function summarize(decision: Decision): Record<string, unknown> {
@@ -37,10 +30,10 @@ export function createPlannerActor(env: RuntimeEnv) {
     await Promise.resolve();
     const { runId, stepIndex, limits } = input;
     const live = env.live(runId);
-    const journaled = env.store.getStep(runId, stepIndex);
+    const journaled = live.driver.memory.journal.get(stepIndex);
     if (journaled) {
-      const decision = loadDecision(env, runId, stepIndex)!;
-      const usage = JSON.parse(journaled.usage) as { inputTokens: number; outputTokens: number };
+      // Answered before a crash: replayed, never asked again.
+      const { decision, usage } = journaled;
       return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
     }
     if (limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
@@ -57,11 +50,10 @@ export function createPlannerActor(env: RuntimeEnv) {
         stepIndex,
         input: live.input,
         messages: buildMessages(
-          env.store,
-          { id: runId, sessionId: live.sessionId, input: live.input },
+          (live.history ??= env.store.listMessages(live.sessionId)),
+          { id: runId, input: live.input },
           stepIndex,
-          (step) => loadDecision(env, runId, step),
-          live.driver.toolCalls(),
+          live.driver.memory,
         ),
         tools: env.toolSpecs,
         context: live.context,
@@ -85,7 +77,7 @@ export function createPlannerActor(env: RuntimeEnv) {
     }
     failpoint('planner.answered');
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
-    live.driver.decisions.set(stepIndex, decision);
+    live.driver.memory.journal.set(stepIndex, { decision, usage });
     live.driver.stage(() =>
       env.store.insertStep({
         run_id: runId,

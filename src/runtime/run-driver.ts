@@ -8,9 +8,9 @@ import { createActor, type Actor, type InspectionEvent, type Snapshot } from 'xs
 import { MACHINE_VERSION, type RunMachine } from '../../machines/run-machine.js';
 import type { RunContext, RunInput, RunStatus } from '../../machines/types.js';
 import { createFailure, toFailure, type Failure } from '../failure.js';
-import type { Decision } from '../planner/types.js';
 import type { Store, ToolCallRow } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
+import { createRunMemory } from './run-memory.js';
 import type { RunEventName, RunEventRecord } from './types.js';
 
 /** What a driver needs from its runtime. */
@@ -50,15 +50,13 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   let seq = origin.kind === 'restore' ? origin.lastSeq : 0;
   let buffer: (() => void)[] = [];
   let written: RunEventRecord[] = [];
-  let latest: unknown = actor.getPersistedSnapshot();
   let persistedJson = origin.kind === 'restore' ? origin.snapshot : '';
   let dirty = false;
   let pendingFlush: Promise<void> | null = null;
   let retired = false;
+  let stopped = false;
   let lastStatus = actor.getSnapshot().value as RunStatus;
-  const decisions = new Map<number, Decision>();
-  // Ledger rows staged but not yet committed, so this run's own actors read their writes.
-  let stagedCalls = new Map<string, ToolCallRow>();
+  const memory = createRunMemory(store, runId, origin.kind === 'restore');
 
   function context(): RunContext {
     return actor.getSnapshot().context;
@@ -80,17 +78,20 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   /** Writes the buffer, the events and the snapshot; runs inside the shared transaction. */
   function write(): RunEventRecord[] {
     pendingFlush = null;
+    // A stopped driver writes nothing more, as if the process had died here; whoever waits
+    // on this flush learns that the runtime closed.
+    if (stopped) throw createFailure('run.closed', `Run '${runId}' stopped before this write`);
     const ops = buffer;
     buffer = [];
-    stagedCalls = new Map();
     written = [];
     for (const op of ops) op();
     if (dirty) {
       dirty = false;
+      const latest = actor.getPersistedSnapshot() as unknown as { context: RunContext; value: RunStatus };
       const json = JSON.stringify(latest);
       if (json !== persistedJson) {
-        const ctx = (latest as { context: RunContext }).context;
-        const status = (latest as { value: RunStatus }).value;
+        const ctx = latest.context;
+        const status = latest.value;
         const saved = store.saveProgress({
           id: runId,
           expected_version: version,
@@ -130,7 +131,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   const driver = {
     runId,
     actor,
-    decisions,
+    memory,
     context,
     get status(): RunStatus {
       return lastStatus;
@@ -142,18 +143,15 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     stage(op: () => void): void {
       buffer.push(op);
     },
-    /** Buffers a ledger row; until committed, `toolCalls()` already shows it. */
+    /** Buffers a ledger row; the run's memory shows it at once. */
     stageToolCall(row: ToolCallRow): void {
-      stagedCalls.set(row.id, row);
+      memory.ledger.set(row.id, row);
       buffer.push(() => store.putToolCall(row));
     },
-    /** The run's ledger as this run sees it: committed rows overlaid with staged ones. */
-    toolCalls(): ToolCallRow[] {
-      const rows = store.listToolCalls(runId);
-      if (stagedCalls.size === 0) return rows;
-      const merged = new Map(rows.map((row) => [row.id, row]));
-      for (const row of stagedCalls.values()) merged.set(row.id, row);
-      return [...merged.values()].sort((a, b) => a.step_index - b.step_index || a.call_index - b.call_index);
+    /** Writes a ledger row at once; only for use inside a staged op. */
+    writeToolCall(row: ToolCallRow): void {
+      store.putToolCall(row);
+      memory.ledger.set(row.id, row);
     },
     /** Buffers an event; it is numbered when written (so seq follows commit order) and published once committed. */
     emit(type: RunEventName, data: Record<string, unknown>): void {
@@ -176,7 +174,6 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     start(): void {
       actor.subscribe({
         next(snapshot) {
-          latest = actor.getPersistedSnapshot();
           const status = snapshot.value as RunStatus;
           if (status !== lastStatus) {
             const ctx = snapshot.context;
@@ -203,6 +200,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     /** Stops the actor without writing anything (close or crash simulation). */
     stop(): void {
       retired = true;
+      stopped = true;
       actor.stop();
     },
     machineVersion: MACHINE_VERSION,

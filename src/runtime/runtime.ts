@@ -137,7 +137,7 @@ export function createRuntime(options: RuntimeOptions) {
     onSucceeded(driver) {
       const run = live.get(driver.runId);
       const step = driver.context().stepIndex;
-      const decision = driver.decisions.get(step);
+      const decision = driver.memory.journal.get(step)?.decision;
       if (!run || decision?.type !== 'final') return;
       // The answer reaches the session only with the transition to `succeeded`, in one commit.
       driver.stage(() => {

@@ -2,10 +2,11 @@
  * The context builder: the session's committed history, this run's input, and for each past
  * step the planner's decision and one observation per tool call, read from the ledger.
  */
-import type { Decision, PlannerMessage } from '../planner/types.js';
-import type { Store, ToolCallRow } from '../store/index.js';
+import type { PlannerMessage } from '../planner/types.js';
+import type { MessageRow, ToolCallRow } from '../store/index.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { toolCallId } from './ids.js';
+import type { RunMemory } from './run-memory.js';
 
 /** Ledger statuses that are settled: the call will not run (again). */
 export const SETTLED_STATUSES: ReadonlySet<string> = new Set([
@@ -39,30 +40,28 @@ export function toObservation(row: ToolCallRow): string {
   return lines.join('\n');
 }
 
-/** Builds the messages for step `stepIndex` of a run. */
+/** Builds the messages for step `stepIndex` of a run from the session history and the run's memory. */
 export function buildMessages(
-  store: Store,
-  run: { id: string; sessionId: string; input: string },
+  history: MessageRow[],
+  run: { id: string; input: string },
   stepIndex: number,
-  decisionOf: (step: number) => Decision | undefined,
-  ledger: ToolCallRow[],
+  memory: RunMemory,
 ): PlannerMessage[] {
   const messages: PlannerMessage[] = [];
-  for (const m of store.listMessages(run.sessionId)) {
+  for (const m of history) {
     if (m.run_id === run.id) continue;
     messages.push(
       m.role === 'assistant' ? { role: 'assistant', content: m.content } : { role: 'user', content: m.content },
     );
   }
   messages.push({ role: 'user', content: run.input });
-  const rows = new Map(ledger.map((row) => [row.id, row]));
   for (let step = 0; step < stepIndex; step += 1) {
-    const decision = decisionOf(step);
+    const decision = memory.journal.get(step)?.decision;
     if (!decision || decision.type !== 'tool_calls') continue;
     const calls = decision.calls.map((call, index) => ({ id: toolCallId(run.id, step, index), ...call }));
     messages.push({ role: 'assistant', content: decision.text ?? '', toolCalls: calls });
     for (const call of calls) {
-      const row = rows.get(call.id);
+      const row = memory.ledger.get(call.id);
       messages.push({
         role: 'tool',
         toolCallId: call.id,
