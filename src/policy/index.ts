@@ -13,6 +13,8 @@ export interface PolicyRequest {
   tool: AnyTool;
   args: unknown;
   context: RunUserContext;
+  /** True once output of an earlier tool call has entered the run: a policy may be stricter then. */
+  untrusted: boolean;
   /** What the default policy would decide. */
   defaultDecision: PolicyDecision;
 }
@@ -38,12 +40,10 @@ export function defaultDecision(tool: AnyTool): PolicyDecision {
 /** Decides one call: the user policy if it answers, else the default. */
 export function decide(
   policy: Policy | undefined,
-  tool: AnyTool,
-  args: unknown,
-  context: RunUserContext,
+  request: Omit<PolicyRequest, 'defaultDecision'>,
 ): { decision: PolicyDecision; reason: string | null } {
-  const fallback = defaultDecision(tool);
-  const verdict = policy?.({ tool, args, context, defaultDecision: fallback }) ?? fallback;
+  const fallback = defaultDecision(request.tool);
+  const verdict = policy?.({ ...request, defaultDecision: fallback }) ?? fallback;
   return typeof verdict === 'string'
     ? { decision: verdict, reason: null }
     : { decision: verdict.decision, reason: verdict.reason ?? null };

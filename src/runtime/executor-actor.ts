@@ -37,6 +37,9 @@ export interface PreparedCall {
 export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): PreparedCall[] {
   const decision = loadDecision(env, runId, stepIndex);
   if (!decision || decision.type !== 'tool_calls') return [];
+  const untrusted = [...live.driver.memory.ledger.values()].some(
+    (row) => row.step_index < stepIndex && row.status === 'succeeded',
+  );
   return decision.calls.map((call, index) => {
     const id = toolCallId(runId, stepIndex, index);
     const base = {
@@ -60,7 +63,12 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       });
       return { ...base, tool, parsed: undefined, verdict: 'invalid', failure };
     }
-    const { decision: verdict, reason } = decide(env.policy, tool, parsed.data, live.context);
+    const { decision: verdict, reason } = decide(env.policy, {
+      tool,
+      args: parsed.data,
+      context: live.context,
+      untrusted,
+    });
     if (verdict === 'deny') {
       const failure = createFailure('policy.denied', `Policy denied tool '${tool.name}'${reason ? `: ${reason}` : ''}`);
       return { ...base, tool, parsed: parsed.data, verdict: 'denied', failure };

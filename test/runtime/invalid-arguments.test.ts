@@ -114,4 +114,25 @@ describe('invalid tool calls', () => {
     await runtime.wait((await runtime.start({ input: 'x', context: { tenant_id: 'other' } })).id);
     expect(readEffects(effects)).toHaveLength(1);
   });
+
+  it('tells a policy when tool output has entered the run, so it can be stricter', async () => {
+    const { db, effects } = tempFiles();
+    const seen: boolean[] = [];
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner([
+        { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: 'page' } }] },
+        { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'send' } }] },
+        { type: 'final', answer: 'ok' },
+      ]),
+      tools: createWorld(effects).all(),
+      policy: ({ untrusted }) => {
+        seen.push(untrusted);
+        return untrusted ? 'needs_approval' : undefined;
+      },
+    });
+    const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
+    expect(seen).toEqual([false, true]);
+    expect(run.status).toBe('waiting_human');
+  });
 });
