@@ -142,6 +142,7 @@ export function createExecutorActor(env: RuntimeEnv) {
       return { type: 'done' };
     }
 
+    failpoint('step.validating');
     const calls = prepareCalls(env, live, runId, stepIndex);
     const settle = (call: PreparedCall, status: string, result: ToolResult) => {
       const row = callRow(runId, stepIndex, call, { status, result: JSON.stringify(result), finished_at: Date.now() });
@@ -166,6 +167,7 @@ export function createExecutorActor(env: RuntimeEnv) {
       const approval = store.getApproval(approvalId);
       const hash = approvalHash(needing);
       if (!approval) {
+        failpoint('approval.requesting');
         const now = Date.now();
         driver.stage(() =>
           store.insertApproval({

@@ -2,15 +2,31 @@
  * Named failpoints for crash tests. Off unless `BATON_FAILPOINTS` is set (and never when
  * NODE_ENV is `production`): `BATON_FAILPOINTS="tool.started=kill,planner.answered=throw@2"`
  * kills the process with SIGKILL, or throws, at the n-th time (default the first) a point is hit.
+ * With `BATON_FAILPOINTS_LOG=<file>`, each firing is appended to that file first, so a test can
+ * tell that the point really fired.
  */
+import { appendFileSync } from 'node:fs';
 
 /** Every place a crash test can stop the runtime. */
 export const FAILPOINTS = [
+  /** The run row and `run.created` are committed; the caller has not been answered. */
   'run.created',
+  /** The planner answered; nothing of the answer is saved. */
   'planner.answered',
-  'tool.started',
-  'tool.returned',
+  /** The decision is made and staged (durable with the next commit); its calls are not validated. */
+  'step.validating',
+  /** A call needs approval; the approval request is not staged. */
+  'approval.requesting',
+  /** A human decision is committed; the run has not resumed. */
   'approval.committed',
+  /** The `started` row is durable (for non-read tools); the tool has not run. */
+  'tool.started',
+  /** The tool returned; its result is not saved. */
+  'tool.returned',
+  /** A commit is durable; its events are not published. */
+  'commit.publishing',
+  /** Inside the transaction that would make the run terminal, before its snapshot is written. */
+  'run.terminal',
 ] as const;
 export type FailpointName = (typeof FAILPOINTS)[number];
 
@@ -43,6 +59,8 @@ export function failpoint(name: FailpointName): void {
   if (!point) return;
   point.hits += 1;
   if (point.hits !== point.at) return;
+  const log = process.env.BATON_FAILPOINTS_LOG;
+  if (log) appendFileSync(log, `${name}=${point.action}@${point.at}\n`);
   if (point.action === 'kill') process.kill(process.pid, 'SIGKILL');
   throw new FailpointError(`Failpoint '${name}' fired`);
 }

@@ -10,6 +10,7 @@ import type { RunContext, RunInput, RunStatus } from '../../machines/types.js';
 import { createFailure, toFailure, type Failure } from '../failure.js';
 import type { Store, ToolCallRow } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
+import { failpoint } from './failpoints.js';
 import { createRunMemory } from './run-memory.js';
 import type { RunEventName, RunEventRecord } from './types.js';
 
@@ -92,6 +93,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
       if (json !== persistedJson) {
         const ctx = latest.context;
         const status = latest.value;
+        if (TERMINAL.has(status)) failpoint('run.terminal');
         const saved = store.saveProgress({
           id: runId,
           expected_version: version,
@@ -164,6 +166,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
       if (retired) return Promise.reject(createFailure('run.closed', `Run '${runId}' is no longer driven here`));
       if (!pendingFlush) {
         pendingFlush = store.queue.write(write).then((committed) => {
+          failpoint('commit.publishing');
           hub.publish(committed);
           if (TERMINAL.has(lastStatus) && !dirty && buffer.length === 0) retire(null);
         });
