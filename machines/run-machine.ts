@@ -3,7 +3,7 @@
  * (`planner`, `executor`, `deadline`) that are declared here by name and supplied by the
  * runtime with `machine.provide()`. It is pure: no I/O, no clients, JSON-only context.
  */
-import { assign, fromCallback, fromPromise, raise, setup } from 'xstate';
+import { and, assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { Failure } from '../src/failure.js';
 import type {
   DeadlineActorInput,
@@ -42,6 +42,35 @@ function stopFailure(reason: StopWithFailure, message: string): { reason: StopRe
   const [code, kind] = codes[reason];
   return { reason, failure: { code, kind, message } };
 }
+
+/** Ending a run from outside: every active state takes these (not `pending`, which only starts). */
+const CANCEL_AND_TIMEOUT = {
+  cancel: {
+    target: '#run.failed',
+    actions: {
+      type: 'stop',
+      params: ({ event }: { event: Extract<RunEvent, { type: 'cancel' }> }) =>
+        stopFailure('cancelled', `Run cancelled${event.reason ? `: ${event.reason}` : ''}`),
+    },
+  },
+  timeout: {
+    target: '#run.failed',
+    actions: { type: 'stop', params: stopFailure('timeout', 'The run passed its deadline') },
+  },
+} as const;
+
+/** A budget ran out: only the states whose actors spend budget send this. */
+const BUDGET = {
+  budget_exceeded: {
+    target: '#run.failed',
+    // The budget's name goes into the failure so the user sees which one ran out.
+    actions: {
+      type: 'stop',
+      params: ({ event }: { event: Extract<RunEvent, { type: 'budget_exceeded' }> }) =>
+        stopFailure('budget_exceeded', `The run used up its ${event.budget} budget`),
+    },
+  },
+} as const;
 
 /** The run machine definition; `runMachine.provide({ actors })` makes it runnable. */
 export const runMachine = setup({
@@ -98,27 +127,6 @@ export const runMachine = setup({
     src: 'deadline',
     input: ({ context }) => ({ runId: context.runId, deadlineAt: context.deadlineAt }),
   },
-  on: {
-    cancel: {
-      target: '.failed',
-      actions: {
-        type: 'stop',
-        params: ({ event }) => stopFailure('cancelled', `Run cancelled${event.reason ? `: ${event.reason}` : ''}`),
-      },
-    },
-    timeout: {
-      target: '.failed',
-      actions: { type: 'stop', params: stopFailure('timeout', 'The run passed its deadline') },
-    },
-    budget_exceeded: {
-      target: '.failed',
-      // The budget's name goes into the failure so the user sees which one ran out.
-      actions: {
-        type: 'stop',
-        params: ({ event }) => stopFailure('budget_exceeded', `The run used up its ${event.budget} budget`),
-      },
-    },
-  },
   states: {
     pending: {
       on: { start: 'planning' },
@@ -139,6 +147,8 @@ export const runMachine = setup({
         },
       },
       on: {
+        ...CANCEL_AND_TIMEOUT,
+        ...BUDGET,
         plan_ready: {
           target: 'executing',
           actions: assign({
@@ -167,6 +177,8 @@ export const runMachine = setup({
         },
       },
       on: {
+        ...CANCEL_AND_TIMEOUT,
+        ...BUDGET,
         next_step: [
           {
             guard: 'isLoop',
@@ -213,6 +225,7 @@ export const runMachine = setup({
     },
     waiting_human: {
       on: {
+        ...CANCEL_AND_TIMEOUT,
         approved: {
           guard: 'isPendingApproval',
           target: 'executing',
@@ -220,18 +233,25 @@ export const runMachine = setup({
         },
         rejected: [
           {
-            guard: 'isTerminatingRejection',
+            guard: and(['isPendingApproval', 'isTerminatingRejection']),
             target: 'failed',
             actions: { type: 'stop', params: { reason: 'rejected', failure: null } },
           },
           {
             // An uncertain call recorded as "not done" resumes the same step: the model is
             // told through that call's observation, and the step's other calls still run.
-            guard: 'isUncertainWait',
+            guard: and(['isPendingApproval', 'isUncertainWait']),
             target: 'executing',
             actions: assign({ pendingApprovalId: null, waitReason: null }),
           },
           {
+            // A rejected step still counts: the next one may be past the limit.
+            guard: and(['isPendingApproval', 'isLastStep']),
+            target: 'failed',
+            actions: { type: 'stop', params: stopFailure('max_steps', 'The run reached its step limit') },
+          },
+          {
+            guard: 'isPendingApproval',
             target: 'planning',
             actions: assign({
               pendingApprovalId: null,
