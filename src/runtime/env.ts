@@ -15,6 +15,16 @@ export interface LiveRun {
   history?: MessageRow[];
 }
 
+/** Where a test harness may hold a run: at the start of each actor, before it produces its event. */
+export interface RuntimeHooks {
+  beforeActor?(info: {
+    actor: 'planner' | 'executor';
+    runId: string;
+    stepIndex: number;
+    signal: AbortSignal;
+  }): Promise<void> | void;
+}
+
 /** The runtime's shared dependencies, as its actors see them. */
 export interface RuntimeEnv {
   store: Store;
@@ -22,5 +32,6 @@ export interface RuntimeEnv {
   tools: ReadonlyMap<string, AnyTool>;
   toolSpecs: PlannerTool[];
   policy: Policy | undefined;
+  hooks: RuntimeHooks | undefined;
   live(runId: string): LiveRun;
 }

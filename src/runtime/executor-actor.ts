@@ -119,6 +119,7 @@ export function createExecutorActor(env: RuntimeEnv) {
     // Let subscribers see the transition into `executing` before this step writes events.
     await Promise.resolve();
     const { runId, stepIndex, limits } = input;
+    await env.hooks?.beforeActor?.({ actor: 'executor', runId, stepIndex, signal });
     const live = env.live(runId);
     const { driver } = live;
     const store = env.store;

@@ -4,5 +4,6 @@
  * `started` row is durable before the effect; snapshots and events commit together.
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
+export type { RuntimeHooks } from './env.js';
 export type * from './types.js';
 export { EVENT_TYPES } from './types.js';

@@ -29,6 +29,7 @@ export function createPlannerActor(env: RuntimeEnv) {
     // keeps this step's events after that transition's `state` event.
     await Promise.resolve();
     const { runId, stepIndex, limits } = input;
+    await env.hooks?.beforeActor?.({ actor: 'planner', runId, stepIndex, signal });
     const live = env.live(runId);
     const journaled = live.driver.memory.journal.get(stepIndex);
     if (journaled) {

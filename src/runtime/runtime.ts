@@ -6,6 +6,7 @@
 import { fromCallback, type InspectionEvent } from 'xstate';
 import { z } from 'zod';
 import { runMachine, MACHINE_VERSION } from '../../machines/run-machine.js';
+import { runEventSchema } from '../../machines/events.js';
 import { ACTIVE_STATUSES, type DeadlineActorInput, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { BatonError, createFailure, fail } from '../failure.js';
@@ -14,7 +15,7 @@ import type { Policy } from '../policy/index.js';
 import { createStore, type RunFilter, type RunRow } from '../store/index.js';
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
 import { decideApproval, resumeAfterDecision } from './approvals.js';
-import type { LiveRun, RuntimeEnv } from './env.js';
+import type { LiveRun, RuntimeEnv, RuntimeHooks } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
@@ -38,6 +39,8 @@ export interface RuntimeOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Resume every non-terminal run of the file on open (default true). */
   recover?: boolean;
+  /** For test harnesses: a place to hold each actor before it produces its event. */
+  hooks?: RuntimeHooks;
 }
 
 const startSchema = z.object({
@@ -116,6 +119,7 @@ export function createRuntime(options: RuntimeOptions) {
       parameters: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
     })),
     policy: options.policy,
+    hooks: options.hooks,
     live(runId) {
       const run = live.get(runId);
       if (!run) fail('run.closed', `Run '${runId}' is not driven by this runtime`);
@@ -213,13 +217,15 @@ export function createRuntime(options: RuntimeOptions) {
   }
 
   /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
-  function liveRun(runId: string): LiveRun {
+  function liveRun(runId: string, eventType: string): LiveRun {
     const current = live.get(runId);
     if (current) return current;
     const row = store.getRun(runId);
     if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
     if (!ACTIVE.has(row.status)) {
-      fail('run.invalid_transition', `Run '${runId}' is already ${row.status}`, { details: { state: row.status } });
+      fail('run.invalid_transition', `Run '${runId}' in state '${row.status}' cannot take '${eventType}'`, {
+        details: { state: row.status, event: eventType },
+      });
     }
     const run = resume(row);
     if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
@@ -452,7 +458,7 @@ export function createRuntime(options: RuntimeOptions) {
     ): Promise<Approval> {
       assertOpen();
       checkApproval(runId, approvalId);
-      const run = liveRun(runId);
+      const run = liveRun(runId, 'approved');
       const row = await decideApproval(env, run, approvalId, {
         approve: true,
         by: decision.by,
@@ -470,7 +476,7 @@ export function createRuntime(options: RuntimeOptions) {
     ): Promise<Approval> {
       assertOpen();
       checkApproval(runId, approvalId);
-      const run = liveRun(runId);
+      const run = liveRun(runId, 'rejected');
       const row = await decideApproval(env, run, approvalId, {
         approve: false,
         by: decision.by,
@@ -483,9 +489,24 @@ export function createRuntime(options: RuntimeOptions) {
     /** Cancels a run; it ends `failed` with `cancelled` and any running tool is aborted. */
     async cancel(runId: string, opts: { reason?: string } = {}): Promise<Run> {
       assertOpen();
-      const run = liveRun(runId);
+      const run = liveRun(runId, 'cancel');
       send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
       await run.driver.flush().catch(() => undefined);
+      return runtime.get(runId);
+    },
+
+    /**
+     * Delivers a machine event to a run, as if one of its actors had produced it: for tools
+     * and tests. An event the run's state does not take is refused with
+     * `run.invalid_transition` and changes nothing.
+     */
+    async send(runId: string, event: unknown): Promise<Run> {
+      assertOpen();
+      const parsed = runEventSchema.safeParse(event);
+      if (!parsed.success) fail('input.invalid', 'Invalid run event', { details: { issues: parsed.error.issues } });
+      const run = liveRun(runId, parsed.data.type);
+      send(run, parsed.data);
+      await run.driver.flush();
       return runtime.get(runId);
     },
 

@@ -1,0 +1,29 @@
+/** The run machine's events as a zod schema, so events from outside are checked before they reach it. */
+import { z } from 'zod';
+import { BUDGETS, WAIT_REASONS, type RunEvent } from './types.js';
+
+const failure = z.object({
+  code: z.string(),
+  kind: z.enum(['user', 'model', 'tool', 'policy', 'system']),
+  message: z.string(),
+  retryable: z.boolean().optional(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+const usage = z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() });
+const count = z.number().int().nonnegative();
+
+/** Every event the run machine accepts, with its payload. */
+export const runEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('start') }),
+  z.object({ type: z.literal('plan_ready'), stepIndex: count, usage, final: z.boolean() }),
+  z.object({ type: z.literal('plan_error'), failure }),
+  z.object({ type: z.literal('next_step'), toolCalls: count, loopSignature: z.string().nullable() }),
+  z.object({ type: z.literal('done') }),
+  z.object({ type: z.literal('need_approval'), approvalId: z.string(), reason: z.enum(WAIT_REASONS), toolCalls: count }),
+  z.object({ type: z.literal('approved'), approvalId: z.string() }),
+  z.object({ type: z.literal('rejected'), approvalId: z.string(), terminate: z.boolean() }),
+  z.object({ type: z.literal('exec_error'), failure }),
+  z.object({ type: z.literal('cancel'), reason: z.string().optional() }),
+  z.object({ type: z.literal('timeout') }),
+  z.object({ type: z.literal('budget_exceeded'), budget: z.enum(BUDGETS) }),
+]) as unknown as z.ZodType<RunEvent>;

@@ -1,0 +1,71 @@
+/**
+ * The transition model of Baton's run machine: which events to try in each state (one concrete
+ * event per guard branch the machine can take), and small limits so that `max_steps` and
+ * `loop_detected` are reachable in a few steps.
+ */
+import type { AnyStateMachine, SnapshotFrom } from 'xstate';
+import { runMachine } from '../../machines/run-machine.js';
+import { RUN_EVENT_TYPES, type MachineLimits, type RunEvent } from '../../machines/types.js';
+import type { Failure } from '../failure.js';
+import { coverTransitions, listTransitions, type ModelPath } from './transition-model.js';
+
+/** Limits of the modelled runs; the path runner starts its runs with the same. */
+export const MODEL_LIMITS: MachineLimits = {
+  maxSteps: 4,
+  maxLlmCalls: null,
+  maxToolCalls: null,
+  maxTokens: null,
+  loopThreshold: 3,
+};
+
+/** The signature the model gives a step whose calls all failed the same way. */
+export const LOOP_SIGNATURE = 'same-failing-call';
+
+export type RunSnapshot = SnapshotFrom<typeof runMachine>;
+export type RunPath = ModelPath<RunSnapshot, RunEvent>;
+
+const failure: Failure = { code: 'internal.error', kind: 'system', message: 'modelled failure' };
+const usage = { inputTokens: 1, outputTokens: 1 };
+
+/** The events worth trying in a state: one per way the runtime can produce each event type. */
+export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
+  const { stepIndex, pendingApprovalId } = snapshot.context;
+  const approvalId = pendingApprovalId ?? 'none';
+  return [
+    { type: 'start' },
+    { type: 'plan_ready', stepIndex, usage, final: false },
+    { type: 'plan_error', failure },
+    { type: 'next_step', toolCalls: 1, loopSignature: null },
+    { type: 'next_step', toolCalls: 0, loopSignature: LOOP_SIGNATURE },
+    { type: 'done' },
+    { type: 'need_approval', approvalId: `approval-${stepIndex}`, reason: 'approval', toolCalls: 0 },
+    { type: 'need_approval', approvalId: `uncertain-${stepIndex}`, reason: 'uncertain_side_effect', toolCalls: 0 },
+    { type: 'approved', approvalId },
+    { type: 'rejected', approvalId, terminate: true },
+    { type: 'rejected', approvalId, terminate: false },
+    { type: 'exec_error', failure },
+    { type: 'cancel' },
+    { type: 'timeout' },
+    { type: 'budget_exceeded', budget: snapshot.value === 'planning' ? 'max_llm_calls' : 'max_tool_calls' },
+  ];
+}
+
+/** Two snapshots are the same state of the model when these agree. */
+export function serializeRunState(snapshot: RunSnapshot): string {
+  const c = snapshot.context;
+  return [snapshot.value, c.stepIndex, c.loopSignature, c.loopCount, c.waitReason, c.stopReason].join('|');
+}
+
+/**
+ * The transition model of a run machine (Baton's own by default, or an embedder's variant
+ * that keeps its events): every transition and paths that cover them.
+ */
+export function createRunModel(machine: AnyStateMachine = runMachine) {
+  const edges = listTransitions(machine, RUN_EVENT_TYPES);
+  const { paths, covered, uncovered } = coverTransitions<RunSnapshot, RunEvent>(machine, edges, {
+    input: { runId: 'model', limits: MODEL_LIMITS, deadlineAt: null },
+    events: runModelEvents,
+    serialize: serializeRunState,
+  });
+  return { edges, paths, covered, uncovered };
+}
