@@ -3,13 +3,13 @@
  * Invariants: a run is acknowledged only after its row and `run.created` event are committed;
  * every non-terminal run of the file is resumed on open; a run is driven by one runtime at a time.
  */
-import { fromCallback, type InspectionEvent } from 'xstate';
+import type { InspectionEvent } from 'xstate';
 import { z } from 'zod';
 import { runMachine, MACHINE_VERSION } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
-import { ACTIVE_STATUSES, type DeadlineActorInput, type RunEvent, type RunStatus } from '../../machines/types.js';
+import { ACTIVE_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { BatonError, createFailure, fail } from '../failure.js';
+import { fail } from '../failure.js';
 import type { Planner } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import { createStore, type RunFilter, type RunRow } from '../store/index.js';
@@ -19,10 +19,12 @@ import type { LiveRun, RuntimeEnv, RuntimeHooks } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
-import { newId } from './ids.js';
+import { deadlineActor } from './deadline-actor.js';
+import { followEvents, waitForRun, type FollowContext } from './follow.js';
+import { planNewRun, stageCreation, toNewRow } from './new-run.js';
 import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
-import { isTerminalEvent, toApproval, toEvent, toRun } from './rows.js';
+import { toApproval, toRun } from './rows.js';
 import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
 import type { Approval, Budget, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
 
@@ -43,52 +45,7 @@ export interface RuntimeOptions {
   hooks?: RuntimeHooks;
 }
 
-const startSchema = z.object({
-  input: z.string().min(1),
-  sessionId: z.string().min(1).max(200).optional(),
-  context: z.record(z.string(), z.unknown()).optional(),
-  options: z
-    .object({
-      idempotencyKey: z.string().min(1).max(200).optional(),
-      maxSteps: z.number().int().positive().optional(),
-      budget: z
-        .object({
-          maxLlmCalls: z.number().int().nonnegative().optional(),
-          maxToolCalls: z.number().int().nonnegative().optional(),
-          maxTokens: z.number().int().nonnegative().optional(),
-          timeoutMs: z.number().int().positive().optional(),
-        })
-        .strict()
-        .optional(),
-    })
-    .strict()
-    .optional(),
-});
-
-const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
-
-function isConstraint(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')
-  );
-}
-
-/** Arms a timer for an absolute instant, in slices short enough for `setTimeout`. */
-const deadlineActor = fromCallback<RunEvent, DeadlineActorInput>(({ input, sendBack }) => {
-  if (input.deadlineAt === null) return undefined;
-  const deadlineAt = input.deadlineAt;
-  let timer: NodeJS.Timeout;
-  const arm = () => {
-    const left = deadlineAt - Date.now();
-    if (left <= 0) sendBack({ type: 'timeout' });
-    else timer = setTimeout(arm, Math.min(left, 2 ** 31 - 1));
-  };
-  arm();
-  return () => clearTimeout(timer);
-});
 
 /**
  * Creates a runtime on a SQLite file and resumes the runs it left unfinished.
@@ -166,6 +123,14 @@ export function createRuntime(options: RuntimeOptions) {
     onRetired(driver) {
       if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
     },
+  };
+
+  const follow: FollowContext = {
+    store,
+    hub,
+    liveStatus: (runId) => live.get(runId)?.driver.status,
+    isClosed: () => closed,
+    onClose,
   };
 
   const heartbeat = setInterval(() => {
@@ -268,83 +233,21 @@ export function createRuntime(options: RuntimeOptions) {
     /** Creates a run, commits it, and starts it; resolves once the run is durable. */
     async start(request: StartRequest): Promise<Run> {
       assertOpen();
-      const parsed = startSchema.safeParse(request);
-      if (!parsed.success) {
-        fail('input.invalid', 'Invalid start request', { details: { issues: parsed.error.issues } });
-      }
-      const req = parsed.data;
-      const now = Date.now();
-      const runId = newId('run');
-      const sessionId = req.sessionId ?? newId('ses');
-      const budget = { ...options.defaults?.budget, ...req.options?.budget };
-      const limits = {
-        maxSteps: req.options?.maxSteps ?? options.defaults?.maxSteps ?? DEFAULTS.maxSteps,
-        maxLlmCalls: budget.maxLlmCalls ?? null,
-        maxToolCalls: budget.maxToolCalls ?? null,
-        maxTokens: budget.maxTokens ?? null,
-        loopThreshold: DEFAULTS.loopThreshold,
-      };
-      const deadlineAt = budget.timeoutMs !== undefined ? now + budget.timeoutMs : null;
-      const driver = createDriver(deps, runId, { kind: 'new', input: { runId, limits, deadlineAt } });
-      const row: RunRow = {
-        id: runId,
-        session_id: sessionId,
-        status: 'pending',
-        stop_reason: null,
-        failure: null,
-        wait_reason: null,
-        pending_approval_id: null,
-        input: req.input,
-        context: JSON.stringify(req.context ?? {}),
-        options: JSON.stringify(req.options ?? {}),
-        idempotency_key: req.options?.idempotencyKey ?? null,
-        answer: null,
-        snapshot: JSON.stringify(driver.actor.getPersistedSnapshot()),
-        machine_version: MACHINE_VERSION,
-        version: 0,
-        step_index: 0,
-        llm_calls: 0,
-        tool_calls: 0,
-        tokens: 0,
-        deadline_at: deadlineAt,
-        owner,
-        lease_until: now + DEFAULTS.leaseMs,
-        created_at: now,
-        updated_at: now,
-      };
-      type Outcome = { kind: 'created' } | { kind: 'existing'; row: RunRow } | { kind: 'busy'; runId: string };
-      let outcome = { kind: 'created' } as Outcome;
-      driver.stage(() => {
-        // Checked inside the write transaction, which holds the file's write lock: atomic
-        // across processes. The unique indexes stay the last word.
-        const key = row.idempotency_key;
-        const existing = key ? store.findRunByIdempotencyKey(key) : undefined;
-        if (existing) return void (outcome = { kind: 'existing', row: existing });
-        const active = store.activeRunOfSession(sessionId);
-        if (active) return void (outcome = { kind: 'busy', runId: active.id });
-        store.ensureSession(sessionId, now);
-        try {
-          store.insertRun(row);
-        } catch (error) {
-          if (!isConstraint(error)) throw error;
-          const again = key ? store.findRunByIdempotencyKey(key) : undefined;
-          return void (outcome = again ? { kind: 'existing', row: again } : { kind: 'busy', runId: '' });
-        }
-        driver.writeEvent('run.created', { input: req.input, session_id: sessionId, limits, deadline_at: deadlineAt });
+      const run = planNewRun(request, options.defaults);
+      const driver = createDriver(deps, run.runId, {
+        kind: 'new',
+        input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
       });
+      const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner);
+      const outcome = stageCreation(store, driver, run, row);
       await driver.flush();
-      const result = outcome as Outcome;
+      const result = outcome();
       if (result.kind === 'existing') return toRun(result.row);
       if (result.kind === 'busy') {
-        throw new BatonError(
-          createFailure(
-            'session.busy',
-            `Session '${sessionId}' already has an active run${result.runId ? ` '${result.runId}'` : ''}`,
-            {
-              details: { session_id: sessionId, active_run_id: result.runId || null },
-            },
-          ),
-        );
+        const active = result.runId ? ` '${result.runId}'` : '';
+        fail('session.busy', `Session '${run.sessionId}' already has an active run${active}`, {
+          details: { session_id: run.sessionId, active_run_id: result.runId },
+        });
       }
       failpoint('run.created');
       register(row, driver);
@@ -372,77 +275,13 @@ export function createRuntime(options: RuntimeOptions) {
     },
 
     /** The committed events of a run after `after`, then live ones until the run ends (unless `follow: false`). */
-    async *events(runId: string, opts: { after?: number; follow?: boolean } = {}): AsyncGenerator<RunEventRecord> {
-      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
-      const pending: RunEventRecord[] = [];
-      let wake: (() => void) | undefined;
-      const unsubscribe = hub.subscribe(runId, (event) => {
-        pending.push(event);
-        wake?.();
-      });
-      try {
-        let last = opts.after ?? 0;
-        for (;;) {
-          const page = store.listEvents(runId, last, 500).map(toEvent);
-          for (const event of page) {
-            yield event;
-            last = event.seq;
-            if (isTerminalEvent(event)) return;
-          }
-          if (page.length < 500) break;
-        }
-        if (opts.follow === false) return;
-        for (;;) {
-          while (pending.length > 0) {
-            const event = pending.shift()!;
-            if (event.seq <= last) continue;
-            yield event;
-            last = event.seq;
-            if (isTerminalEvent(event)) return;
-          }
-          if (closed || (!live.has(runId) && !ACTIVE.has(store.getRun(runId)?.status ?? ''))) return;
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-            onClose.add(resolve);
-          });
-          if (wake) onClose.delete(wake);
-          wake = undefined;
-        }
-      } finally {
-        unsubscribe();
-      }
+    events(runId: string, opts: { after?: number; follow?: boolean } = {}): AsyncGenerator<RunEventRecord> {
+      return followEvents(follow, runId, opts);
     },
 
     /** Resolves when the run is terminal or waiting for a human (durably). */
     wait(runId: string): Promise<Run> {
-      return new Promise<Run>((resolve, reject) => {
-        const settled = (): boolean => {
-          const row = store.getRun(runId);
-          if (!row) {
-            reject(new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`)));
-            return true;
-          }
-          // Durable and current: a live run may already have moved on (e.g. a decision
-          // committed before a crash is being resumed) without that move being committed yet.
-          const current = live.get(runId)?.driver.status;
-          if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
-          resolve(toRun(row));
-          return true;
-        };
-        const closing = () => {
-          unsubscribe();
-          reject(new BatonError(createFailure('run.closed', `The runtime closed while waiting for run '${runId}'`)));
-        };
-        const unsubscribe = hub.subscribe(runId, (event) => {
-          if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) {
-            unsubscribe();
-            onClose.delete(closing);
-          }
-        });
-        if (closed) closing();
-        else if (settled()) unsubscribe();
-        else onClose.add(closing);
-      });
+      return waitForRun(follow, runId);
     },
 
     /** The approvals of a run, oldest first. */

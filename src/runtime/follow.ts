@@ -1,0 +1,106 @@
+/**
+ * Following runs: the committed events of a run then its live ones, and waiting until a run
+ * settles. Only committed events are delivered: the hub publishes after each COMMIT.
+ */
+import { BatonError, createFailure, fail } from '../failure.js';
+import type { Store } from '../store/index.js';
+import type { EventHub } from './event-hub.js';
+import { isTerminalEvent, toEvent, toRun } from './rows.js';
+import type { Run, RunEventRecord } from './types.js';
+
+const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
+const ACTIVE: ReadonlySet<string> = new Set(['pending', 'planning', 'executing', 'waiting_human']);
+const PAGE = 500;
+
+/** What following needs from the runtime. */
+export interface FollowContext {
+  store: Store;
+  hub: EventHub;
+  /** The in-memory status of a run this runtime drives, if it drives it. */
+  liveStatus(runId: string): string | undefined;
+  isClosed(): boolean;
+  /** Callbacks run once when the runtime closes. */
+  onClose: Set<() => void>;
+}
+
+/** The committed events after `after`, then live ones until the run ends (unless `follow: false`). */
+export async function* followEvents(
+  ctx: FollowContext,
+  runId: string,
+  opts: { after?: number; follow?: boolean },
+): AsyncGenerator<RunEventRecord> {
+  const { store, hub } = ctx;
+  if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+  const pending: RunEventRecord[] = [];
+  let wake: (() => void) | undefined;
+  // Subscribe before reading the log, so nothing committed in between is missed.
+  const unsubscribe = hub.subscribe(runId, (event) => {
+    pending.push(event);
+    wake?.();
+  });
+  try {
+    let last = opts.after ?? 0;
+    for (;;) {
+      const page = store.listEvents(runId, last, PAGE).map(toEvent);
+      for (const event of page) {
+        yield event;
+        last = event.seq;
+        if (isTerminalEvent(event)) return;
+      }
+      if (page.length < PAGE) break;
+    }
+    if (opts.follow === false) return;
+    for (;;) {
+      while (pending.length > 0) {
+        const event = pending.shift()!;
+        if (event.seq <= last) continue;
+        yield event;
+        last = event.seq;
+        if (isTerminalEvent(event)) return;
+      }
+      const status = store.getRun(runId)?.status ?? '';
+      if (ctx.isClosed() || (ctx.liveStatus(runId) === undefined && !ACTIVE.has(status))) return;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        ctx.onClose.add(resolve);
+      });
+      if (wake) ctx.onClose.delete(wake);
+      wake = undefined;
+    }
+  } finally {
+    unsubscribe();
+  }
+}
+
+/** Resolves when the run is terminal or waiting for a human, durably and in memory. */
+export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
+  const { store, hub } = ctx;
+  return new Promise<Run>((resolve, reject) => {
+    const settled = (): boolean => {
+      const row = store.getRun(runId);
+      if (!row) {
+        reject(new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`)));
+        return true;
+      }
+      // Durable and current: a live run may already have moved on (e.g. a decision
+      // committed before a crash is being resumed) without that move being committed yet.
+      const current = ctx.liveStatus(runId);
+      if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
+      resolve(toRun(row));
+      return true;
+    };
+    const closing = () => {
+      unsubscribe();
+      reject(new BatonError(createFailure('run.closed', `The runtime closed while waiting for run '${runId}'`)));
+    };
+    const unsubscribe = hub.subscribe(runId, (event) => {
+      if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) {
+        unsubscribe();
+        ctx.onClose.delete(closing);
+      }
+    });
+    if (ctx.isClosed()) closing();
+    else if (settled()) unsubscribe();
+    else ctx.onClose.add(closing);
+  });
+}

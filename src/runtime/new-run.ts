@@ -1,0 +1,138 @@
+/**
+ * Creating a run: the checked request, its limits, its row, and the unit of work that inserts
+ * it. The checks for an existing idempotency key and a busy session run inside the write
+ * transaction, which holds the file's write lock, so they are atomic across processes; the
+ * unique indexes stay the last word.
+ */
+import { z } from 'zod';
+import { MACHINE_VERSION } from '../../machines/run-machine.js';
+import type { MachineLimits } from '../../machines/types.js';
+import { DEFAULTS } from '../defaults.js';
+import { fail } from '../failure.js';
+import type { RunRow, Store } from '../store/index.js';
+import { newId } from './ids.js';
+import type { RunDriver } from './run-driver.js';
+import type { Budget, StartRequest } from './types.js';
+
+const startSchema = z.object({
+  input: z.string().min(1),
+  sessionId: z.string().min(1).max(200).optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+  options: z
+    .object({
+      idempotencyKey: z.string().min(1).max(200).optional(),
+      maxSteps: z.number().int().positive().optional(),
+      budget: z
+        .object({
+          maxLlmCalls: z.number().int().nonnegative().optional(),
+          maxToolCalls: z.number().int().nonnegative().optional(),
+          maxTokens: z.number().int().nonnegative().optional(),
+          timeoutMs: z.number().int().positive().optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .optional(),
+});
+
+/** A checked start request with everything its run is created with. */
+export interface NewRun {
+  runId: string;
+  sessionId: string;
+  request: z.infer<typeof startSchema>;
+  limits: MachineLimits;
+  deadlineAt: number | null;
+  now: number;
+}
+
+/** Checks a start request and works out the run's limits from it and the runtime's defaults. */
+export function planNewRun(request: StartRequest, defaults: { maxSteps?: number; budget?: Budget } = {}): NewRun {
+  const parsed = startSchema.safeParse(request);
+  if (!parsed.success) fail('input.invalid', 'Invalid start request', { details: { issues: parsed.error.issues } });
+  const req = parsed.data;
+  const now = Date.now();
+  const budget = { ...defaults.budget, ...req.options?.budget };
+  return {
+    runId: newId('run'),
+    sessionId: req.sessionId ?? newId('ses'),
+    request: req,
+    limits: {
+      maxSteps: req.options?.maxSteps ?? defaults.maxSteps ?? DEFAULTS.maxSteps,
+      maxLlmCalls: budget.maxLlmCalls ?? null,
+      maxToolCalls: budget.maxToolCalls ?? null,
+      maxTokens: budget.maxTokens ?? null,
+      loopThreshold: DEFAULTS.loopThreshold,
+    },
+    deadlineAt: budget.timeoutMs !== undefined ? now + budget.timeoutMs : null,
+    now,
+  };
+}
+
+/** The row of a new run, owned by the runtime that creates it. */
+export function toNewRow(run: NewRun, snapshot: string, owner: string): RunRow {
+  return {
+    id: run.runId,
+    session_id: run.sessionId,
+    status: 'pending',
+    stop_reason: null,
+    failure: null,
+    wait_reason: null,
+    pending_approval_id: null,
+    input: run.request.input,
+    context: JSON.stringify(run.request.context ?? {}),
+    options: JSON.stringify(run.request.options ?? {}),
+    idempotency_key: run.request.options?.idempotencyKey ?? null,
+    answer: null,
+    snapshot,
+    machine_version: MACHINE_VERSION,
+    version: 0,
+    step_index: 0,
+    llm_calls: 0,
+    tool_calls: 0,
+    tokens: 0,
+    deadline_at: run.deadlineAt,
+    owner,
+    lease_until: run.now + DEFAULTS.leaseMs,
+    created_at: run.now,
+    updated_at: run.now,
+  };
+}
+
+/** What inserting a new run found. */
+export type Creation = { kind: 'created' } | { kind: 'existing'; row: RunRow } | { kind: 'busy'; runId: string | null };
+
+function isConstraint(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')
+  );
+}
+
+/** Stages the insertion of a run and its `run.created` event; read the outcome after the flush. */
+export function stageCreation(store: Store, driver: RunDriver, run: NewRun, row: RunRow): () => Creation {
+  let outcome: Creation = { kind: 'created' };
+  driver.stage(() => {
+    const key = row.idempotency_key;
+    const existing = key ? store.findRunByIdempotencyKey(key) : undefined;
+    if (existing) return void (outcome = { kind: 'existing', row: existing });
+    const active = store.activeRunOfSession(run.sessionId);
+    if (active) return void (outcome = { kind: 'busy', runId: active.id });
+    store.ensureSession(run.sessionId, run.now);
+    try {
+      store.insertRun(row);
+    } catch (error) {
+      if (!isConstraint(error)) throw error;
+      const again = key ? store.findRunByIdempotencyKey(key) : undefined;
+      return void (outcome = again ? { kind: 'existing', row: again } : { kind: 'busy', runId: null });
+    }
+    driver.writeEvent('run.created', {
+      input: run.request.input,
+      session_id: run.sessionId,
+      limits: run.limits,
+      deadline_at: run.deadlineAt,
+    });
+  });
+  return () => outcome;
+}
