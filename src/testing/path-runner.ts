@@ -54,6 +54,10 @@ export async function runPath(
       hooks: gates.hooks,
     });
   let runtime: Runtime = open();
+  if (runtime.list({ limit: 1 }).runs.length > 0) {
+    await runtime.close();
+    throw new Error(`runPath needs a fresh database file: '${options.database}' already has runs`);
+  }
   let restarts = 0;
   const restart = async () => {
     gates.clear();
