@@ -9,7 +9,7 @@ import { BatonError, createFailure, fail } from '../failure.js';
 import type { ApprovalRow } from '../store/index.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
-import { callRow, prepareCalls } from './executor-actor.js';
+import { callRow, prepareCalls, resultEventData } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
 import { SETTLED_STATUSES } from './transcript.js';
 import type { UncertainResolution } from './types.js';
@@ -37,15 +37,7 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
         finished_at: Date.now(),
       }),
     );
-    driver.writeEvent('result', {
-      tool_call_id: call.id,
-      tool: call.toolName,
-      status,
-      ok: result.status === 'ok',
-      ...(result.failure ? { failure: result.failure } : {}),
-      truncated: false,
-      duration_ms: 0,
-    });
+    driver.writeEvent('result', resultEventData(call, status, result));
   };
   if (approval.kind === 'uncertain') {
     const call = calls.find((c) => bound.has(c.id));

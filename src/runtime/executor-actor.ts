@@ -108,6 +108,19 @@ export function callRow(
   };
 }
 
+/** The data of the `result` event of a settled call. */
+export function resultEventData(call: PreparedCall, status: string, result: ToolResult): Record<string, unknown> {
+  return {
+    tool_call_id: call.id,
+    tool: call.toolName,
+    status,
+    ok: result.status === 'ok',
+    ...(result.failure ? { failure: result.failure } : {}),
+    truncated: result.truncated,
+    duration_ms: result.durationMs,
+  };
+}
+
 /** The hash an approval binds to: the exact call ids and their argument hashes. */
 export function approvalHash(calls: PreparedCall[]): string {
   return hashOf(calls.map((c) => [c.id, c.argsHash]));
@@ -149,15 +162,7 @@ export function createExecutorActor(env: RuntimeEnv) {
       const row = callRow(runId, stepIndex, call, { status, result: JSON.stringify(result), finished_at: Date.now() });
       call.row = row;
       driver.stageToolCall(row);
-      driver.emit('result', {
-        tool_call_id: call.id,
-        tool: call.toolName,
-        status,
-        ok: result.status === 'ok',
-        ...(result.failure ? { failure: result.failure } : {}),
-        truncated: result.truncated,
-        duration_ms: result.durationMs,
-      });
+      driver.emit('result', resultEventData(call, status, result));
     };
 
     // Approval first, for the whole step: nothing in it runs before a human has answered.
