@@ -148,7 +148,10 @@ export function createStore(path: string) {
       return info.changes === 1;
     },
     renewLeases(owner: string, leaseUntil: number): void {
-      prepare('update runs set lease_until = ? where owner = ?').run(leaseUntil, owner);
+      // Only active runs need a lease; finished runs keep their last owner for the record.
+      prepare(
+        "update runs set lease_until = ? where owner = ? and status in ('pending', 'planning', 'executing', 'waiting_human')",
+      ).run(leaseUntil, owner);
     },
     releaseLeases(owner: string): void {
       prepare('update runs set owner = null, lease_until = null where owner = ?').run(owner);
