@@ -1,13 +1,30 @@
 /** Live delivery of committed events. Rows first, frames second: only committed events are published. */
+import type { Failure } from '../failure.js';
 import type { RunEventRecord } from './types.js';
 
 type Listener = (event: RunEventRecord) => void;
+type FailureListener = (failure: Failure) => void;
 
 /** Fan-out of committed events to per-run and global listeners. */
 export function createEventHub() {
   const byRun = new Map<string, Set<Listener>>();
   const all = new Set<Listener>();
+  const failures = new Map<string, Set<FailureListener>>();
   return {
+    /** Tells whoever follows a run that this runtime can no longer drive it. */
+    fail(runId: string, failure: Failure): void {
+      for (const listener of failures.get(runId) ?? []) listener(failure);
+    },
+    /** Listens for `fail` on one run; returns the unsubscribe function. */
+    onFailure(runId: string, listener: FailureListener): () => void {
+      let set = failures.get(runId);
+      if (!set) failures.set(runId, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) failures.delete(runId);
+      };
+    },
     publish(events: readonly RunEventRecord[]): void {
       for (const event of events) {
         for (const listener of byRun.get(event.runId) ?? []) listener(event);

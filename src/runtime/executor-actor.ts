@@ -166,7 +166,9 @@ export function createExecutorActor(env: RuntimeEnv) {
     };
 
     // Approval first, for the whole step: nothing in it runs before a human has answered.
-    const needing = calls.filter((c) => c.verdict === 'approval' && !(c.row && SETTLED_STATUSES.has(c.row.status)));
+    // The approval binds every call of the step that needs one, settled or not, so a step
+    // resumed after some of its approved calls ran still matches what the human approved.
+    const needing = calls.filter((c) => c.verdict === 'approval');
     let rejected = false;
     if (needing.length > 0) {
       const approvalId = stepApprovalId(runId, stepIndex);
@@ -309,11 +311,13 @@ export function createExecutorActor(env: RuntimeEnv) {
       failpoint('tool.started');
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
       const outcome = await runTool(tool, call.parsed, ctx);
-      failpoint('tool.returned');
-      if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+      // Whatever happens next (an abort, a bug), the ledger keeps what the call did: the
+      // outcome is staged at once and commits with the next transition, even a failing one.
       storeArtifact(env, live, outcome);
       settle(call, outcome.result.status === 'ok' ? 'succeeded' : 'failed', outcome.result);
       executed += 1;
+      failpoint('tool.returned');
+      if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     }
 
     const failedAll = calls.length > 0 && calls.every((c) => c.row && FAILED_STATUSES.has(c.row.status));

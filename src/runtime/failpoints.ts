@@ -21,7 +21,7 @@ export const FAILPOINTS = [
   'approval.committed',
   /** The `started` row is durable (for non-read tools); the tool has not run. */
   'tool.started',
-  /** The tool returned; its result is not saved. */
+  /** The tool returned; its result is staged, not committed. */
   'tool.returned',
   /** A commit is durable; its events are not published. */
   'commit.publishing',

@@ -2,7 +2,7 @@
  * Following runs: the committed events of a run then its live ones, and waiting until a run
  * settles. Only committed events are delivered: the hub publishes after each COMMIT.
  */
-import { BatonError, createFailure, fail } from '../failure.js';
+import { BatonError, createFailure, fail, type Failure } from '../failure.js';
 import type { Store } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
 import { isTerminalEvent, toEvent, toRun } from './rows.js';
@@ -33,9 +33,14 @@ export async function* followEvents(
   if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
   const pending: RunEventRecord[] = [];
   let wake: (() => void) | undefined;
+  let failed: Failure | undefined;
   // Subscribe before reading the log, so nothing committed in between is missed.
   const unsubscribe = hub.subscribe(runId, (event) => {
     pending.push(event);
+    wake?.();
+  });
+  const unsubscribeFailure = hub.onFailure(runId, (failure) => {
+    failed = failure;
     wake?.();
   });
   try {
@@ -58,6 +63,7 @@ export async function* followEvents(
         last = event.seq;
         if (isTerminalEvent(event)) return;
       }
+      if (failed) throw new BatonError(failed);
       const status = store.getRun(runId)?.status ?? '';
       if (ctx.isClosed() || (ctx.liveStatus(runId) === undefined && !ACTIVE.has(status))) return;
       await new Promise<void>((resolve) => {
@@ -69,6 +75,7 @@ export async function* followEvents(
     }
   } finally {
     unsubscribe();
+    unsubscribeFailure();
   }
 }
 
@@ -89,18 +96,24 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       resolve(toRun(row));
       return true;
     };
-    const closing = () => {
+    const stop = () => {
       unsubscribe();
+      unsubscribeFailure();
+      ctx.onClose.delete(closing);
+    };
+    const closing = () => {
+      stop();
       reject(new BatonError(createFailure('run.closed', `The runtime closed while waiting for run '${runId}'`)));
     };
     const unsubscribe = hub.subscribe(runId, (event) => {
-      if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) {
-        unsubscribe();
-        ctx.onClose.delete(closing);
-      }
+      if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) stop();
+    });
+    const unsubscribeFailure = hub.onFailure(runId, (failure) => {
+      stop();
+      reject(new BatonError(failure));
     });
     if (ctx.isClosed()) closing();
-    else if (settled()) unsubscribe();
+    else if (settled()) stop();
     else ctx.onClose.add(closing);
   });
 }

@@ -9,7 +9,7 @@ import { runMachine, MACHINE_VERSION } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
 import { ACTIVE_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { fail } from '../failure.js';
+import { fail, toFailure, type Failure } from '../failure.js';
 import type { Planner } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import { createStore, type RunFilter, type RunRow } from '../store/index.js';
@@ -46,6 +46,7 @@ export interface RuntimeOptions {
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
+const MAX_READOPTIONS = 3;
 
 /**
  * Creates a runtime on a SQLite file and resumes the runs it left unfinished.
@@ -120,8 +121,9 @@ export function createRuntime(options: RuntimeOptions) {
         });
       });
     },
-    onRetired(driver) {
+    onRetired(driver, failure) {
       if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
+      if (failure && !closed) readopt(driver.runId, failure);
     },
   };
 
@@ -137,6 +139,26 @@ export function createRuntime(options: RuntimeOptions) {
     if (!closed) store.renewLeases(owner, Date.now() + DEFAULTS.leaseMs);
   }, DEFAULTS.leaseMs / 3);
   heartbeat.unref();
+
+  // A failed commit loses only what was not durable: the run is picked up again from the
+  // file (a few times at most), unless another runtime wrote it, which then owns it.
+  const readoptions = new Map<string, number>();
+  function readopt(runId: string, failure: Failure): void {
+    const attempts = (readoptions.get(runId) ?? 0) + 1;
+    readoptions.set(runId, attempts);
+    setImmediate(() => {
+      if (closed) return;
+      if (failure.code !== 'run.version_conflict' && attempts <= MAX_READOPTIONS) {
+        try {
+          const row = store.getRun(runId);
+          if (row && ACTIVE.has(row.status) && !live.has(runId) && resume(row)) return;
+        } catch (error) {
+          failure = toFailure(error, 'store.checkpoint_failed');
+        }
+      }
+      hub.fail(runId, failure);
+    });
+  }
 
   function assertOpen(): void {
     if (closed) fail('run.closed', 'The runtime is closed');

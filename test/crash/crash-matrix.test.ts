@@ -1,0 +1,248 @@
+/**
+ * The crash-point matrix: every failpoint (and the point inside a tool right after its effect)
+ * × every effect class × a thrown error or a SIGKILL, each in a real child process. The run is
+ * then resumed from the file in this process, drained by an operator who checks the outside
+ * world, and held to the invariants of `helpers/invariants.ts` plus the outcome each cell
+ * determines.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, it } from 'vitest';
+import { createRuntime, EFFECTS, type Effect } from '../../src/index.js';
+import { FAILPOINTS } from '../../src/runtime/failpoints.js';
+import { crashPlanner } from '../helpers/crash-scenario.js';
+import { integrityProblems, runProblems } from '../helpers/invariants.js';
+import type { MatrixChildReport, MatrixScenario } from '../helpers/matrix-child.js';
+import { drainRun, type OperatorAction } from '../helpers/operator.js';
+import { spawnChild } from '../helpers/spawn-child.js';
+import { createWorldTools, worldToolName } from '../helpers/world-tools.js';
+import { readEffects } from '../helpers/world.js';
+
+const POINTS = [...FAILPOINTS, 'tool.effect'] as const;
+type Point = (typeof POINTS)[number];
+const MODES = ['throw', 'kill'] as const;
+type Mode = (typeof MODES)[number];
+
+const CHILD = fileURLToPath(new URL('../helpers/matrix-child.ts', import.meta.url));
+/** Children at once: this machine has two cores. */
+const POOL = 3;
+
+/** What a cell must end with, once the operator has drained it. */
+interface Expectation {
+  status: 'succeeded' | 'failed';
+  /** Effect lines of the one call in the effects file. */
+  effects: number;
+  /** The call's ledger status (null: never recorded). */
+  ledger: string | null;
+  /** What the operator had to do after the reopen. */
+  actions: OperatorAction[];
+  /**
+   * Why the call's ledger status is expected to disagree with the world: the tool itself
+   * reported a failure after its effect (see `expectation()`).
+   */
+  mismatch?: string;
+}
+
+const MID_CALL: ReadonlySet<Point> = new Set(['tool.started', 'tool.effect', 'tool.returned']);
+
+/** The deterministic outcome of a cell. */
+function expectation(point: Point, effect: Effect, mode: Mode): Expectation {
+  const ran: Expectation = { status: 'succeeded', effects: 1, ledger: 'succeeded', actions: [] };
+  const failed = (ledger: string | null): Expectation => ({ status: 'failed', effects: 0, ledger, actions: [] });
+  // With tools and a planner that answer without a macrotask, everything after `run.created` is
+  // one group commit, the one that makes the run terminal: losing it loses the call's result too.
+  if (point === 'run.terminal') {
+    if (effect === 'read') return { ...ran, effects: 2 };
+    if (effect === 'unsafe') return { ...ran, actions: ['done'] };
+    return ran;
+  }
+  if (mode === 'kill') {
+    // Killed before the approval was requested: the reopened run asks again.
+    if (point === 'approval.requesting') return { ...ran, actions: ['approved'] };
+    if (!MID_CALL.has(point)) return ran;
+    const happened = point !== 'tool.started';
+    // A read runs again; idempotent and reconcilable calls find their effect; an unsafe one asks a human.
+    if (effect === 'read') return { ...ran, effects: happened ? 2 : 1 };
+    if (effect === 'unsafe') return { ...ran, actions: [happened ? 'done' : 'retry'] };
+    return ran;
+  }
+  switch (point) {
+    // After the commit that made them durable: the caller (start, approve, wait) fails, the run goes on after a reopen.
+    case 'run.created':
+    case 'commit.publishing':
+    case 'approval.committed':
+      return ran;
+    // Inside an actor: the run fails with an internal error.
+    case 'planner.answered':
+    case 'step.validating':
+    case 'approval.requesting':
+      return failed(null);
+    case 'tool.started':
+      return failed('started');
+    // The effect happened and the run failed after it: the ledger still keeps the call's outcome.
+    case 'tool.returned':
+      return { status: 'failed', effects: 1, ledger: 'succeeded', actions: [] };
+    // The tool threw after its effect: the ledger records the failure the tool reported, and the model goes on.
+    case 'tool.effect':
+      return {
+        ...ran,
+        ledger: 'failed',
+        ...(effect !== 'read'
+          ? { mismatch: 'the tool threw after its effect: the ledger keeps the failure it reported' }
+          : {}),
+      };
+  }
+}
+
+/** What the child itself must have seen when a thrown failpoint left it standing. */
+function childExpectation(point: Point, expected: Expectation): Partial<MatrixChildReport> {
+  const fired = `Failpoint '${point}' fired`;
+  if (point === 'run.created' || point === 'commit.publishing') return { startError: fired };
+  if (point === 'approval.committed') return { approveError: fired };
+  // The terminal commit was rolled back; the child's runtime picked the run up again from the
+  // file, so what its wait() saw depends on the effect class: the reopened runtime decides.
+  if (point === 'run.terminal') return {};
+  return { status: expected.status };
+}
+
+function semaphore(size: number) {
+  let free = size;
+  const queue: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (free === 0) await new Promise<void>((resolve) => queue.push(resolve));
+    else free -= 1;
+    try {
+      return await task();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
+}
+
+const pool = semaphore(POOL);
+const tally = { cells: 0, fired: 0, passed: 0, mismatches: [] as string[], notes: [] as string[] };
+
+/** Runs one cell: the child, the reopen, the operator, the checks. Returns the problems found. */
+async function runCell(point: Point, effect: Effect, mode: Mode): Promise<string[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-matrix-'));
+  const cell = `${point} × ${effect} × ${mode}`;
+  try {
+    const risk = point.startsWith('approval.') ? 'high' : 'low';
+    const tool = worldToolName(effect, risk);
+    const scenario: MatrixScenario = {
+      db: join(dir, 'baton.db'),
+      effects: join(dir, 'effects.jsonl'),
+      tool,
+      ...(point === 'tool.effect' ? { after: mode } : {}),
+    };
+    const log = join(dir, 'failpoints.log');
+    const child = await pool(() =>
+      spawnChild(CHILD, [JSON.stringify(scenario)], {
+        env: { BATON_FAILPOINTS: point === 'tool.effect' ? '' : `${point}=${mode}`, BATON_FAILPOINTS_LOG: log },
+        timeoutMs: 20_000,
+      }),
+    );
+    const problems: string[] = [];
+    const fired = readText(log).split('\n').includes(`${point}=${mode}@1`);
+    if (fired) tally.fired += 1;
+    else problems.push(`the failpoint did not fire (log: ${JSON.stringify(readText(log))})`);
+    const expected = expectation(point, effect, mode);
+    if (mode === 'kill') {
+      if (child.signal !== 'SIGKILL') problems.push(`the child ended with ${child.signal ?? child.code}, not SIGKILL`);
+    } else {
+      const report = parseReport(child.stdout);
+      if (child.code !== 0 || !report)
+        problems.push(`the child ended with ${child.signal ?? child.code}: ${child.stderr}`);
+      for (const [key, value] of Object.entries(childExpectation(point, expected))) {
+        const seen = report?.[key as keyof MatrixChildReport];
+        if (typeof value === 'string' && !String(seen).includes(value)) {
+          problems.push(`the child saw ${key} ${JSON.stringify(seen)}, expected ${JSON.stringify(value)}`);
+        }
+      }
+      if (report?.waitTimedOut) problems.push(`the child's wait() never settled`);
+    }
+
+    const runtime = createRuntime({
+      database: scenario.db,
+      planner: crashPlanner(tool),
+      tools: createWorldTools(scenario.effects),
+    });
+    try {
+      const runs = runtime.list().runs;
+      if (runs.length !== 1) return [...problems, `${runs.length} runs in the file`];
+      const runId = runs[0]!.id;
+      const { run, actions } = await drainRun(runtime, runId, scenario.effects);
+      const key = `${runId}.s0.c0`;
+      const effects = readEffects(scenario.effects);
+      const row = runtime.store.getToolCall(key);
+      const seen = {
+        status: run.status,
+        effects: effects.filter((e) => e.key === key).length,
+        ledger: row?.status ?? null,
+        actions,
+      };
+      const want = {
+        status: expected.status,
+        effects: expected.effects,
+        ledger: expected.ledger,
+        actions: expected.actions,
+      };
+      if (JSON.stringify(seen) !== JSON.stringify(want)) {
+        problems.push(`ended ${JSON.stringify(seen)}, expected ${JSON.stringify(want)}`);
+      }
+      if (run.status === 'failed' && (run.stopReason !== 'error' || run.failure?.code !== 'internal.error')) {
+        problems.push(`failed with ${run.stopReason}/${run.failure?.code}, expected error/internal.error`);
+      }
+      const mismatches = new Map(expected.mismatch && row ? [[key, row.status]] : []);
+      if (expected.mismatch)
+        tally.mismatches.push(`${cell}: ledger '${row?.status}', effect happened (${expected.mismatch})`);
+      problems.push(...(await runProblems(runtime, runId, effects, { mismatches })), ...integrityProblems(runtime));
+    } finally {
+      await runtime.close();
+    }
+    return problems.map((p) => `${cell}: ${p}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function parseReport(stdout: string): MatrixChildReport | undefined {
+  const line = stdout.trim().split('\n').at(-1);
+  try {
+    return line ? (JSON.parse(line) as MatrixChildReport) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+describe.concurrent('crash matrix (every failpoint × effect class × throw or SIGKILL)', () => {
+  afterAll(() => {
+    console.log(`crash matrix: ${tally.cells} cells, ${tally.fired} fired, ${tally.passed} passed, 0 skipped`);
+    for (const line of [...tally.mismatches, ...tally.notes].sort()) console.log(`  ${line}`);
+  });
+
+  for (const point of POINTS) {
+    for (const effect of EFFECTS) {
+      for (const mode of MODES) {
+        it(`keeps every invariant: ${mode} at ${point}, ${effect} tool`, async ({ expect }) => {
+          tally.cells += 1;
+          const problems = await runCell(point, effect, mode);
+          expect(problems).toEqual([]);
+          tally.passed += 1;
+        });
+      }
+    }
+  }
+});
