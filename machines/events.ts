@@ -19,7 +19,12 @@ export const runEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('plan_error'), failure }),
   z.object({ type: z.literal('next_step'), toolCalls: count, loopSignature: z.string().nullable() }),
   z.object({ type: z.literal('done') }),
-  z.object({ type: z.literal('need_approval'), approvalId: z.string(), reason: z.enum(WAIT_REASONS), toolCalls: count }),
+  z.object({
+    type: z.literal('need_approval'),
+    approvalId: z.string(),
+    reason: z.enum(WAIT_REASONS),
+    toolCalls: count,
+  }),
   z.object({ type: z.literal('approved'), approvalId: z.string() }),
   z.object({ type: z.literal('rejected'), approvalId: z.string(), terminate: z.boolean() }),
   z.object({ type: z.literal('exec_error'), failure }),
