@@ -65,10 +65,11 @@ export interface RunInput {
   deadlineAt: number | null;
 }
 
-/** Token usage of one planner call. */
+/** Token usage (and cost, when known) of one planner step. */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  costUsd?: number;
 }
 
 /** Events the run machine accepts (DESIGN §2). */

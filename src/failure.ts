@@ -22,6 +22,7 @@ export const FAILURE_CODES = {
   'planner.empty_response': 'model',
   'planner.invalid_output': 'model',
   'planner.context_too_large': 'model',
+  'planner.refused': 'model',
   'tool.failed': 'tool',
   'tool.timed_out': 'tool',
   'tool.unavailable': 'tool',

@@ -24,6 +24,8 @@ function estimateTokens(text: string): number {
 export function createScriptedPlanner(script: Script): Planner & { calls: number } {
   const planner = {
     calls: 0,
+    // Asking a script again costs nothing: its answers may commit with their transition.
+    cheap: true,
     async next(request: PlannerRequest): Promise<PlannerResponse> {
       planner.calls += 1;
       const entry = typeof script === 'function' ? script : script[request.stepIndex];

@@ -25,13 +25,35 @@ export interface PlannerRequest {
   messages: PlannerMessage[];
   tools: PlannerTool[];
   context: RunUserContext;
+  /** Aborted on cancel, timeout and shutdown: abort the HTTP request with it. */
   signal: AbortSignal;
+  /** Streams model text as it is generated: delivered live as `draft` events, never committed as an answer. */
+  onDraft?: (text: string) => void;
+}
+
+/** A planner's estimate of its next call, checked against the run's budgets before the call is made. */
+export interface PlannerEstimate {
+  /** Tokens of the prompt (messages and tool schemas), estimated. */
+  inputTokens: number;
+  /** The most the completion may use (the request's completion limit). */
+  maxOutputTokens: number;
+  /** The cost of the call if it used all of that, when the planner knows its prices. */
+  maxCostUsd?: number;
 }
 
 export const decisionSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('tool_calls'),
-    calls: z.array(z.object({ tool: z.string(), args: z.unknown() })).min(1),
+    calls: z
+      .array(
+        z.object({
+          tool: z.string(),
+          args: z.unknown(),
+          /** Set when the model's arguments were not valid JSON: the model is shown this error. */
+          argsError: z.string().optional(),
+        }),
+      )
+      .min(1),
     text: z.string().optional(),
   }),
   z.object({ type: z.literal('final'), answer: z.string() }),
@@ -43,10 +65,23 @@ export type Decision = z.infer<typeof decisionSchema>;
 /** What a planner returns for one step. */
 export interface PlannerResponse {
   decision: Decision;
+  /** Tokens (and cost, when the planner knows its prices) of this step, all attempts included. */
   usage: Usage;
+  /** What the planner itself did to the context, e.g. compacting it after a context-length error. */
+  contextNotes?: string[];
+  /** Requests made for this step (retries included). */
+  attempts?: number;
 }
 
 /** Anything that decides the next step of a run. */
 export interface Planner {
   next(request: PlannerRequest): Promise<PlannerResponse>;
+  /** The cost of the next call, so budgets stop a run before a call that would exceed them. */
+  estimate?(request: Omit<PlannerRequest, 'signal' | 'onDraft'>): PlannerEstimate;
+  /**
+   * True when asking again costs nothing (a scripted planner): its answer may then commit with
+   * the transition it causes. Otherwise the answer is made durable before it is acted on, so a
+   * run restored after a crash never asks the model again for the same step.
+   */
+  cheap?: boolean;
 }
