@@ -9,7 +9,11 @@ const failure = z.object({
   retryable: z.boolean().optional(),
   details: z.record(z.string(), z.unknown()).optional(),
 });
-const usage = z.object({ inputTokens: z.number().int().nonnegative(), outputTokens: z.number().int().nonnegative() });
+const usage = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative().optional(),
+});
 const count = z.number().int().nonnegative();
 
 /** Every event the run machine accepts, with its payload. */

@@ -18,7 +18,7 @@ import type {
 } from './types.js';
 
 /** Stored with every snapshot; bump it when a persisted snapshot would no longer restore. */
-export const MACHINE_VERSION = 1;
+export const MACHINE_VERSION = 2;
 
 function unprovided(name: string): never {
   throw new Error(`Actor '${name}' was not provided to the run machine`);
@@ -112,6 +112,7 @@ export const runMachine = setup({
     llmCalls: 0,
     toolCalls: 0,
     tokens: 0,
+    costUsd: 0,
     limits: input.limits,
     deadlineAt: input.deadlineAt,
     pendingApprovalId: null,
@@ -139,6 +140,7 @@ export const runMachine = setup({
           stepIndex: context.stepIndex,
           llmCalls: context.llmCalls,
           tokens: context.tokens,
+          costUsd: context.costUsd,
           limits: context.limits,
         }),
         onDone: { actions: raise(({ event }) => event.output) },
@@ -154,6 +156,7 @@ export const runMachine = setup({
           actions: assign({
             llmCalls: ({ context }) => context.llmCalls + 1,
             tokens: ({ context, event }) => context.tokens + event.usage.inputTokens + event.usage.outputTokens,
+            costUsd: ({ context, event }) => context.costUsd + (event.usage.costUsd ?? 0),
           }),
         },
         plan_error: {

@@ -25,7 +25,7 @@ export const STOP_REASONS = [
 export type StopReason = (typeof STOP_REASONS)[number];
 
 /** Which budget ran out. */
-export const BUDGETS = ['max_llm_calls', 'max_tool_calls', 'max_tokens'] as const;
+export const BUDGETS = ['max_llm_calls', 'max_tool_calls', 'max_tokens', 'max_cost_usd'] as const;
 export type BudgetName = (typeof BUDGETS)[number];
 
 /** Why a run waits for a human. */
@@ -38,6 +38,7 @@ export interface MachineLimits {
   maxLlmCalls: number | null;
   maxToolCalls: number | null;
   maxTokens: number | null;
+  maxCostUsd: number | null;
   loopThreshold: number;
 }
 
@@ -48,6 +49,7 @@ export interface RunContext {
   llmCalls: number;
   toolCalls: number;
   tokens: number;
+  costUsd: number;
   limits: MachineLimits;
   deadlineAt: number | null;
   pendingApprovalId: string | null;
@@ -111,6 +113,7 @@ export interface PlannerActorInput {
   stepIndex: number;
   llmCalls: number;
   tokens: number;
+  costUsd: number;
   limits: MachineLimits;
 }
 

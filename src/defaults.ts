@@ -10,6 +10,8 @@ export const DEFAULTS = {
   maxOutputBytes: 16_384,
   /** Size of the preview kept in context when an output becomes an artifact. */
   previewBytes: 1_024,
+  /** Token budget of the context given to the planner at each step. */
+  contextTokens: 32_000,
   /** Retries of a tool that reports itself unavailable (transient). */
   toolUnavailableRetries: 2,
   /** First backoff for those retries; doubles each time. */

@@ -33,5 +33,7 @@ export interface RuntimeEnv {
   toolSpecs: PlannerTool[];
   policy: Policy | undefined;
   hooks: RuntimeHooks | undefined;
+  /** Token budget of the context a planner is given at each step. */
+  contextTokens: number;
   live(runId: string): LiveRun;
 }

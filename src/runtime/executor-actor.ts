@@ -56,6 +56,13 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       const failure = createFailure('tool.not_found', `Unknown tool '${call.tool}'. Available tools: ${known}`);
       return { ...base, tool, parsed: undefined, verdict: 'not_found', failure };
     }
+    if (call.argsError !== undefined) {
+      const failure = createFailure(
+        'tool.invalid_arguments',
+        `Arguments for tool '${tool.name}' are not valid JSON: ${call.argsError}`,
+      );
+      return { ...base, tool, parsed: undefined, verdict: 'invalid', failure };
+    }
     const parsed = tool.input.safeParse(call.args);
     if (!parsed.success) {
       const failure = createFailure('tool.invalid_arguments', `Invalid arguments for tool '${tool.name}'`, {

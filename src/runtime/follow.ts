@@ -58,6 +58,10 @@ export async function* followEvents(
     for (;;) {
       while (pending.length > 0) {
         const event = pending.shift()!;
+        if (event.type === 'draft') {
+          yield event;
+          continue;
+        }
         if (event.seq <= last) continue;
         yield event;
         last = event.seq;

@@ -27,6 +27,7 @@ const startSchema = z.object({
           maxLlmCalls: z.number().int().nonnegative().optional(),
           maxToolCalls: z.number().int().nonnegative().optional(),
           maxTokens: z.number().int().nonnegative().optional(),
+          maxCostUsd: z.number().nonnegative().optional(),
           timeoutMs: z.number().int().positive().optional(),
         })
         .strict()
@@ -62,6 +63,7 @@ export function planNewRun(request: StartRequest, defaults: { maxSteps?: number;
       maxLlmCalls: budget.maxLlmCalls ?? null,
       maxToolCalls: budget.maxToolCalls ?? null,
       maxTokens: budget.maxTokens ?? null,
+      maxCostUsd: budget.maxCostUsd ?? null,
       loopThreshold: DEFAULTS.loopThreshold,
     },
     deadlineAt: budget.timeoutMs !== undefined ? now + budget.timeoutMs : null,
@@ -91,6 +93,7 @@ export function toNewRow(run: NewRun, snapshot: string, owner: string): RunRow {
     llm_calls: 0,
     tool_calls: 0,
     tokens: 0,
+    cost_usd: 0,
     deadline_at: run.deadlineAt,
     owner,
     lease_until: run.now + DEFAULTS.leaseMs,

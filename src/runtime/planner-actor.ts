@@ -4,12 +4,12 @@
  * it causes (a crash before that commit only costs a second question, never a side effect).
  */
 import { fromPromise } from 'xstate';
-import type { PlannerActorInput, PlannerOutcome } from '../../machines/types.js';
+import type { PlannerActorInput, PlannerOutcome, Usage } from '../../machines/types.js';
 import { createFailure, toFailure } from '../failure.js';
 import { decisionSchema, type Decision } from '../planner/types.js';
 import type { RuntimeEnv } from './env.js';
 import { failpoint } from './failpoints.js';
-import { buildMessages } from './transcript.js';
+import { buildContext } from './context-builder.js';
 
 /** The journaled decision of a step, if the planner answered it. */
 export function loadDecision(env: RuntimeEnv, runId: string, stepIndex: number): Decision | undefined {
@@ -40,39 +40,48 @@ export function createPlannerActor(env: RuntimeEnv) {
     if (limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
       return { type: 'budget_exceeded', budget: 'max_llm_calls' };
     }
-    if (limits.maxTokens !== null && input.tokens >= limits.maxTokens) {
-      return { type: 'budget_exceeded', budget: 'max_tokens' };
+    const { messages, report } = buildContext(
+      (live.history ??= env.store.listMessages(live.sessionId)),
+      { id: runId, input: live.input },
+      stepIndex,
+      live.driver.memory,
+      env.contextTokens,
+    );
+    const request = { runId, stepIndex, input: live.input, messages, tools: env.toolSpecs, context: live.context };
+    // Budgets are checked against what the next call may cost, so usage does not overshoot.
+    const estimate = env.planner.estimate?.(request);
+    if (limits.maxTokens != null) {
+      const next = estimate ? estimate.inputTokens + estimate.maxOutputTokens : 0;
+      if (estimate ? input.tokens + next > limits.maxTokens : input.tokens >= limits.maxTokens) {
+        return { type: 'budget_exceeded', budget: 'max_tokens' };
+      }
+    }
+    if (limits.maxCostUsd != null) {
+      const next = estimate?.maxCostUsd ?? 0;
+      if (next > 0 ? input.costUsd + next > limits.maxCostUsd : input.costUsd >= limits.maxCostUsd) {
+        return { type: 'budget_exceeded', budget: 'max_cost_usd' };
+      }
     }
     let decision: Decision;
-    let usage: { inputTokens: number; outputTokens: number };
+    let usage: Usage;
     try {
       const response = await env.planner.next({
-        runId,
-        stepIndex,
-        input: live.input,
-        messages: buildMessages(
-          (live.history ??= env.store.listMessages(live.sessionId)),
-          { id: runId, input: live.input },
-          stepIndex,
-          live.driver.memory,
-        ),
-        tools: env.toolSpecs,
-        context: live.context,
+        ...request,
         signal,
+        onDraft: (text) => live.driver.publishDraft({ step_index: stepIndex, text }),
       });
       const parsed = decisionSchema.safeParse(response.decision);
       if (!parsed.success) {
         const failure = createFailure(
           'planner.invalid_output',
           `Planner returned an invalid decision at step ${stepIndex}`,
-          {
-            details: { issues: parsed.error.issues },
-          },
+          { details: { issues: parsed.error.issues } },
         );
         return { type: 'plan_error', failure };
       }
       decision = parsed.data;
       usage = response.usage;
+      report.notes.push(...(response.contextNotes ?? []));
     } catch (error) {
       return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
     }
@@ -85,10 +94,13 @@ export function createPlannerActor(env: RuntimeEnv) {
         step_index: stepIndex,
         decision: JSON.stringify(decision),
         usage: JSON.stringify(usage),
+        context: JSON.stringify(report),
         created_at: Date.now(),
       }),
     );
     live.driver.emit('step', { step_index: stepIndex, decision: summarize(decision), usage });
+    // A model's answer is durable before it is acted on: a restored run never asks again.
+    if (!env.planner.cheap) await live.driver.flush();
     return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
   });
 }

@@ -1,9 +1,12 @@
 /** Conversions from stored rows to the public API's shapes. */
 import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
 import type { Failure } from '../failure.js';
-import type { ApprovalRow, EventRow, RunRow } from '../store/index.js';
+import type { ApprovalRow, EventRow, RunRow, StepRow } from '../store/index.js';
+import type { Usage } from '../../machines/types.js';
+import { decisionSchema } from '../planner/types.js';
+import type { ContextReport } from './context-builder.js';
 import type { RunUserContext } from '../tools/define-tool.js';
-import type { Approval, Run, RunEventName, RunEventRecord } from './types.js';
+import type { Approval, Run, RunEventName, RunEventRecord, Step } from './types.js';
 
 /** A run row as the API reports it. */
 export function toRun(row: RunRow): Run {
@@ -20,7 +23,13 @@ export function toRun(row: RunRow): Run {
     context: JSON.parse(row.context) as RunUserContext,
     idempotencyKey: row.idempotency_key,
     // Each step is one planner decision acted upon.
-    usage: { steps: row.llm_calls, llmCalls: row.llm_calls, toolCalls: row.tool_calls, tokens: row.tokens },
+    usage: {
+      steps: row.llm_calls,
+      llmCalls: row.llm_calls,
+      toolCalls: row.tool_calls,
+      tokens: row.tokens,
+      costUsd: row.cost_usd,
+    },
     deadlineAt: row.deadline_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -59,4 +68,15 @@ export function toApproval(row: ApprovalRow): Approval {
 /** True for an event that ends a run's stream. */
 export function isTerminalEvent(event: RunEventRecord): boolean {
   return event.type === 'state' && (event.data.to === 'succeeded' || event.data.to === 'failed');
+}
+
+/** A step row as the API reports it. */
+export function toStep(row: StepRow): Step {
+  return {
+    stepIndex: row.step_index,
+    decision: decisionSchema.parse(JSON.parse(row.decision)),
+    usage: JSON.parse(row.usage) as Usage,
+    context: row.context ? (JSON.parse(row.context) as ContextReport) : null,
+    createdAt: row.created_at,
+  };
 }

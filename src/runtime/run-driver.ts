@@ -107,6 +107,8 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           llm_calls: ctx.llmCalls,
           tool_calls: ctx.toolCalls,
           tokens: ctx.tokens,
+          cost_usd: ctx.costUsd,
+          machine_version: MACHINE_VERSION,
           updated_at: Date.now(),
         });
         if (!saved) {
@@ -161,6 +163,11 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     },
     /** Writes an event at once; only for use inside a staged op. */
     writeEvent,
+    /** Publishes streamed model text at once: live only, never a row, never an answer. */
+    publishDraft(data: Record<string, unknown>): void {
+      if (retired) return;
+      hub.publish([{ runId, seq, type: 'draft', data, createdAt: Date.now() }]);
+    },
     /** Makes everything buffered so far durable; resolves after the COMMIT. */
     flush(): Promise<void> {
       if (retired) return Promise.reject(createFailure('run.closed', `Run '${runId}' is no longer driven here`));

@@ -7,6 +7,7 @@ import type { InspectionEvent } from 'xstate';
 import { z } from 'zod';
 import { runMachine, MACHINE_VERSION } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
+import { upgradeSnapshot } from '../../machines/upgrade-snapshot.js';
 import { ACTIVE_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { fail, toFailure, type Failure } from '../failure.js';
@@ -24,9 +25,9 @@ import { followEvents, waitForRun, type FollowContext } from './follow.js';
 import { planNewRun, stageCreation, toNewRow } from './new-run.js';
 import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
-import { toApproval, toRun } from './rows.js';
+import { toApproval, toRun, toStep } from './rows.js';
 import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
-import type { Approval, Budget, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
+import type { Approval, Budget, Run, RunEventRecord, StartRequest, Step, UncertainResolution } from './types.js';
 
 /** How a runtime is created. */
 export interface RuntimeOptions {
@@ -41,6 +42,8 @@ export interface RuntimeOptions {
   inspect?: (event: InspectionEvent) => void;
   /** Resume every non-terminal run of the file on open (default true). */
   recover?: boolean;
+  /** Token budget of the context given to the planner at each step (default 32,000). */
+  contextTokens?: number;
   /** For test harnesses: a place to hold each actor before it produces its event. */
   hooks?: RuntimeHooks;
 }
@@ -78,6 +81,7 @@ export function createRuntime(options: RuntimeOptions) {
     })),
     policy: options.policy,
     hooks: options.hooks,
+    contextTokens: options.contextTokens ?? DEFAULTS.contextTokens,
     live(runId) {
       const run = live.get(runId);
       if (!run) fail('run.closed', `Run '${runId}' is not driven by this runtime`);
@@ -143,6 +147,7 @@ export function createRuntime(options: RuntimeOptions) {
   // A failed commit loses only what was not durable: the run is picked up again from the
   // file (a few times at most), unless another runtime wrote it, which then owns it.
   const readoptions = new Map<string, number>();
+  const recoveryFailures = new Map<string, Failure>();
   function readopt(runId: string, failure: Failure): void {
     const attempts = (readoptions.get(runId) ?? 0) + 1;
     readoptions.set(runId, attempts);
@@ -179,15 +184,14 @@ export function createRuntime(options: RuntimeOptions) {
   function resume(row: RunRow): LiveRun | undefined {
     const now = Date.now();
     if (!store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner)) return undefined;
-    if (row.machine_version !== MACHINE_VERSION) {
-      fail(
-        'internal.error',
-        `Run '${row.id}' was saved by machine version ${row.machine_version}, this is ${MACHINE_VERSION}`,
-      );
-    }
+    // Snapshots of older machine versions are brought up to date; newer ones are refused.
+    const snapshot =
+      row.machine_version === MACHINE_VERSION
+        ? row.snapshot
+        : JSON.stringify(upgradeSnapshot(JSON.parse(row.snapshot), row.machine_version));
     const driver = createDriver(deps, row.id, {
       kind: 'restore',
-      snapshot: row.snapshot,
+      snapshot,
       version: row.version,
       lastSeq: store.lastSeq(row.id),
     });
@@ -306,6 +310,12 @@ export function createRuntime(options: RuntimeOptions) {
       return waitForRun(follow, runId);
     },
 
+    /** The planner steps of a run: each decision, its usage and its context report. */
+    steps(runId: string): Step[] {
+      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+      return store.listSteps(runId).map(toStep);
+    },
+
     /** The approvals of a run, oldest first. */
     approvals(runId: string): Approval[] {
       return store.listApprovals(runId).map(toApproval);
@@ -378,9 +388,21 @@ export function createRuntime(options: RuntimeOptions) {
       for (const id of store.activeRunIds()) {
         if (live.has(id)) continue;
         const row = store.getRun(id);
-        if (row && resume(row)) resumed.push(id);
+        // One run that cannot be resumed (e.g. saved by a newer machine) must not stop the others.
+        try {
+          if (row && resume(row)) resumed.push(id);
+        } catch (error) {
+          const failure = toFailure(error);
+          recoveryFailures.set(id, failure);
+          store.releaseLease(id, owner);
+        }
       }
       return resumed;
+    },
+
+    /** Runs that `recover()` found but could not resume, with why; they are left untouched. */
+    get recoveryFailures(): ReadonlyMap<string, Failure> {
+      return recoveryFailures;
     },
 
     /** Group commits so far (for benchmarks). */

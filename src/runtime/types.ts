@@ -1,5 +1,7 @@
 /** The public shapes of the runtime API. */
-import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import type { RunStatus, StopReason, Usage, WaitReason } from '../../machines/types.js';
+import type { Decision as PlannerDecision } from '../planner/types.js';
+import type { ContextReport } from './context-builder.js';
 import type { Failure } from '../failure.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 
@@ -8,6 +10,8 @@ export interface Budget {
   maxLlmCalls?: number;
   maxToolCalls?: number;
   maxTokens?: number;
+  /** Spend on model calls, from the planner's prices. */
+  maxCostUsd?: number;
   /** Wall clock from creation; the deadline is persisted and survives restarts. */
   timeoutMs?: number;
 }
@@ -41,7 +45,7 @@ export interface Run {
   answer: string | null;
   context: RunUserContext;
   idempotencyKey: string | null;
-  usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number };
+  usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number; costUsd: number };
   deadlineAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -58,10 +62,14 @@ export const EVENT_TYPES = [
   'approval_result',
   'artifact',
   'error',
+  'draft',
 ] as const;
 export type RunEventName = (typeof EVENT_TYPES)[number];
 
-/** One entry of a run's event log; `seq` runs 1..n without gaps. */
+/**
+ * One entry of a run's event log; `seq` runs 1..n without gaps. A `draft` (streamed model text)
+ * is the exception: delivered live only, never stored, it carries the seq of the last event.
+ */
 export interface RunEventRecord {
   runId: string;
   seq: number;
@@ -93,4 +101,14 @@ export interface Approval {
   reason: string | null;
   createdAt: number;
   decidedAt: number | null;
+}
+
+/** One planner step of a run, as the API reports it. */
+export interface Step {
+  stepIndex: number;
+  decision: PlannerDecision;
+  usage: Usage;
+  /** What the context builder gave the planner (null for steps saved before reports existed). */
+  context: ContextReport | null;
+  createdAt: number;
 }

@@ -138,4 +138,15 @@ export const MIGRATIONS: readonly Migration[] = [
         .compile(),
     ],
   },
+  {
+    version: 2,
+    name: 'cost and context reports',
+    up: (db) => [
+      db.schema
+        .alterTable('runs')
+        .addColumn('cost_usd', 'real', (c) => c.notNull().defaultTo(0))
+        .compile(),
+      db.schema.alterTable('steps').addColumn('context', 'text').compile(),
+    ],
+  },
 ];

@@ -36,6 +36,7 @@ export interface RunTable {
   llm_calls: number;
   tool_calls: number;
   tokens: number;
+  cost_usd: number;
   deadline_at: number | null;
   owner: string | null;
   lease_until: number | null;
@@ -48,6 +49,8 @@ export interface StepTable {
   step_index: number;
   decision: string;
   usage: string;
+  /** What the context builder included, truncated and dropped, as JSON (null before migration 2). */
+  context: string | null;
   created_at: number;
 }
 

@@ -39,6 +39,8 @@ export interface RunProgress {
   llm_calls: number;
   tool_calls: number;
   tokens: number;
+  cost_usd: number;
+  machine_version: number;
   updated_at: number;
 }
 
@@ -115,7 +117,8 @@ export function createStore(path: string) {
       const info = prepare(
         `update runs set snapshot = @snapshot, status = @status, stop_reason = @stop_reason, failure = @failure,
            wait_reason = @wait_reason, pending_approval_id = @pending_approval_id, step_index = @step_index,
-           llm_calls = @llm_calls, tool_calls = @tool_calls, tokens = @tokens, updated_at = @updated_at,
+           llm_calls = @llm_calls, tool_calls = @tool_calls, tokens = @tokens, cost_usd = @cost_usd, updated_at = @updated_at,
+           machine_version = @machine_version,
            version = version + 1
          where id = @id and version = @expected_version`,
       ).run(progress);
@@ -153,6 +156,9 @@ export function createStore(path: string) {
         "update runs set lease_until = ? where owner = ? and status in ('pending', 'planning', 'executing', 'waiting_human')",
       ).run(leaseUntil, owner);
     },
+    releaseLease(id: string, owner: string): void {
+      prepare('update runs set owner = null, lease_until = null where id = ? and owner = ?').run(id, owner);
+    },
     releaseLeases(owner: string): void {
       prepare('update runs set owner = null, lease_until = null where owner = ?').run(owner);
     },
@@ -163,7 +169,7 @@ export function createStore(path: string) {
     },
     insertStep(row: StepRow): void {
       prepare(
-        'insert into steps (run_id, step_index, decision, usage, created_at) values (@run_id, @step_index, @decision, @usage, @created_at)',
+        'insert into steps (run_id, step_index, decision, usage, context, created_at) values (@run_id, @step_index, @decision, @usage, @context, @created_at)',
       ).run(row);
     },
     listSteps(runId: string): StepRow[] {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback, fromPromise, type Snapshot } from 'xstate';
 import { MACHINE_VERSION, runMachine } from '../../machines/run-machine.js';
+import { upgradeSnapshot } from '../../machines/upgrade-snapshot.js';
 import type {
   DeadlineActorInput,
   ExecutorActorInput,
@@ -11,7 +12,14 @@ import type {
   RunEvent,
 } from '../../machines/types.js';
 
-const limits = { maxSteps: 3, maxLlmCalls: null, maxToolCalls: null, maxTokens: null, loopThreshold: 3 };
+const limits = {
+  maxSteps: 3,
+  maxLlmCalls: null,
+  maxToolCalls: null,
+  maxTokens: null,
+  maxCostUsd: null,
+  loopThreshold: 3,
+};
 const usage = { inputTokens: 1, outputTokens: 1 };
 
 /** The machine with actors that never settle, so tests drive it with events alone. */
@@ -92,19 +100,37 @@ describe('run machine', () => {
     expect(actor.getSnapshot().can({ type: 'cancel' })).toBe(true);
   });
 
-  it('restores a saved version-1 snapshot and re-arms its deadline', () => {
-    expect(MACHINE_VERSION).toBe(1);
+  it('restores a saved version-1 snapshot, upgraded, and re-arms its deadline', () => {
     const fixture = JSON.parse(
       readFileSync(new URL('../fixtures/snapshots/v1-waiting-human.json', import.meta.url), 'utf8'),
     ) as Snapshot<unknown> & { context: { pendingApprovalId: string; deadlineAt: number } };
     const armed: DeadlineActorInput[] = [];
-    const actor = createActor(idleMachine(armed), { snapshot: fixture, input: undefined as never });
+    const snapshot = upgradeSnapshot(fixture, 1) as Snapshot<unknown>;
+    const actor = createActor(idleMachine(armed), { snapshot, input: undefined as never });
     actor.start();
     expect(actor.getSnapshot().value).toBe('waiting_human');
+    expect(actor.getSnapshot().context).toMatchObject({ costUsd: 0, limits: { maxCostUsd: null } });
     expect(armed).toEqual([
       { runId: fixture.context.pendingApprovalId.split('.')[0], deadlineAt: fixture.context.deadlineAt },
     ]);
     actor.send({ type: 'approved', approvalId: fixture.context.pendingApprovalId });
     expect(actor.getSnapshot().value).toBe('executing');
+  });
+
+  it('restores a saved version-2 snapshot as it is', () => {
+    expect(MACHINE_VERSION).toBe(2);
+    const fixture = JSON.parse(
+      readFileSync(new URL('../fixtures/snapshots/v2-waiting-human.json', import.meta.url), 'utf8'),
+    ) as Snapshot<unknown> & { context: { pendingApprovalId: string } };
+    expect(upgradeSnapshot(fixture, 2)).toEqual(fixture);
+    const actor = createActor(idleMachine(), { snapshot: fixture, input: undefined as never });
+    actor.start();
+    expect(actor.getSnapshot().value).toBe('waiting_human');
+    actor.send({ type: 'rejected', approvalId: fixture.context.pendingApprovalId, terminate: true });
+    expect(actor.getSnapshot().context.stopReason).toBe('rejected');
+  });
+
+  it('refuses a snapshot of a newer machine', () => {
+    expect(() => upgradeSnapshot({}, MACHINE_VERSION + 1)).toThrow(/newer than this machine/);
   });
 });

@@ -25,6 +25,7 @@ function runRow(id: string, sessionId: string, status = 'pending') {
     llm_calls: 0,
     tool_calls: 0,
     tokens: 0,
+    cost_usd: 0,
     deadline_at: null,
     owner: null,
     lease_until: null,
@@ -94,6 +95,8 @@ describe('store', () => {
       llm_calls: 0,
       tool_calls: 0,
       tokens: 0,
+      cost_usd: 0,
+      machine_version: 2,
       updated_at: Date.now(),
     };
     expect(store.saveProgress(progress)).toBe(true);
