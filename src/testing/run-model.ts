@@ -15,6 +15,7 @@ export const MODEL_LIMITS: MachineLimits = {
   maxLlmCalls: null,
   maxToolCalls: null,
   maxTokens: null,
+  maxCostUsd: null,
   loopThreshold: 3,
 };
 
