@@ -13,6 +13,8 @@ export const FAILPOINTS = [
   'run.created',
   /** The planner answered; nothing of the answer is saved. */
   'planner.answered',
+  /** A model's answer is committed (planners that are not cheap); the transition it causes is not. */
+  'planner.journaled',
   /** The decision is made and staged (durable with the next commit); its calls are not validated. */
   'step.validating',
   /** A call needs approval; the approval request is not staged. */

@@ -100,7 +100,10 @@ export function createPlannerActor(env: RuntimeEnv) {
     );
     live.driver.emit('step', { step_index: stepIndex, decision: summarize(decision), usage });
     // A model's answer is durable before it is acted on: a restored run never asks again.
-    if (!env.planner.cheap) await live.driver.flush();
+    if (!env.planner.cheap) {
+      await live.driver.flush();
+      failpoint('planner.journaled');
+    }
     return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
   });
 }
