@@ -20,8 +20,10 @@ import { spawnChild } from '../helpers/spawn-child.js';
 import { createWorldTools, worldToolName } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
 
-const POINTS = [...FAILPOINTS, 'tool.effect'] as const;
-type Point = (typeof POINTS)[number];
+// `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
+// planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
+const POINTS = [...FAILPOINTS.filter((p) => p !== 'planner.journaled'), 'tool.effect'] as const;
+type Point = Exclude<(typeof POINTS)[number], 'planner.journaled'>;
 const MODES = ['throw', 'kill'] as const;
 type Mode = (typeof MODES)[number];
 
