@@ -30,3 +30,19 @@ export interface RunLimits {
   maxTokens?: number | undefined;
   timeoutMs?: number | undefined;
 }
+
+/** Defaults of the OpenAI-compatible planner. */
+export const OPENAI_PLANNER_DEFAULTS = {
+  /** Completion limit sent with each request; also the output side of `estimate()`. */
+  maxCompletionTokens: 4_096,
+  /** Idle limit of one request: until the response starts, and between two stream chunks. */
+  timeoutMs: 60_000,
+  /** Retries of transient failures (429, 5xx, connection errors, timeouts, broken streams) per step. */
+  maxRetries: 3,
+  /** First backoff; doubles on each retry. */
+  baseDelayMs: 500,
+  /** Cap on any wait between retries, `Retry-After` included. */
+  maxDelayMs: 30_000,
+  /** API key sent to an OpenAI-compatible server that was configured without one (local servers need none). */
+  placeholderApiKey: 'baton-no-key',
+} as const;

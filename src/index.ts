@@ -17,7 +17,7 @@ export type {
   Reconciliation,
   RunUserContext,
 } from './tools/index.js';
-export { createScriptedPlanner, decisionSchema } from './planner/index.js';
+export { createScriptedPlanner, createOpenAIPlanner, decisionSchema } from './planner/index.js';
 export type {
   Planner,
   PlannerRequest,
@@ -26,6 +26,8 @@ export type {
   PlannerTool,
   Decision,
   Script,
+  OpenAIPlannerOptions,
+  ModelPrices,
 } from './planner/index.js';
 export { defaultDecision, POLICY_DECISIONS } from './policy/index.js';
 export type { Policy, PolicyDecision, PolicyRequest, PolicyVerdict } from './policy/index.js';
@@ -35,4 +37,4 @@ export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
 export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';
 export type { RunStatus, StopReason, RunEvent, RunContext } from '../machines/types.js';
 export { openDatabase } from './store/index.js';
-export { DEFAULTS } from './defaults.js';
+export { DEFAULTS, OPENAI_PLANNER_DEFAULTS } from './defaults.js';

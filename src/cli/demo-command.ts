@@ -71,7 +71,16 @@ async function decide(options: FollowOptions, request: RunEventRecord | undefine
 /** Follows a run's events to its end, deciding approvals on the way; false if interrupted. */
 async function follow(runtime: Runtime, run: Run, options: FollowOptions, io: CliIo): Promise<boolean> {
   const requests = new Map<string, RunEventRecord>();
+  let drafting = false;
   for await (const event of runtime.events(run.id)) {
+    if (event.type === 'draft' && !options.json) {
+      // Model text as it streams: shown inline, never the answer (that comes with the end).
+      io.stdout.write(`${drafting ? '' : '  … '}${String(event.data.text)}`);
+      drafting = true;
+      continue;
+    }
+    if (drafting) io.stdout.write('\n');
+    drafting = false;
     io.stdout.write(`${options.json ? JSON.stringify(event) : toEventLine(event)}\n`);
     if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
     // Decide once the run is durably waiting: the `state` event carries the approval's id.

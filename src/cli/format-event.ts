@@ -43,6 +43,8 @@ function describe(event: RunEventRecord): string {
       return `artifact sha256:${String(data.sha256)} (${String(data.size)} bytes)`;
     case 'error':
       return `error: ${args(data)}`;
+    case 'draft':
+      return `draft: ${String(data.text)}`;
   }
   // Events of a newer runtime still get a line.
   return `${String((event as { type: unknown }).type)} ${args(data)}`;

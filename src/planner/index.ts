@@ -5,3 +5,12 @@
  */
 export * from './types.js';
 export { createScriptedPlanner, type Script, type ScriptEntry } from './scripted-planner.js';
+export {
+  createOpenAIPlanner,
+  OPENAI_PLANNER_DEFAULTS,
+  COMPLETION_LIMIT_FIELDS,
+  type CompletionLimitField,
+  type ModelPrices,
+  type OpenAIPlannerOptions,
+  type RetryOptions,
+} from './openai/index.js';

@@ -28,7 +28,7 @@ export interface PlannerRequest {
   /** Aborted on cancel, timeout and shutdown: abort the HTTP request with it. */
   signal: AbortSignal;
   /** Streams model text as it is generated: delivered live as `draft` events, never committed as an answer. */
-  onDraft?: (text: string) => void;
+  onDraft?: (text: string, info?: { attempt: number }) => void;
 }
 
 /** A planner's estimate of its next call, checked against the run's budgets before the call is made. */

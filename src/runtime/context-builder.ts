@@ -24,6 +24,8 @@ export interface ContextReport {
   artifacts: string[];
   /** What the planner itself did to the context (e.g. compaction after a context-length error). */
   notes: string[];
+  /** Requests the planner made for this step (retries included). */
+  attempts: number;
 }
 
 const PREVIEW_CHARS = 200;
@@ -80,6 +82,7 @@ export function buildContext(
       summarized: 0,
       artifacts,
       notes: [],
+      attempts: 0,
     },
   };
 }

@@ -68,7 +68,7 @@ export function createPlannerActor(env: RuntimeEnv) {
       const response = await env.planner.next({
         ...request,
         signal,
-        onDraft: (text) => live.driver.publishDraft({ step_index: stepIndex, text }),
+        onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
       });
       const parsed = decisionSchema.safeParse(response.decision);
       if (!parsed.success) {
@@ -82,7 +82,10 @@ export function createPlannerActor(env: RuntimeEnv) {
       decision = parsed.data;
       usage = response.usage;
       report.notes.push(...(response.contextNotes ?? []));
+      report.attempts = response.attempts ?? 1;
     } catch (error) {
+      if (signal.aborted)
+        return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
       return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
     }
     failpoint('planner.answered');
