@@ -1,0 +1,94 @@
+/**
+ * Crashes around a real model call: a child process drives the run against the parent's fake
+ * Chat Completions server and is SIGKILLed; the parent resumes the run from the file.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOpenAIPlanner } from '../../src/index.js';
+import { startFakeOpenAI, textReply, toolCallsReply, type FakeOpenAI } from '../helpers/fake-openai.js';
+import { openRuntime } from '../helpers/runtime.js';
+import { tempFiles } from '../helpers/temp.js';
+import { createWorld, readEffects } from '../helpers/world.js';
+
+const CHILD = fileURLToPath(new URL('../helpers/model-child.ts', import.meta.url));
+
+let server: FakeOpenAI;
+beforeEach(async () => {
+  server = await startFakeOpenAI();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function spawnChild(args: object, failpoints = '') {
+  const proc = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(args)], {
+    env: { ...process.env, BATON_FAILPOINTS: failpoints },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<{ signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    proc.on('exit', (_code, signal) => resolve({ signal, stderr })),
+  );
+  return { proc, exited };
+}
+
+function reopen(db: string, effects: string) {
+  return openRuntime({
+    database: db,
+    planner: createOpenAIPlanner({
+      model: 'fake-model',
+      baseURL: server.baseURL,
+      apiKey: 'test',
+      instructions: 'Test.',
+    }),
+    tools: createWorld(effects).all(),
+  });
+}
+
+describe('crashes around a model call', () => {
+  it('asks the model once per step when the process dies between its answer and the transition', async () => {
+    const { db, effects } = tempFiles();
+    server.enqueue(toolCallsReply([{ name: 'world__idempotent', arguments: { value: 'once' } }]), textReply('done'));
+    const child = spawnChild({ db, effects, baseURL: server.baseURL }, 'planner.journaled=kill');
+    const { signal, stderr } = await child.exited;
+    expect(signal, stderr).toBe('SIGKILL');
+    expect(server.requests).toHaveLength(1);
+    const runtime = reopen(db, effects);
+    const [listed] = runtime.list().runs;
+    const run = await runtime.wait(listed!.id);
+    expect(run).toMatchObject({ status: 'succeeded', answer: 'done' });
+    // Step 0 was answered once (before the crash), step 1 once (after): no second call for step 0.
+    expect(server.requests).toHaveLength(2);
+    expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it('leaves no partial answer when the process is killed mid-stream, and the resumed run completes', async () => {
+    const { db, effects } = tempFiles();
+    server.enqueue(
+      textReply('A long answer, streamed slowly and never finished', undefined, {
+        chunkSize: 4,
+        pause: { after: 3, ms: 10_000 },
+      }),
+    );
+    const child = spawnChild({ db, effects, baseURL: server.baseURL });
+    for (let i = 0; i < 400 && server.requests.length === 0; i += 1) await new Promise((r) => setTimeout(r, 10));
+    expect(server.requests).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 200));
+    child.proc.kill('SIGKILL');
+    expect((await child.exited).signal).toBe('SIGKILL');
+
+    server.enqueue(textReply('The finished answer.'));
+    const runtime = reopen(db, effects);
+    const [listed] = runtime.list().runs;
+    expect(runtime.store.listMessages(listed!.sessionId)).toEqual([]);
+    const run = await runtime.wait(listed!.id);
+    expect(run).toMatchObject({ status: 'succeeded', answer: 'The finished answer.' });
+    expect(runtime.store.listMessages(listed!.sessionId).map((m) => m.content)).toEqual([
+      'crash while the model answers',
+      'The finished answer.',
+    ]);
+    expect(server.requests).toHaveLength(2);
+  });
+});
