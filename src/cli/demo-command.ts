@@ -5,14 +5,29 @@
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createDemoPlanner, DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../demo/index.js';
-import { createRuntime, toFailure, type Run, type RunEventRecord, type Runtime } from '../index.js';
+import {
+  createDemoPlanner,
+  DEMO_INSTRUCTIONS,
+  DEMO_TOOLS,
+  ensureDemoConfigs,
+  toDemoStartRequest,
+} from '../demo/index.js';
+import {
+  createOpenAIPlanner,
+  createRuntime,
+  toFailure,
+  type Planner,
+  type Run,
+  type RunEventRecord,
+  type Runtime,
+} from '../index.js';
 import { askYesNo } from './ask.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
 
 /** The demo's usage text. */
 export const DEMO_USAGE = `Usage: baton demo [--db <file>] [--dir <dir>] [--approve | --reject] [--json]
+                  [--model <name>] [--base-url <url>]
 
 Runs the built-in demo agent: it lists the configs in <dir>, reads the ones not modified
 for 90 days, asks for approval to move the stale ones into <dir>/archive/, and reports.
@@ -24,8 +39,12 @@ Options:
   --approve     approve the archive without asking
   --reject      reject the archive without asking
   --json        print one JSON object per event, then a JSON summary line
+  --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
+  --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
   -h, --help    show this help
 
+With OPENAI_API_KEY or OPENAI_BASE_URL set (or --base-url), a model plans the run through
+the OpenAI-compatible API; otherwise a built-in scripted planner does, with no key needed.
 Without --approve or --reject the approval is asked on the terminal; when stdin is not a
 terminal, it is rejected. Exit status: 0 when the run succeeded, 1 when it failed or could
 not run, 2 on a usage error, 130 when interrupted at the approval prompt.
@@ -107,6 +126,25 @@ function summarize(run: Run, io: CliIo, json: boolean): void {
   io.stdout.write(`Run ${run.id} ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}\n`);
 }
 
+/** A model when one is configured (key or endpoint), else the scripted demo planner. */
+function choosePlanner(
+  model: string | undefined,
+  baseUrl: string | undefined,
+): { planner: Planner; description: string } {
+  const baseURL = baseUrl ?? process.env.OPENAI_BASE_URL;
+  if (!baseURL && !process.env.OPENAI_API_KEY) {
+    return {
+      planner: createDemoPlanner(),
+      description: 'scripted (set OPENAI_API_KEY or OPENAI_BASE_URL, or pass --base-url, to plan with a model)',
+    };
+  }
+  const name = model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini';
+  return {
+    planner: createOpenAIPlanner({ model: name, ...(baseURL ? { baseURL } : {}), instructions: DEMO_INSTRUCTIONS }),
+    description: `model ${name}${baseURL ? ` at ${baseURL}` : ''}`,
+  };
+}
+
 /** Runs `baton demo` with its arguments; resolves with the exit code. */
 export async function runDemoCommand(argv: string[], io: CliIo): Promise<number> {
   let values;
@@ -119,6 +157,8 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
         approve: { type: 'boolean', default: false },
         reject: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -146,8 +186,10 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
       io.stdout.write(`Configs: ${dir}${written.length > 0 ? ` (wrote ${written.join(', ')})` : ''}\n`);
       io.stdout.write(`Database: ${database}\n`);
     }
+    const { planner, description } = choosePlanner(values.model, values['base-url']);
+    if (!values.json) io.stdout.write(`Planner: ${description}\n`);
     // Only this invocation's run is driven here: resuming older runs is for another command.
-    runtime = createRuntime({ database, planner: createDemoPlanner(), tools: DEMO_TOOLS, recover: false });
+    runtime = createRuntime({ database, planner, tools: DEMO_TOOLS, recover: false });
     const run = await runtime.start(toDemoStartRequest(dir, by));
     const finished = await follow(runtime, run, { ...values, by }, io);
     const final = runtime.get(run.id);

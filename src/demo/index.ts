@@ -6,4 +6,5 @@
 export { DEMO_CONFIGS, STALE_AFTER_DAYS, ensureDemoConfigs, isStale } from './demo-configs.js';
 export { ARCHIVE_DIR, DEMO_TOOLS, configsArchive, fsList, fsRead } from './demo-tools.js';
 export { createDemoPlanner } from './demo-planner.js';
+export { DEMO_INSTRUCTIONS } from './demo-instructions.js';
 export { toDemoStartRequest } from './demo-request.js';

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/index.js';
-import { ARCHIVE_DIR, DEMO_CONFIGS, STALE_AFTER_DAYS } from '../../src/demo/index.js';
+import { ARCHIVE_DIR, DEMO_CONFIGS, DEMO_INSTRUCTIONS, STALE_AFTER_DAYS } from '../../src/demo/index.js';
+import { startFakeOpenAI, textReply, toolCallsReply } from '../helpers/fake-openai.js';
 import { createScriptedPlanner } from '../../src/index.js';
 import { runNode } from '../helpers/run-node.js';
 import { openRuntime } from '../helpers/runtime.js';
@@ -145,5 +146,35 @@ describe('baton command line', () => {
     const both = memoryIo();
     expect(await runCli(['demo', '--approve', '--reject'], both.io)).toBe(2);
     expect(both.err()).toContain('cannot be used together');
+  });
+
+  it('plans with a model at --base-url when one is given, and archives what it chose', async () => {
+    const server = await startFakeOpenAI();
+    try {
+      server.enqueue(
+        toolCallsReply([{ name: 'fs__list', arguments: { path: '.' } }]),
+        toolCallsReply(STALE.map((name) => ({ name: 'fs__read', arguments: { path: name } }))),
+        toolCallsReply([{ name: 'configs__archive', arguments: { files: STALE } }]),
+        textReply(`Archived ${STALE.join(', ')}.`),
+      );
+      const { code, stdout, stderr, configs } = await demo([
+        '--approve',
+        '--base-url',
+        server.baseURL,
+        '--model',
+        'fake',
+      ]);
+      expect(code, stderr).toBe(0);
+      expect(stdout).toContain(`Planner: model fake at ${server.baseURL}`);
+      expect(summaryOf(stdout)).toMatchObject({ status: 'succeeded', answer: `Archived ${STALE.join(', ')}.` });
+      expect(files(join(configs, ARCHIVE_DIR))).toEqual([...STALE].sort());
+      expect(files(configs)).toEqual([...FRESH].sort());
+      expect(server.requests).toHaveLength(4);
+      const first = server.requests[0]!.body as { model: string; messages: { role: string; content: string }[] };
+      expect(first.model).toBe('fake');
+      expect(first.messages[0]).toEqual({ role: 'system', content: DEMO_INSTRUCTIONS });
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -16,6 +16,10 @@ export interface NodeOutcome {
 export function runNode(args: string[], options: { timeoutMs?: number } = {}): Promise<NodeOutcome> {
   const env = { ...process.env };
   delete env.BATON_FAILPOINTS;
+  // The machine's own model settings must not turn a scripted run into a model run.
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  delete env.OPENAI_MODEL;
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
