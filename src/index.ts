@@ -34,6 +34,9 @@ export type { Policy, PolicyDecision, PolicyRequest, PolicyVerdict } from './pol
 export { BatonError, createFailure, toFailure, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
 export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
+export { describeMachine } from '../machines/describe-machine.js';
+export { defineAgent, resolveAgentPlanner } from './agent/index.js';
+export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
 export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';
 export type { RunStatus, StopReason, RunEvent, RunContext } from '../machines/types.js';
 export { openDatabase } from './store/index.js';

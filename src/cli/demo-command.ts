@@ -5,22 +5,9 @@
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  createDemoPlanner,
-  DEMO_INSTRUCTIONS,
-  DEMO_TOOLS,
-  ensureDemoConfigs,
-  toDemoStartRequest,
-} from '../demo/index.js';
-import {
-  createOpenAIPlanner,
-  createRuntime,
-  toFailure,
-  type Planner,
-  type Run,
-  type RunEventRecord,
-  type Runtime,
-} from '../index.js';
+import { resolveAgentPlanner } from '../agent/index.js';
+import { DEMO_AGENT, DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../demo/index.js';
+import { createRuntime, toFailure, type Run, type RunEventRecord, type Runtime } from '../index.js';
 import { askYesNo } from './ask.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
@@ -126,25 +113,6 @@ function summarize(run: Run, io: CliIo, json: boolean): void {
   io.stdout.write(`Run ${run.id} ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}\n`);
 }
 
-/** A model when one is configured (key or endpoint), else the scripted demo planner. */
-function choosePlanner(
-  model: string | undefined,
-  baseUrl: string | undefined,
-): { planner: Planner; description: string } {
-  const baseURL = baseUrl ?? process.env.OPENAI_BASE_URL;
-  if (!baseURL && !process.env.OPENAI_API_KEY) {
-    return {
-      planner: createDemoPlanner(),
-      description: 'scripted (set OPENAI_API_KEY or OPENAI_BASE_URL, or pass --base-url, to plan with a model)',
-    };
-  }
-  const name = model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini';
-  return {
-    planner: createOpenAIPlanner({ model: name, ...(baseURL ? { baseURL } : {}), instructions: DEMO_INSTRUCTIONS }),
-    description: `model ${name}${baseURL ? ` at ${baseURL}` : ''}`,
-  };
-}
-
 /** Runs `baton demo` with its arguments; resolves with the exit code. */
 export async function runDemoCommand(argv: string[], io: CliIo): Promise<number> {
   let values;
@@ -186,7 +154,10 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
       io.stdout.write(`Configs: ${dir}${written.length > 0 ? ` (wrote ${written.join(', ')})` : ''}\n`);
       io.stdout.write(`Database: ${database}\n`);
     }
-    const { planner, description } = choosePlanner(values.model, values['base-url']);
+    const { planner, description } = resolveAgentPlanner(DEMO_AGENT, {
+      model: values.model,
+      baseURL: values['base-url'],
+    });
     if (!values.json) io.stdout.write(`Planner: ${description}\n`);
     // Only this invocation's run is driven here: resuming older runs is for another command.
     runtime = createRuntime({ database, planner, tools: DEMO_TOOLS, recover: false });

@@ -7,4 +7,5 @@ export { DEMO_CONFIGS, STALE_AFTER_DAYS, ensureDemoConfigs, isStale } from './de
 export { ARCHIVE_DIR, DEMO_TOOLS, configsArchive, fsList, fsRead } from './demo-tools.js';
 export { createDemoPlanner } from './demo-planner.js';
 export { DEMO_INSTRUCTIONS } from './demo-instructions.js';
+export { DEMO_AGENT } from './demo-agent.js';
 export { toDemoStartRequest } from './demo-request.js';

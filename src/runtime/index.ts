@@ -7,3 +7,5 @@ export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export type { RuntimeHooks } from './env.js';
 export type * from './types.js';
 export { EVENT_TYPES } from './types.js';
+export type { Trace, Span } from './trace.js';
+export type { ContextReport } from './context-builder.js';

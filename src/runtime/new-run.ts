@@ -85,6 +85,7 @@ export function toNewRow(run: NewRun, snapshot: string, owner: string): RunRow {
     context: JSON.stringify(run.request.context ?? {}),
     options: JSON.stringify(run.request.options ?? {}),
     idempotency_key: run.request.options?.idempotencyKey ?? null,
+    tenant_id: typeof run.request.context?.tenant_id === 'string' ? run.request.context.tenant_id : null,
     answer: null,
     snapshot,
     machine_version: MACHINE_VERSION,

@@ -1,12 +1,13 @@
 /** Conversions from stored rows to the public API's shapes. */
 import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
 import type { Failure } from '../failure.js';
-import type { ApprovalRow, EventRow, RunRow, StepRow } from '../store/index.js';
+import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../store/index.js';
 import type { Usage } from '../../machines/types.js';
 import { decisionSchema } from '../planner/types.js';
 import type { ContextReport } from './context-builder.js';
 import type { RunUserContext } from '../tools/define-tool.js';
-import type { Approval, Run, RunEventName, RunEventRecord, Step } from './types.js';
+import type { Approval, Run, RunEventName, RunEventRecord, Step, ToolCall } from './types.js';
+import type { ToolResult } from '../tools/tool-result.js';
 
 /** A run row as the API reports it. */
 export function toRun(row: RunRow): Run {
@@ -21,6 +22,7 @@ export function toRun(row: RunRow): Run {
     input: row.input,
     answer: row.answer,
     context: JSON.parse(row.context) as RunUserContext,
+    tenantId: row.tenant_id,
     idempotencyKey: row.idempotency_key,
     // Each step is one planner decision acted upon.
     usage: {
@@ -78,5 +80,23 @@ export function toStep(row: StepRow): Step {
     usage: JSON.parse(row.usage) as Usage,
     context: row.context ? (JSON.parse(row.context) as ContextReport) : null,
     createdAt: row.created_at,
+  };
+}
+
+/** A ledger row as the API reports it. */
+export function toToolCall(row: ToolCallRow): ToolCall {
+  return {
+    id: row.id,
+    stepIndex: row.step_index,
+    callIndex: row.call_index,
+    tool: row.tool,
+    toolVersion: row.tool_version,
+    effect: row.effect,
+    args: JSON.parse(row.args) as unknown,
+    status: row.status,
+    result: row.result ? (JSON.parse(row.result) as ToolResult) : null,
+    attempts: row.attempts,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
   };
 }

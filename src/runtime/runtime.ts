@@ -25,9 +25,19 @@ import { followEvents, waitForRun, type FollowContext } from './follow.js';
 import { planNewRun, stageCreation, toNewRow } from './new-run.js';
 import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
-import { toApproval, toRun, toStep } from './rows.js';
+import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
+import { buildTrace, type Trace } from './trace.js';
 import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
-import type { Approval, Budget, Run, RunEventRecord, StartRequest, Step, UncertainResolution } from './types.js';
+import type {
+  Approval,
+  Budget,
+  Run,
+  RunEventRecord,
+  StartRequest,
+  Step,
+  ToolCall,
+  UncertainResolution,
+} from './types.js';
 
 /** How a runtime is created. */
 export interface RuntimeOptions {
@@ -314,6 +324,24 @@ export function createRuntime(options: RuntimeOptions) {
     steps(runId: string): Step[] {
       if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
       return store.listSteps(runId).map(toStep);
+    },
+
+    /** The tool-call ledger of a run, in step and call order. */
+    toolCalls(runId: string): ToolCall[] {
+      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+      return store.listToolCalls(runId).map(toToolCall);
+    },
+
+    /** The trace of a run: steps and timed spans built from its committed events. */
+    trace(runId: string): Trace {
+      const run = runtime.get(runId);
+      const events = store.listEvents(runId, 0, Number.MAX_SAFE_INTEGER).map(toEvent);
+      return buildTrace(run, store.listSteps(runId).map(toStep), events);
+    },
+
+    /** Listens to the committed events of every run (and live drafts); returns the unsubscribe function. */
+    watch(listener: (event: RunEventRecord) => void): () => void {
+      return hub.subscribe(null, listener);
     },
 
     /** The approvals of a run, oldest first. */

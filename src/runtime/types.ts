@@ -2,6 +2,7 @@
 import type { RunStatus, StopReason, Usage, WaitReason } from '../../machines/types.js';
 import type { Decision as PlannerDecision } from '../planner/types.js';
 import type { ContextReport } from './context-builder.js';
+import type { ToolResult } from '../tools/tool-result.js';
 import type { Failure } from '../failure.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 
@@ -44,6 +45,7 @@ export interface Run {
   input: string;
   answer: string | null;
   context: RunUserContext;
+  tenantId: string | null;
   idempotencyKey: string | null;
   usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number; costUsd: number };
   deadlineAt: number | null;
@@ -111,4 +113,21 @@ export interface Step {
   /** What the context builder gave the planner (null for steps saved before reports existed). */
   context: ContextReport | null;
   createdAt: number;
+}
+
+/** One tool call of the ledger, as the API reports it. */
+export interface ToolCall {
+  id: string;
+  stepIndex: number;
+  callIndex: number;
+  tool: string;
+  toolVersion: string | null;
+  effect: string | null;
+  args: unknown;
+  /** started, succeeded, failed, invalid, not_found, denied, rejected, skipped or unknown. */
+  status: string;
+  result: ToolResult | null;
+  attempts: number;
+  startedAt: number | null;
+  finishedAt: number | null;
 }

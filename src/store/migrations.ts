@@ -149,4 +149,12 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.alterTable('steps').addColumn('context', 'text').compile(),
     ],
   },
+  {
+    version: 3,
+    name: 'tenants',
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('tenant_id', 'text').compile(),
+      db.schema.createIndex('runs_tenant').on('runs').columns(['tenant_id', 'created_at']).compile(),
+    ],
+  },
 ];

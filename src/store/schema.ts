@@ -28,6 +28,8 @@ export interface RunTable {
   context: string;
   options: string;
   idempotency_key: string | null;
+  /** The tenant of `context.tenant_id`, for filtering (null before migration 3 or without one). */
+  tenant_id: string | null;
   answer: string | null;
   snapshot: string;
   machine_version: number;

@@ -48,6 +48,7 @@ export interface RunProgress {
 export interface RunFilter {
   status?: string | undefined;
   sessionId?: string | undefined;
+  tenantId?: string | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -99,6 +100,7 @@ export function createStore(path: string) {
       let query = db.kysely.selectFrom('runs').selectAll();
       if (filter.status) query = query.where('status', '=', filter.status);
       if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
+      if (filter.tenantId) query = query.where('tenant_id', '=', filter.tenantId);
       if (filter.cursor) {
         const [at, id] = splitCursor(filter.cursor);
         query = query.where((eb) =>

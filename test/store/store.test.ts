@@ -17,6 +17,7 @@ function runRow(id: string, sessionId: string, status = 'pending') {
     context: '{}',
     options: '{}',
     idempotency_key: null,
+    tenant_id: null,
     answer: null,
     snapshot: '{}',
     machine_version: 1,

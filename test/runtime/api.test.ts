@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createScriptedPlanner,
+  defineAgent,
+  describeMachine,
+  resolveAgentPlanner,
+  RUN_STATUSES,
+  type RunEventRecord,
+} from '../../src/index.js';
+import { openRuntime } from '../helpers/runtime.js';
+import { tempFiles } from '../helpers/temp.js';
+import { createWorld } from '../helpers/world.js';
+
+function setup() {
+  const { db, effects } = tempFiles();
+  return openRuntime({
+    database: db,
+    planner: createScriptedPlanner([
+      { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: 'look' } }] },
+      { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'send' } }] },
+      { type: 'final', answer: 'done' },
+    ]),
+    tools: [createWorld(effects).read, createWorld(effects, { risk: 'high' }).unsafe],
+  });
+}
+
+describe('runtime API for services', () => {
+  it('keeps the tenant of a run and lists by tenant', async () => {
+    const runtime = setup();
+    const a = await runtime.start({ input: 'a', context: { tenant_id: 'acme', user_id: 'u1' } });
+    await runtime.start({ input: 'b', context: { tenant_id: 'globex' } });
+    await runtime.start({ input: 'c' });
+    expect(a.tenantId).toBe('acme');
+    expect(runtime.list({ tenantId: 'acme' }).runs.map((r) => r.id)).toEqual([a.id]);
+    expect(runtime.list({ tenantId: 'nobody' }).runs).toEqual([]);
+    expect(runtime.list().runs).toHaveLength(3);
+  });
+
+  it('reports the ledger and a trace with timed spans', async () => {
+    const runtime = setup();
+    const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
+    await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice', reason: 'ok' });
+    await runtime.wait(run.id);
+    const calls = runtime.toolCalls(run.id);
+    expect(calls.map((c) => [c.tool, c.status, c.attempts])).toEqual([
+      ['world.read', 'succeeded', 1],
+      ['world.unsafe', 'succeeded', 1],
+    ]);
+    expect(calls[0]!.args).toEqual({ value: 'look' });
+    expect(calls[0]!.result).toMatchObject({ status: 'ok', content: { value: 'look' } });
+
+    const trace = runtime.trace(run.id);
+    expect(trace.run.status).toBe('succeeded');
+    expect(trace.steps).toHaveLength(3);
+    expect(trace.steps[0]!.context).toMatchObject({ included: 1, dropped: 0 });
+    const kinds = trace.spans.map((s) => `${s.kind}:${s.name}`);
+    expect(kinds).toContain('tool:tool world.read');
+    expect(kinds).toContain(`approval:approval ${run.pendingApprovalId}`);
+    expect(kinds.filter((k) => k.startsWith('plan:'))).toHaveLength(3);
+    for (const span of trace.spans) expect(span.durationMs).toBeGreaterThanOrEqual(0);
+    const approval = trace.spans.find((s) => s.kind === 'approval')!;
+    expect(approval.attributes).toMatchObject({ decision: 'approved', by: 'alice' });
+    expect(trace.spans.find((s) => s.name === 'tool world.unsafe')!.attributes.args).toBe('{"value":"send"}');
+    expect(() => runtime.trace('run_missing')).toThrow(expect.objectContaining({ code: 'run.not_found' }));
+  });
+
+  it('lets a service watch the committed events of every run', async () => {
+    const runtime = setup();
+    const seen: RunEventRecord[] = [];
+    const stop = runtime.watch((event) => seen.push(event));
+    const a = await runtime.start({ input: 'a' });
+    const b = await runtime.start({ input: 'b' });
+    await runtime.wait(a.id);
+    await runtime.wait(b.id);
+    stop();
+    for (const id of [a.id, b.id]) {
+      const own = seen.filter((e) => e.runId === id).map((e) => e.seq);
+      expect(own).toEqual(runtime.store.listEvents(id).map((e) => e.seq));
+    }
+    const before = seen.length;
+    await runtime.start({ input: 'c' });
+    expect(seen).toHaveLength(before);
+  });
+
+  it('describes the run machine as JSON', () => {
+    const definition = describeMachine() as { id: string; states: Record<string, unknown> };
+    expect(definition.id).toBe('run');
+    expect(Object.keys(definition.states)).toEqual([...RUN_STATUSES]);
+    expect(JSON.parse(JSON.stringify(definition))).toEqual(definition);
+  });
+});
+
+describe('agents', () => {
+  it('declares an agent and refuses a bad name', () => {
+    const agent = defineAgent({ name: 'helper', instructions: 'Help.', tools: [] });
+    expect(agent.name).toBe('helper');
+    expect(() => defineAgent({ name: 'Not OK', instructions: '', tools: [] })).toThrow(/must match/);
+  });
+
+  it('plans with its own planner, else a configured model, else its offline planner', () => {
+    const own = createScriptedPlanner([]);
+    const offline = createScriptedPlanner([]);
+    const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_BASE_URL;
+    try {
+      expect(resolveAgentPlanner(defineAgent({ name: 'a', instructions: 'x', tools: [], planner: own })).planner).toBe(
+        own,
+      );
+      const withOffline = defineAgent({ name: 'b', instructions: 'x', tools: [], offlinePlanner: offline });
+      expect(resolveAgentPlanner(withOffline).planner).toBe(offline);
+      const model = resolveAgentPlanner(withOffline, { baseURL: 'http://127.0.0.1:9/v1', model: 'm' });
+      expect(model.description).toBe('model m at http://127.0.0.1:9/v1');
+      expect(() => resolveAgentPlanner(defineAgent({ name: 'c', instructions: 'x', tools: [] }))).toThrow(
+        /has no planner/,
+      );
+    } finally {
+      if (saved.key !== undefined) process.env.OPENAI_API_KEY = saved.key;
+      if (saved.url !== undefined) process.env.OPENAI_BASE_URL = saved.url;
+    }
+  });
+});
