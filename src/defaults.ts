@@ -46,3 +46,24 @@ export const OPENAI_PLANNER_DEFAULTS = {
   /** API key sent to an OpenAI-compatible server that was configured without one (local servers need none). */
   placeholderApiKey: 'baton-no-key',
 } as const;
+
+/** Defaults of the HTTP server. */
+export const SERVER_DEFAULTS = {
+  /** Largest request body accepted; larger answers 413. */
+  bodyBytes: 64 * 1024,
+  /** Token bucket per token: requests in a burst, and tokens refilled per second. */
+  rateBurst: 120,
+  ratePerSecond: 20,
+  /** Open SSE connections per tenant; more answer 429. */
+  sseConnectionsPerTenant: 100,
+  /** Events buffered for one SSE client that reads too slowly; then the stream ends with an error. */
+  sseQueue: 10_000,
+  /** Interval of the `: ping` comment on idle SSE streams, so proxies keep them open. */
+  heartbeatMs: 15_000,
+  /** Lifetime of an SSE ticket (`POST /v1/tickets`). */
+  ticketTtlMs: 60_000,
+  /** Longest `POST /v1/runs?wait=true` holds the request; then it answers with the run as it is. */
+  waitTimeoutMs: 120_000,
+  /** How long `close()` lets open requests finish before it drops their connections. */
+  closeGraceMs: 2_000,
+} as const;

@@ -1,0 +1,87 @@
+/** Token configuration: each token maps to a tenant, roles and a name, from a JSON file or the environment. */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { BatonError, createFailure } from '../../index.js';
+
+/** What a token may do: `submit` runs, `approve` decisions, `view` reads and streams, `admin` all three. */
+export const ROLES = ['submit', 'approve', 'view', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+const TENANT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+const tokenSchema = z.strictObject({
+  token: z.string().min(16, 'a token needs at least 16 characters'),
+  tenant: z.string().regex(TENANT, 'a tenant is 1-64 letters, digits, _ . -'),
+  roles: z.array(z.enum(ROLES)).min(1),
+  /** Recorded as the decider of approvals; defaults to `<tenant>/token-<n>`. */
+  name: z.string().min(1).max(100).optional(),
+  /** When set, the only scopes a run started with this token may carry. */
+  scope: z.array(z.string().min(1)).optional(),
+});
+
+/** One configured token. */
+export type TokenEntry = z.infer<typeof tokenSchema>;
+
+export const authConfigSchema = z.strictObject({ tokens: z.array(tokenSchema) });
+
+/** The server's authentication: its tokens (none means dev mode, loopback only) and the ticket secret. */
+export interface AuthConfig {
+  tokens: TokenEntry[];
+  /** Key that signs SSE tickets; a random one per server when absent. */
+  ticketSecret?: string;
+}
+
+/** Checks a token configuration (parsed JSON); throws `input.invalid` naming the problem, never a token. */
+export function parseAuthConfig(value: unknown, source = 'the token configuration'): AuthConfig {
+  const parsed = authConfigSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({ path: issue.path, message: issue.message }));
+    const first = issues[0];
+    throw new BatonError(
+      createFailure('input.invalid', `Invalid ${source}: ${first?.path.join('.')} ${first?.message}`, {
+        details: { issues },
+      }),
+    );
+  }
+  const seen = new Set<string>();
+  for (const [i, entry] of parsed.data.tokens.entries()) {
+    if (seen.has(entry.token)) {
+      throw new BatonError(createFailure('input.invalid', `Invalid ${source}: tokens.${i} repeats an earlier token`));
+    }
+    seen.add(entry.token);
+  }
+  return parsed.data;
+}
+
+/**
+ * Loads tokens from `file` if given, else from `BATON_TOKENS` (the JSON itself) or
+ * `BATON_TOKENS_FILE` (a path) in `env`; none of them means no tokens (dev mode).
+ * @example
+ * const auth = loadAuthConfig({ file: './tokens.json' });
+ * // tokens.json: { "tokens": [{ "token": "…", "tenant": "acme", "roles": ["submit", "view"], "name": "ci" }] }
+ */
+export function loadAuthConfig(source: { file?: string; env?: Record<string, string | undefined> } = {}): AuthConfig {
+  const env = source.env ?? process.env;
+  const file = source.file ?? env.BATON_TOKENS_FILE;
+  if (file) return parseAuthConfig(parseJson(readText(file), `token file '${file}'`), `token file '${file}'`);
+  if (env.BATON_TOKENS) return parseAuthConfig(parseJson(env.BATON_TOKENS, 'BATON_TOKENS'), 'BATON_TOKENS');
+  return { tokens: [] };
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new BatonError(createFailure('input.invalid', `Cannot read token file '${file}': ${reason}`));
+  }
+}
+
+function parseJson(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new BatonError(createFailure('input.invalid', `${source} is not valid JSON: ${reason}`));
+  }
+}

@@ -1,0 +1,60 @@
+/** The Hono app: middleware in order (origin, authentication and rate, body size), the routes, and the error shape. */
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { AppEnv } from './app-env.js';
+import { authenticate } from './auth/authenticate.js';
+import { httpError, toApiError } from './http-error.js';
+import { approvalRoutes, eventRoutes, metaRoutes, runRoutes } from './routes/index.js';
+import type { ServerDeps } from './server-deps.js';
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+// A browser page of another origin cannot make a state-changing request, even in dev mode
+// (where no token stands in its way).
+const refuseCrossOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const origin = c.req.header('origin');
+  if (origin !== undefined && !SAFE_METHODS.has(c.req.method)) {
+    let host: string | undefined;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      host = undefined;
+    }
+    if (host !== c.req.header('host'))
+      throw httpError('auth.forbidden', `Cross-origin requests from '${origin}' are refused`);
+  }
+  await next();
+};
+
+/** Builds the app over the server's dependencies. */
+export function createApp(deps: ServerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.get('/healthz', (c) => c.json({ status: deps.closing.aborted ? 'closing' : 'ok' }));
+  app.use('/v1/*', refuseCrossOrigin);
+  app.use('/v1/*', authenticate(deps.auth, deps.tickets, deps.limiter));
+  app.use(
+    '/v1/*',
+    bodyLimit({
+      maxSize: deps.limits.bodyBytes,
+      onError: () => {
+        throw httpError('request.too_large', `The request body is larger than ${deps.limits.bodyBytes} bytes`, {
+          details: { limit_bytes: deps.limits.bodyBytes },
+        });
+      },
+    }),
+  );
+  app.route('/v1/runs', runRoutes(deps));
+  app.route('/v1/runs', approvalRoutes(deps));
+  app.route('/v1', eventRoutes(deps));
+  app.route('/v1', metaRoutes(deps));
+  app.notFound((c) => {
+    const failure = toApiError(httpError('route.not_found', `No route ${c.req.method} ${c.req.path}`)).failure;
+    return c.json({ error: failure }, 404);
+  });
+  app.onError((error, c) => {
+    const { failure, status, headers } = toApiError(error);
+    if (failure.code === 'internal.error') deps.onError(error);
+    return c.json({ error: failure }, status, headers);
+  });
+  return app;
+}

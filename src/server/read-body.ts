@@ -1,0 +1,33 @@
+/** Reading a request's JSON body: malformed JSON and schema violations answer 400 `input.invalid` with the issues. */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { BatonError, createFailure } from '../index.js';
+
+/** The body parsed by `schema`; an empty body is read as `undefined` so optional bodies can default. */
+export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.output<T>> {
+  const text = await c.req.text();
+  let value: unknown;
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw invalid(`The request body is not valid JSON: ${reason}`);
+    }
+  }
+  return parseInput(schema, value, 'request body');
+}
+
+/** `value` parsed by `schema`, or 400 `input.invalid` with zod's issues. */
+export function parseInput<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map(({ code, path, message }) => ({ code, path, message }));
+  const first = issues[0];
+  const where = first && first.path.length > 0 ? ` at '${first.path.join('.')}'` : '';
+  throw invalid(`Invalid ${what}${where}: ${first?.message ?? 'invalid'}`, { issues });
+}
+
+function invalid(message: string, details?: Record<string, unknown>): BatonError {
+  return new BatonError(createFailure('input.invalid', message, details ? { details } : {}));
+}

@@ -1,0 +1,16 @@
+/** Tickets for EventSource, the machine's definition, and the health check. */
+import { Hono } from 'hono';
+import { describeMachine } from '../../index.js';
+import type { AppEnv } from '../app-env.js';
+import type { ServerDeps } from '../server-deps.js';
+
+/** `POST /v1/tickets` and `GET /v1/machine` (any authenticated caller). */
+export function metaRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.post('/tickets', (c) => {
+    const { ticket, expiresAt } = deps.tickets.issue(c.get('principal'));
+    return c.json({ ticket, expires_at: expiresAt }, 201);
+  });
+  app.get('/machine', (c) => c.json(describeMachine() as Record<string, unknown>));
+  return app;
+}

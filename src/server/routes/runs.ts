@@ -1,0 +1,112 @@
+/**
+ * The run routes: start, list, read (run, steps, tool calls, trace, approvals) and cancel.
+ * Every read goes through `visibleRun`, so another tenant's run answers 404 like a missing one.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { BatonError, RUN_STATUSES } from '../../index.js';
+import type { AppEnv } from '../app-env.js';
+import { parseInput, readBody } from '../read-body.js';
+import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
+import { scopeId, unscopeId } from '../tenancy.js';
+import { toApprovalJson, toRunJson, toSnakeJson } from '../to-json.js';
+import { startBodySchema, toStartRequest } from './start-run.js';
+import { waitSettled } from './wait-settled.js';
+
+const startQuerySchema = z.object({ wait: z.enum(['true', 'false', '1', '0']).optional() });
+
+const listQuerySchema = z.object({
+  status: z.enum(RUN_STATUSES).optional(),
+  session_id: z.string().min(1).max(128).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional(),
+  cursor: z.string().min(1).optional(),
+});
+
+const cancelBodySchema = z.strictObject({ reason: z.string().max(2000).optional() }).optional();
+
+// A busy session is named by its stored id; the client knows it without the tenant prefix.
+function toClientFailure(error: unknown, tenant: string): unknown {
+  if (!(error instanceof BatonError) || error.failure.code !== 'session.busy') return error;
+  const { details = {}, message } = error.failure;
+  const stored = typeof details.session_id === 'string' ? details.session_id : '';
+  const session = unscopeId(tenant, stored);
+  return new BatonError({
+    ...error.failure,
+    message: message.replace(`'${stored}'`, `'${session}'`),
+    details: { ...details, session_id: session },
+  });
+}
+
+/** The run routes, under `/v1/runs`. */
+export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const { runtime } = deps;
+  const app = new Hono<AppEnv>();
+
+  app.post('/', async (c) => {
+    const principal = requireRole(c, 'submit');
+    const query = parseInput(startQuerySchema, c.req.query(), 'query');
+    const body = await readBody(c, startBodySchema);
+    const run = await runtime.start(toStartRequest(body, principal)).catch((error: unknown) => {
+      throw toClientFailure(error, principal.tenant);
+    });
+    const wait = query.wait === 'true' || query.wait === '1';
+    const answer = wait
+      ? await waitSettled(runtime, run.id, deps.limits.waitTimeoutMs, [deps.closing, c.req.raw.signal])
+      : run;
+    return c.json(toRunJson(answer), 201);
+  });
+
+  app.get('/', (c) => {
+    const principal = requireRole(c, 'view');
+    // `?status=&session_id=` means no filter, as a form would send it.
+    const given = Object.entries(c.req.query()).filter(([, value]) => value !== '');
+    const query = parseInput(listQuerySchema, Object.fromEntries(given), 'query');
+    const page = runtime.list({
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.session_id ? { sessionId: scopeId(principal.tenant, query.session_id) } : {}),
+      ...(principal.allTenants ? {} : { tenantId: principal.tenant }),
+      ...(query.limit ? { limit: query.limit } : {}),
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+    });
+    return c.json({ runs: page.runs.map(toRunJson), next_cursor: page.nextCursor });
+  });
+
+  app.get('/:id', (c) => {
+    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json(toRunJson(run));
+  });
+
+  app.get('/:id/steps', (c) => {
+    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json({ steps: runtime.steps(run.id).map(toSnakeJson) });
+  });
+
+  app.get('/:id/tool-calls', (c) => {
+    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json({ tool_calls: runtime.toolCalls(run.id).map(toSnakeJson) });
+  });
+
+  app.get('/:id/trace', (c) => {
+    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    const trace = runtime.trace(run.id);
+    return c.json({
+      run: toRunJson(trace.run),
+      steps: trace.steps.map(toSnakeJson),
+      spans: trace.spans.map(toSnakeJson),
+    });
+  });
+
+  app.get('/:id/approvals', (c) => {
+    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json({ approvals: runtime.approvals(run.id).map(toApprovalJson) });
+  });
+
+  app.post('/:id/cancel', async (c) => {
+    const run = visibleRun(runtime, requireRole(c, 'submit'), c.req.param('id'));
+    const body = await readBody(c, cancelBodySchema);
+    const cancelled = await runtime.cancel(run.id, body?.reason ? { reason: body.reason } : {});
+    return c.json(toRunJson(cancelled));
+  });
+
+  return app;
+}

@@ -1,0 +1,81 @@
+/** `POST /v1/runs`: the request body, and how it becomes a `start()` request for the caller's tenant. */
+import { z } from 'zod';
+import type { StartRequest } from '../../index.js';
+import type { Principal } from '../auth/principal.js';
+import { httpError } from '../http-error.js';
+import { scopeId } from '../tenancy.js';
+
+const count = z.number().int().nonnegative();
+
+/** The body of `POST /v1/runs` (snake_case; unknown fields are refused so typos do not pass silently). */
+export const startBodySchema = z.strictObject({
+  input: z.string().min(1),
+  session_id: z.string().min(1).max(128).optional(),
+  context: z
+    .looseObject({
+      user_id: z.string().min(1).max(200).optional(),
+      tenant_id: z.string().optional(),
+      scope: z.array(z.string().min(1)).optional(),
+    })
+    .optional(),
+  options: z
+    .strictObject({
+      idempotency_key: z.string().min(1).max(128).optional(),
+      max_steps: z.number().int().positive().optional(),
+      budget: z
+        .strictObject({
+          max_llm_calls: count.optional(),
+          max_tool_calls: count.optional(),
+          max_tokens: count.optional(),
+          max_cost_usd: z.number().nonnegative().optional(),
+          timeout_ms: z.number().int().positive().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+});
+export type StartBody = z.infer<typeof startBodySchema>;
+
+function defined<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/**
+ * The runtime's start request for `body` sent by `principal`: `tenant_id` is forced to the
+ * caller's tenant, session ids and idempotency keys are scoped to it, and a token limited to
+ * some scopes cannot start a run with others.
+ */
+export function toStartRequest(body: StartBody, principal: Principal): StartRequest {
+  const { user_id, scope, ...rest } = body.context ?? {};
+  if (principal.scope && scope?.some((s) => !principal.scope!.includes(s))) {
+    const extra = scope.filter((s) => !principal.scope!.includes(s));
+    throw httpError('auth.forbidden', `'${principal.name}' may not start runs with scope ${extra.join(', ')}`, {
+      details: { allowed_scope: principal.scope },
+    });
+  }
+  const budget = body.options?.budget;
+  const options = defined({
+    idempotencyKey: body.options?.idempotency_key && scopeId(principal.tenant, body.options.idempotency_key),
+    maxSteps: body.options?.max_steps,
+    budget: budget
+      ? defined({
+          maxLlmCalls: budget.max_llm_calls,
+          maxToolCalls: budget.max_tool_calls,
+          maxTokens: budget.max_tokens,
+          maxCostUsd: budget.max_cost_usd,
+          timeoutMs: budget.timeout_ms,
+        })
+      : undefined,
+  });
+  return defined({
+    input: body.input,
+    sessionId: body.session_id && scopeId(principal.tenant, body.session_id),
+    context: defined({
+      ...rest,
+      user_id: user_id ?? principal.name,
+      tenant_id: principal.tenant,
+      scope: scope ?? (principal.scope ? [...principal.scope] : undefined),
+    }),
+    options,
+  });
+}

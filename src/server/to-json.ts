@@ -1,0 +1,76 @@
+/** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
+import type { Approval, Run, RunEventRecord } from '../index.js';
+import { unscopeId } from './tenancy.js';
+
+/** A run as the API answers it. */
+export function toRunJson(run: Run) {
+  return {
+    id: run.id,
+    session_id: unscopeId(run.tenantId, run.sessionId),
+    status: run.status,
+    stop_reason: run.stopReason,
+    failure: run.failure,
+    wait_reason: run.waitReason,
+    pending_approval_id: run.pendingApprovalId,
+    input: run.input,
+    answer: run.answer,
+    context: run.context,
+    tenant_id: run.tenantId,
+    idempotency_key: unscopeId(run.tenantId, run.idempotencyKey),
+    usage: {
+      steps: run.usage.steps,
+      llm_calls: run.usage.llmCalls,
+      tool_calls: run.usage.toolCalls,
+      tokens: run.usage.tokens,
+      cost_usd: run.usage.costUsd,
+    },
+    deadline_at: run.deadlineAt,
+    created_at: run.createdAt,
+    updated_at: run.updatedAt,
+  };
+}
+
+/** An approval as the API answers it. */
+export function toApprovalJson(approval: Approval) {
+  return {
+    id: approval.id,
+    run_id: approval.runId,
+    step_index: approval.stepIndex,
+    kind: approval.kind,
+    tool_call_ids: approval.toolCallIds,
+    args_hash: approval.argsHash,
+    status: approval.status,
+    resolution: approval.resolution,
+    decided_by: approval.decidedBy,
+    reason: approval.reason,
+    created_at: approval.createdAt,
+    decided_at: approval.decidedAt,
+  };
+}
+
+/** An event as an SSE frame's data; `tenantId` is the run's, to give back the client's session id. */
+export function toEventJson(event: RunEventRecord, tenantId: string | null) {
+  let data = event.data;
+  if (event.type === 'run.created' && typeof data.session_id === 'string') {
+    data = { ...data, session_id: unscopeId(tenantId, data.session_id) };
+  }
+  return { run_id: event.runId, seq: event.seq, type: event.type, data, created_at: event.createdAt };
+}
+
+// Values under these keys are user or model data, or already in their final shape.
+const OPAQUE: ReadonlySet<string> = new Set(['args', 'result', 'data', 'details', 'decision', 'output', 'failure']);
+
+/** A runtime record with its keys in snake_case, recursively, except under opaque keys (tool args, results). */
+export function toSnakeJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toSnakeJson);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    out[toSnakeKey(key)] = OPAQUE.has(key) ? inner : toSnakeJson(inner);
+  }
+  return out;
+}
+
+function toSnakeKey(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}

@@ -1,0 +1,238 @@
+import { describe, expect, it } from 'vitest';
+import { RUN_STATUSES } from '../../src/index.js';
+import { createServer } from '../../src/server/index.js';
+import { openRuntime } from '../helpers/runtime.js';
+import { createServerAgent } from '../helpers/server-agent.js';
+import { apiClient, startTestServer, token } from '../helpers/server.js';
+import { tempFiles } from '../helpers/temp.js';
+
+const SUBMIT = token('acme-submit');
+const ADMIN = token('acme-admin');
+
+describe('the run API', () => {
+  it('starts a run with 201 and answers it in snake_case, with its steps, tool calls and trace', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, ADMIN);
+    const created = await call('POST', '/v1/runs', {
+      input: 'write:1',
+      session_id: 'support-1',
+      context: { user_id: 'u1', scope: ['notes'] },
+      options: { max_steps: 5, budget: { max_tool_calls: 3, timeout_ms: 60_000 } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      input: 'write:1',
+      session_id: 'support-1',
+      tenant_id: 'acme',
+      context: { user_id: 'u1', tenant_id: 'acme', scope: ['notes'] },
+      usage: { steps: 0, llm_calls: 0, tool_calls: 0 },
+    });
+    expect(RUN_STATUSES).toContain(created.body.status);
+    const id = created.body.id as string;
+    await server.runtime.wait(id);
+
+    const run = await call('GET', `/v1/runs/${id}`);
+    expect(run.body).toMatchObject({ id, status: 'succeeded', answer: 'wrote 1', stop_reason: null });
+    expect(run.body.deadline_at).toBeGreaterThan(run.body.created_at);
+
+    const steps = await call('GET', `/v1/runs/${id}/steps`);
+    expect(steps.body.steps).toHaveLength(2);
+    expect(steps.body.steps[0]).toMatchObject({ step_index: 0, decision: { type: 'tool_calls' } });
+    expect(steps.body.steps[0].usage).toHaveProperty('input_tokens');
+
+    const calls = await call('GET', `/v1/runs/${id}/tool-calls`);
+    expect(calls.body.tool_calls).toEqual([
+      expect.objectContaining({
+        id: `${id}.s0.c0`,
+        step_index: 0,
+        call_index: 0,
+        tool: 'notes.write',
+        effect: 'idempotent',
+        status: 'succeeded',
+        args: { value: `${id}#0` },
+      }),
+    ]);
+
+    const trace = await call('GET', `/v1/runs/${id}/trace`);
+    expect(trace.body.run).toMatchObject({ id, session_id: 'support-1' });
+    expect(trace.body.spans.some((s: { kind: string }) => s.kind === 'tool')).toBe(true);
+    expect(trace.body.spans[0]).toHaveProperty('duration_ms');
+  });
+
+  it('answers with ?wait=true once the run has ended or waits for a human', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const done = await call('POST', '/v1/runs?wait=true', { input: 'write:2' });
+    expect(done.status).toBe(201);
+    expect(done.body).toMatchObject({ status: 'succeeded', answer: 'wrote 2' });
+    const waiting = await call('POST', '/v1/runs?wait=true', { input: 'mail' });
+    expect(waiting.body).toMatchObject({ status: 'waiting_human', wait_reason: 'approval' });
+    expect(waiting.body.pending_approval_id).toEqual(expect.any(String));
+  });
+
+  it('answers ?wait=true with the run as it is after the wait limit, or when the server closes', async () => {
+    const server = await startTestServer({ limits: { waitTimeoutMs: 100 } });
+    const call = apiClient(server.url, SUBMIT);
+    const limited = await call('POST', '/v1/runs?wait=true', { input: 'write:1:3000', session_id: 'a' });
+    expect(limited.status).toBe(201);
+    expect(['planning', 'executing']).toContain(limited.body.status);
+    const slow = await startTestServer({ limits: { waitTimeoutMs: 60_000 } });
+    const pending = apiClient(slow.url, SUBMIT)('POST', '/v1/runs?wait=true', { input: 'write:1:3000' });
+    await expect.poll(() => slow.runtime.list().runs.length).toBe(1);
+    const closing = slow.close();
+    const answered = await pending;
+    expect(answered.status).toBe(201);
+    expect(answered.body.status).not.toBe('succeeded');
+    await closing;
+  });
+
+  it('returns the existing run for a repeated idempotency key', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const body = { input: 'hello', options: { idempotency_key: 'order-42' } };
+    const first = await call('POST', '/v1/runs', body);
+    const second = await call('POST', '/v1/runs', body);
+    expect(second.body.id).toBe(first.body.id);
+    expect(second.body.idempotency_key).toBe('order-42');
+    const list = await call('GET', '/v1/runs');
+    expect(list.body.runs).toHaveLength(1);
+  });
+
+  it('answers 409 session.busy with the active run id when the session has an active run', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const active = await call('POST', '/v1/runs?wait=true', { input: 'mail', session_id: 's1' });
+    expect(active.body.status).toBe('waiting_human');
+    const busy = await call('POST', '/v1/runs', { input: 'hello', session_id: 's1' });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error).toMatchObject({
+      code: 'session.busy',
+      kind: 'user',
+      details: { session_id: 's1', active_run_id: active.body.id },
+    });
+    expect(busy.body.error.message).not.toContain('acme:');
+    expect((await call('POST', '/v1/runs', { input: 'hello', session_id: 's2' })).status).toBe(201);
+  });
+
+  it('lists runs by status and session, newest first, page by page', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await call('POST', '/v1/runs?wait=true', { input: 'hello', session_id: i < 3 ? 'a' : 'b' })).body.id);
+    }
+    const page1 = await call('GET', '/v1/runs?limit=2');
+    expect(page1.body.runs.map((r: { id: string }) => r.id)).toEqual([ids[4], ids[3]]);
+    const page2 = await call('GET', `/v1/runs?limit=2&cursor=${encodeURIComponent(page1.body.next_cursor)}`);
+    expect(page2.body.runs.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
+    const bySession = await call('GET', '/v1/runs?session_id=b&status=succeeded');
+    expect(bySession.body.runs.map((r: { id: string }) => r.id)).toEqual([ids[4], ids[3]]);
+    expect(bySession.body.runs[0].session_id).toBe('b');
+    expect((await call('GET', '/v1/runs?status=&session_id=&limit=3')).body.runs).toHaveLength(3);
+    const bad = await call('GET', '/v1/runs?status=sleeping');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('input.invalid');
+  });
+
+  it('cancels a run, and answers 409 when it has already ended', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const run = await call('POST', '/v1/runs?wait=true', { input: 'mail' });
+    const cancelled = await call('POST', `/v1/runs/${run.body.id}/cancel`, { reason: 'no longer needed' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'failed', stop_reason: 'cancelled' });
+    const again = await call('POST', `/v1/runs/${run.body.id}/cancel`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('run.invalid_transition');
+  });
+
+  it('serves the machine definition and a health check', async () => {
+    const server = await startTestServer();
+    const machine = await apiClient(server.url, token('acme-view'))('GET', '/v1/machine');
+    expect(machine.status).toBe(200);
+    expect(Object.keys(machine.body.states)).toEqual(expect.arrayContaining(['planning', 'waiting_human']));
+    const health = await apiClient(server.url)('GET', '/healthz');
+    expect(health).toMatchObject({ status: 200, body: { status: 'ok' } });
+  });
+});
+
+describe('request errors', () => {
+  it('answers an unknown route with 404 JSON', async () => {
+    const server = await startTestServer();
+    const reply = await apiClient(server.url, ADMIN)('GET', '/v1/nothing-here');
+    expect(reply.status).toBe(404);
+    expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(reply.body.error).toMatchObject({ code: 'route.not_found', kind: 'user' });
+    expect((await apiClient(server.url)('GET', '/nope')).body.error.code).toBe('route.not_found');
+    expect((await apiClient(server.url, ADMIN)('DELETE', '/v1/runs')).status).toBe(404);
+  });
+
+  it('answers a missing run with 404 run.not_found', async () => {
+    const server = await startTestServer();
+    const reply = await apiClient(server.url, ADMIN)('GET', '/v1/runs/run_missing');
+    expect(reply.status).toBe(404);
+    expect(reply.body).toEqual({
+      error: { code: 'run.not_found', kind: 'user', message: "Run 'run_missing' does not exist" },
+    });
+  });
+
+  it('answers malformed JSON with 400 input.invalid', async () => {
+    const server = await startTestServer();
+    const reply = await apiClient(server.url, SUBMIT)('POST', '/v1/runs', '{"input": "hello",');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'input.invalid', kind: 'user' });
+    expect(reply.body.error.message).toMatch(/not valid JSON/);
+  });
+
+  it('answers a schema violation with 400 and the zod issues', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const reply = await call('POST', '/v1/runs', { input: '', options: { maxSteps: 3 } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('input.invalid');
+    const paths = reply.body.error.details.issues.map((i: { path: string[] }) => i.path.join('.'));
+    expect(paths).toEqual(expect.arrayContaining(['input', 'options']));
+    const decision = await apiClient(server.url, ADMIN)('POST', '/v1/runs/run_x/approvals/apr_x', {
+      decision: 'maybe',
+    });
+    expect(decision.status).toBe(404);
+  });
+
+  it('answers a body over the limit with 413, with or without a Content-Length', async () => {
+    const server = await startTestServer({ limits: { bodyBytes: 1024 } });
+    const call = apiClient(server.url, SUBMIT);
+    const reply = await call('POST', '/v1/runs', { input: 'x'.repeat(2000) });
+    expect(reply.status).toBe(413);
+    expect(reply.body.error).toMatchObject({ code: 'request.too_large', details: { limit_bytes: 1024 } });
+    const chunked = await fetch(`${server.url}/v1/runs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SUBMIT}`, 'content-type': 'application/json' },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(JSON.stringify({ input: 'y'.repeat(4000) })));
+          controller.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect((await call('POST', '/v1/runs', { input: 'hello' })).status).toBe(201);
+  });
+});
+
+describe('the app in process', () => {
+  it('answers app.request() without a listening socket', async () => {
+    const { db, effects } = tempFiles();
+    const agent = createServerAgent(effects);
+    const runtime = openRuntime({ database: db, planner: agent.planner, tools: agent.tools });
+    const { app } = createServer({ runtime, auth: { tokens: [] } });
+    const created = await app.request('/v1/runs?wait=true', {
+      method: 'POST',
+      body: JSON.stringify({ input: 'hello' }),
+    });
+    expect(created.status).toBe(201);
+    expect(await created.json()).toMatchObject({ status: 'succeeded', answer: 'hi', tenant_id: 'default' });
+    const missing = await app.request('/v1/runs/run_nope');
+    expect(await missing.json()).toMatchObject({ error: { code: 'run.not_found' } });
+  });
+});
