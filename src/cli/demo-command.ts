@@ -2,7 +2,6 @@
  * `baton demo`: runs the demo agent on a generated config directory, prints every event as it
  * is committed, and puts the archive approval to the user (or to `--approve` / `--reject`).
  */
-import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveAgentPlanner } from '../agent/index.js';
@@ -11,6 +10,7 @@ import { createRuntime, toFailure, type Run, type RunEventRecord, type Runtime }
 import { askYesNo } from './ask.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
+import { cliUser } from './os-user.js';
 
 /** The demo's usage text. */
 export const DEMO_USAGE = `Usage: baton demo [--db <file>] [--dir <dir>] [--approve | --reject] [--json]
@@ -46,14 +46,6 @@ interface FollowOptions {
 }
 
 type Verdict = { approve: true } | { approve: false; reason: string } | 'interrupted';
-
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return process.env.USER ?? process.env.USERNAME ?? 'unknown';
-  }
-}
 
 function fileCount(request: RunEventRecord | undefined): number {
   const calls = (request?.data.tool_calls as { args?: { files?: unknown } }[] | undefined) ?? [];
@@ -146,7 +138,7 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
   }
   const dir = resolve(values.dir);
   const database = resolve(values.db);
-  const by = `cli:${osUser()}`;
+  const by = cliUser();
   let runtime: Runtime | undefined;
   try {
     const written = ensureDemoConfigs(dir);

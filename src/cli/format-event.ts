@@ -1,12 +1,15 @@
 /** Plain-text rendering of run events: one line per event, prefixed with its `seq`. */
 import type { RunEventRecord } from '../index.js';
 
+/** What a line is made of: a runtime event or an API event (`EventJson`) alike. */
+export type EventLike = Pick<RunEventRecord, 'seq' | 'type' | 'data'>;
+
 function args(value: unknown): string {
   const text = JSON.stringify(value ?? null);
   return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }
 
-function describe(event: RunEventRecord): string {
+function describe(event: EventLike): string {
   const data = event.data;
   switch (event.type) {
     case 'run.created':
@@ -51,6 +54,6 @@ function describe(event: RunEventRecord): string {
 }
 
 /** One readable line for an event, e.g. `[3] planning → executing`. */
-export function toEventLine(event: RunEventRecord): string {
+export function toEventLine(event: EventLike): string {
   return `[${event.seq}] ${describe(event)}`;
 }

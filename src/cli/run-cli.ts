@@ -1,39 +1,74 @@
 /** The `baton` command dispatcher: picks the subcommand and maps the outcome to an exit code. */
+import { runCancelCommand } from './cancel-command.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { runApproveCommand, runRejectCommand } from './decide-command.js';
 import { runDemoCommand } from './demo-command.js';
+import { runEventsCommand } from './events-command.js';
+import { EXIT, EXIT_HELP } from './exit-codes.js';
+import { runRunCommand } from './run-command.js';
+import { runRunsCommand } from './runs-command.js';
+import { runServeCommand } from './serve-command.js';
+import { runShowCommand } from './show-command.js';
 
 /** The top-level usage text. */
 export const USAGE = `Usage: baton <command> [options]
 
 Commands:
-  demo    run the built-in demo agent (archives stale configs after a human approval)
+  serve              serve the HTTP API for an agent (default: the demo) on a SQLite file
+  run "<input>"      start a run and follow it live to its answer, asking for approvals
+  runs               list runs
+  show <run>         a run with its steps and tool calls
+  events <run>       a run's events (--follow: live until it ends)
+  approve <run>      approve a run's pending approval
+  reject <run>       reject a run's pending approval
+  cancel <run>       cancel a run
+  demo               run the built-in demo agent (archives stale configs after a human approval)
+
+Commands other than serve and demo work in process on a database file (--db, default
+./.baton/baton.db) or against a server (--url, or $BATON_URL, with --token or $BATON_TOKEN).
+Every command takes --json (machine-readable output) and --help.
 
 Options:
   -h, --help    show this help
 
+${EXIT_HELP}
+
 Run 'baton <command> --help' for a command's options.
 `;
+
+const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
+  serve: runServeCommand,
+  run: runRunCommand,
+  runs: runRunsCommand,
+  show: runShowCommand,
+  events: runEventsCommand,
+  approve: runApproveCommand,
+  reject: runRejectCommand,
+  cancel: runCancelCommand,
+  demo: runDemoCommand,
+};
 
 /**
  * Runs the command line `argv` (without the node and script paths); resolves with the exit code.
  * @example
- * process.exitCode = await runCli(['demo', '--approve']);
+ * process.exitCode = await runCli(['run', 'Archive the stale configs', '--approve']);
  */
 export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case undefined:
       io.stderr.write(USAGE);
-      return 2;
+      return EXIT.usage;
     case '-h':
     case '--help':
     case 'help':
       io.stdout.write(USAGE);
-      return 0;
-    case 'demo':
-      return runDemoCommand(rest, io);
-    default:
-      io.stderr.write(`baton: unknown command '${command}'\nRun 'baton --help' for usage.\n`);
-      return 2;
+      return EXIT.ok;
   }
+  const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!run) {
+    io.stderr.write(`baton: unknown command '${command}'\nRun 'baton --help' for usage.\n`);
+    return EXIT.usage;
+  }
+  return run(rest, io);
 }

@@ -19,3 +19,4 @@ export {
   type TokenEntry,
 } from './auth/index.js';
 export type { AppEnv } from './app-env.js';
+export { toRunJson, toApprovalJson, toEventJson, toSnakeJson } from './to-json.js';

@@ -1,0 +1,30 @@
+/**
+ * The JSON shapes the CLI works with: the HTTP API's (snake_case). In process, runtime records
+ * are converted with the server's own functions, so `--json` prints the same with or without `--url`.
+ */
+import type { toApprovalJson, toEventJson, toRunJson } from '../server/index.js';
+
+export { toApprovalJson, toEventJson, toRunJson, toSnakeJson } from '../server/index.js';
+
+/** A run, as `GET /v1/runs/{id}` answers it. */
+export type RunJson = ReturnType<typeof toRunJson>;
+/** An approval, as `POST /v1/runs/{id}/approvals/{approval_id}` answers it. */
+export type ApprovalJson = ReturnType<typeof toApprovalJson>;
+/** An event, as an SSE frame's data. */
+export type EventJson = ReturnType<typeof toEventJson>;
+
+/** A page of runs, as `GET /v1/runs` answers it. */
+export interface RunPage {
+  runs: RunJson[];
+  next_cursor: string | null;
+}
+
+/** True for the event that ends a run: a `state` event to `succeeded` or `failed`. */
+export function isTerminalEvent(event: Pick<EventJson, 'type' | 'data'>): boolean {
+  return event.type === 'state' && (event.data.to === 'succeeded' || event.data.to === 'failed');
+}
+
+/** True for a run that will not change any more. */
+export function isTerminalRun(run: Pick<RunJson, 'status'>): boolean {
+  return run.status === 'succeeded' || run.status === 'failed';
+}

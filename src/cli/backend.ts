@@ -1,0 +1,46 @@
+/** What a command needs from where the runs are: a runtime in this process, or a server over HTTP. */
+import type { RunStatus } from '../index.js';
+import type { ApprovalJson, EventJson, RunJson, RunPage } from './api-json.js';
+
+/** A new run, as the body of `POST /v1/runs`. */
+export interface StartBody {
+  input: string;
+  session_id?: string;
+  context?: Record<string, unknown>;
+}
+
+/** A decision on an approval, as the body of `POST /v1/runs/{id}/approvals/{approval_id}`. */
+export interface DecisionBody {
+  decision: 'approve' | 'reject';
+  reason?: string;
+  /** With `reject`: end the run `failed` (`rejected`) instead of telling the model. */
+  terminate?: boolean;
+  /** With `approve` of an interrupted unsafe call: run it again, or record it as done. */
+  resolution?: 'retry' | 'done';
+}
+
+/** The runs of a database file or of a server, behind one interface. */
+export interface Backend {
+  /** `http://…` or the database file, for messages. */
+  readonly where: string;
+  /** True when this process drives the runs (they stop when it exits, and resume on the next open). */
+  readonly inProcess: boolean;
+  start(body: StartBody): Promise<RunJson>;
+  get(runId: string): Promise<RunJson>;
+  list(filter: { status?: RunStatus | undefined; limit?: number | undefined }): Promise<RunPage>;
+  steps(runId: string): Promise<unknown[]>;
+  toolCalls(runId: string): Promise<unknown[]>;
+  /**
+   * The committed events after `after`; with `follow`, then live ones (and drafts) until the run
+   * ends. Ends early, without an error, when `signal` aborts.
+   */
+  events(runId: string, options: { after?: number; follow: boolean; signal?: AbortSignal }): AsyncIterable<EventJson>;
+  decide(runId: string, approvalId: string, body: DecisionBody): Promise<ApprovalJson>;
+  cancel(runId: string, reason?: string): Promise<RunJson>;
+  /**
+   * In process: resolves when the run is terminal or waiting for a human (this process drives
+   * it there). Over HTTP the server drives it: the run as it is now.
+   */
+  settle(runId: string): Promise<RunJson>;
+  close(): Promise<void>;
+}

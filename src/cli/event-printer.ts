@@ -1,0 +1,30 @@
+/** Printing a run's events as they come: one line each, drafts (streamed model text) inline. */
+import type { EventJson } from './api-json.js';
+import type { CliIo } from './cli-io.js';
+import { toEventLine } from './format-event.js';
+
+/** Prints events to `io.stdout`: readable lines, or with `json` one JSON object per line. */
+export function createEventPrinter(io: CliIo, json: boolean) {
+  let drafting = false;
+  return {
+    print(event: EventJson): void {
+      if (json) {
+        io.stdout.write(`${JSON.stringify(event)}\n`);
+        return;
+      }
+      if (event.type === 'draft') {
+        // Model text as it streams: shown inline, never the answer (that comes with the end).
+        io.stdout.write(`${drafting ? '' : '  … '}${String(event.data.text)}`);
+        drafting = true;
+        return;
+      }
+      this.breakLine();
+      io.stdout.write(`${toEventLine(event)}\n`);
+    },
+    /** Ends a line of draft text, before anything else is written. */
+    breakLine(): void {
+      if (drafting) io.stdout.write('\n');
+      drafting = false;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/** Plain-text rendering of runs, steps and tool calls, for `baton runs` and `baton show`. */
+import type { RunJson } from './api-json.js';
+
+function time(ms: number | null | undefined): string {
+  return typeof ms === 'number'
+    ? new Date(ms)
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z')
+    : '-';
+}
+
+function clip(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + ' '.repeat(width - text.length);
+}
+
+/** A table of runs, newest first: id, status, created, input. */
+export function toRunsTable(runs: RunJson[]): string {
+  if (runs.length === 0) return 'No runs.\n';
+  const idWidth = Math.max(...runs.map((r) => r.id.length), 2);
+  const lines = [`${pad('ID', idWidth)}  ${pad('STATUS', 13)}  ${pad('CREATED', 20)}  INPUT`];
+  for (const run of runs) {
+    lines.push(
+      `${pad(run.id, idWidth)}  ${pad(run.status, 13)}  ${pad(time(run.created_at), 20)}  ${clip(run.input, 60)}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The run's fields, one per line. */
+export function toRunDetails(run: RunJson): string {
+  const u = run.usage;
+  const rows: [string, string][] = [
+    ['status', `${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}`],
+    ['session', run.session_id],
+    ['input', run.input],
+    ['answer', run.answer ?? '-'],
+    ...(run.failure ? [['failure', `${run.failure.code}: ${run.failure.message}`] as [string, string]] : []),
+    ...(run.pending_approval_id
+      ? [['waiting', `${run.wait_reason ?? 'approval'}: approval ${run.pending_approval_id}`] as [string, string]]
+      : []),
+    ['usage', `${u.steps} steps, ${u.llm_calls} model calls, ${u.tool_calls} tool calls, ${u.tokens} tokens`],
+    ['created', time(run.created_at)],
+    ['updated', time(run.updated_at)],
+  ];
+  return `Run ${run.id}\n${rows.map(([k, v]) => `  ${pad(k, 8)}  ${v}`).join('\n')}\n`;
+}
+
+interface StepLike {
+  step_index?: number;
+  decision?: { type?: string; answer?: string; text?: string | null; calls?: { tool?: string }[] };
+}
+
+/** One line per planner step: its decision. */
+export function toStepLines(steps: unknown[]): string {
+  if (steps.length === 0) return 'Steps: none\n';
+  const lines = (steps as StepLike[]).map((step) => {
+    const d = step.decision;
+    const what =
+      d?.type === 'final'
+        ? `final answer: ${clip(d.answer ?? '', 80)}`
+        : `${(d?.calls ?? []).map((c) => String(c.tool)).join(', ')}${d?.text ? ` (${clip(d.text, 60)})` : ''}`;
+    return `  ${String(step.step_index)}  ${what}`;
+  });
+  return `Steps:\n${lines.join('\n')}\n`;
+}
+
+interface ToolCallLike {
+  id?: string;
+  step_index?: number;
+  tool?: string;
+  args?: unknown;
+  status?: string;
+  attempts?: number;
+  started_at?: number | null;
+  finished_at?: number | null;
+}
+
+/** One line per tool call of the ledger: step, tool, arguments, status, duration. */
+export function toToolCallLines(calls: unknown[]): string {
+  if (calls.length === 0) return 'Tool calls: none\n';
+  const lines = (calls as ToolCallLike[]).map((call) => {
+    const took =
+      typeof call.started_at === 'number' && typeof call.finished_at === 'number'
+        ? ` in ${call.finished_at - call.started_at} ms`
+        : '';
+    const retries = (call.attempts ?? 1) > 1 ? `, ${call.attempts} attempts` : '';
+    return `  ${String(call.step_index)}  ${String(call.tool)} ${clip(JSON.stringify(call.args ?? null), 70)} ${String(call.status)}${took}${retries}`;
+  });
+  return `Tool calls:\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,36 @@
+/** The runs of a Baton server, through its HTTP API and SSE streams. The server drives them. */
+import type { ApprovalJson, RunJson, RunPage } from './api-json.js';
+import type { Backend } from './backend.js';
+import { createHttpClient, type HttpTarget } from './http-client.js';
+import { streamRunEvents } from './stream-run-events.js';
+
+/** Connects to the server at `target.url` (nothing is sent until the first call). */
+export function createHttpBackend(target: HttpTarget): Backend {
+  const client = createHttpClient(target);
+  const run = (runId: string) => `/v1/runs/${encodeURIComponent(runId)}`;
+  return {
+    where: client.url,
+    inProcess: false,
+    start: (body) => client.request<RunJson>('POST', '/v1/runs', body),
+    get: (runId) => client.request<RunJson>('GET', run(runId)),
+    list(filter) {
+      const query = new URLSearchParams();
+      if (filter.status) query.set('status', filter.status);
+      if (filter.limit) query.set('limit', String(filter.limit));
+      const search = query.size > 0 ? `?${query}` : '';
+      return client.request<RunPage>('GET', `/v1/runs${search}`);
+    },
+    async steps(runId) {
+      return (await client.request<{ steps: unknown[] }>('GET', `${run(runId)}/steps`)).steps;
+    },
+    async toolCalls(runId) {
+      return (await client.request<{ tool_calls: unknown[] }>('GET', `${run(runId)}/tool-calls`)).tool_calls;
+    },
+    events: (runId, options) => streamRunEvents(client, runId, options),
+    decide: (runId, approvalId, body) =>
+      client.request<ApprovalJson>('POST', `${run(runId)}/approvals/${encodeURIComponent(approvalId)}`, body),
+    cancel: (runId, reason) => client.request<RunJson>('POST', `${run(runId)}/cancel`, reason ? { reason } : undefined),
+    settle: (runId) => client.request<RunJson>('GET', run(runId)),
+    async close() {},
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The runs of a SQLite file, driven by a runtime in this process. Only the runs this process
+ * starts or decides are driven here (no recovery of others); read-only use never creates the file.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  BatonError,
+  createFailure,
+  createRuntime,
+  createScriptedPlanner,
+  resolveAgentPlanner,
+  type Agent,
+  type ModelSettings,
+  type Runtime,
+} from '../index.js';
+import { abortable, sleep } from './abortable.js';
+import { isTerminalEvent, toApprovalJson, toEventJson, toRunJson, toSnakeJson, type EventJson } from './api-json.js';
+import type { Backend } from './backend.js';
+
+/** How often a run driven by another process is polled when followed. */
+const POLL_MS = 200;
+
+/** How a local backend opens its runtime. */
+export interface LocalOptions {
+  database: string;
+  /** The agent that drives runs; without one the backend can only read (and never creates the file). */
+  agent?: Agent | undefined;
+  model?: ModelSettings;
+  /** Recorded as the decider of approvals. */
+  by: string;
+}
+
+function notFound(runId: string): BatonError {
+  return new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`));
+}
+
+/** Opens the runs of `options.database` (lazily: the file is opened on first use). */
+export function createLocalBackend(options: LocalOptions): Backend & { planner: string | undefined } {
+  const database = resolve(options.database);
+  const resolved = options.agent ? resolveAgentPlanner(options.agent, options.model) : undefined;
+  let runtime: Runtime | undefined;
+  // Runs this process drives: their events come live; others' are polled from the file.
+  const driven = new Set<string>();
+
+  /** The runtime, or undefined when reading a file that does not exist. */
+  function open(): Runtime | undefined {
+    if (runtime) return runtime;
+    if (!options.agent && !existsSync(database)) return undefined;
+    runtime = createRuntime({
+      database,
+      planner: resolved?.planner ?? createScriptedPlanner([]),
+      tools: options.agent?.tools ?? [],
+      ...(options.agent?.policy ? { policy: options.agent.policy } : {}),
+      recover: false,
+    });
+    return runtime;
+  }
+
+  function must(runId: string): Runtime {
+    const rt = open();
+    if (!rt) throw notFound(runId);
+    return rt;
+  }
+
+  async function* poll(rt: Runtime, runId: string, after: number, signal?: AbortSignal): AsyncGenerator<EventJson> {
+    const tenant = rt.get(runId).tenantId;
+    let last = after;
+    for (;;) {
+      for await (const event of rt.events(runId, { after: last, follow: false })) {
+        yield toEventJson(event, tenant);
+        last = event.seq;
+        if (isTerminalEvent(event)) return;
+      }
+      await sleep(POLL_MS, signal);
+      if (signal?.aborted) return;
+    }
+  }
+
+  async function* events(runId: string, opts: { after?: number; follow: boolean; signal?: AbortSignal }) {
+    const rt = must(runId);
+    const tenant = rt.get(runId).tenantId;
+    if (opts.follow && !driven.has(runId)) {
+      yield* abortable(poll(rt, runId, opts.after ?? 0, opts.signal), opts.signal);
+      return;
+    }
+    const source = rt.events(runId, { after: opts.after ?? 0, follow: opts.follow });
+    for await (const event of abortable(source, opts.signal)) yield toEventJson(event, tenant);
+  }
+
+  return {
+    where: database,
+    inProcess: true,
+    planner: resolved?.description,
+    async start(body) {
+      // Starting needs an agent, and with one the file is always opened (or created).
+      const rt = open()!;
+      const run = await rt.start({
+        input: body.input,
+        ...(body.session_id ? { sessionId: body.session_id } : {}),
+        ...(body.context ? { context: body.context } : {}),
+      });
+      driven.add(run.id);
+      return toRunJson(run);
+    },
+    async get(runId) {
+      return toRunJson(must(runId).get(runId));
+    },
+    async list(filter) {
+      const rt = open();
+      if (!rt) return { runs: [], next_cursor: null };
+      const page = rt.list({
+        ...(filter.status ? { status: filter.status } : {}),
+        ...(filter.limit ? { limit: filter.limit } : {}),
+      });
+      return { runs: page.runs.map(toRunJson), next_cursor: page.nextCursor };
+    },
+    async steps(runId) {
+      return must(runId).steps(runId).map(toSnakeJson);
+    },
+    async toolCalls(runId) {
+      return must(runId).toolCalls(runId).map(toSnakeJson);
+    },
+    events,
+    async decide(runId, approvalId, body) {
+      const rt = must(runId);
+      const reason = body.reason === undefined ? {} : { reason: body.reason };
+      // Deciding loads the run into this runtime, which then drives it.
+      driven.add(runId);
+      const approval =
+        body.decision === 'approve'
+          ? await rt.approve(runId, approvalId, {
+              by: options.by,
+              ...reason,
+              ...(body.resolution ? { resolution: body.resolution } : {}),
+            })
+          : await rt.reject(runId, approvalId, {
+              by: options.by,
+              ...reason,
+              ...(body.terminate ? { terminate: true } : {}),
+            });
+      return toApprovalJson(approval);
+    },
+    async cancel(runId, reason) {
+      return toRunJson(await must(runId).cancel(runId, reason ? { reason } : {}));
+    },
+    async settle(runId) {
+      const rt = must(runId);
+      return toRunJson(driven.has(runId) ? await rt.wait(runId) : rt.get(runId));
+    },
+    async close() {
+      await runtime?.close();
+    },
+  };
+}

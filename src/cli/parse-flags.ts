@@ -1,0 +1,68 @@
+/** Command-line parsing shared by the commands: strict flags, a usage error for anything wrong. */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { usageError } from './cli-error.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Where a command's runs are: a server (`--url`, `--token`) or a database file (`--db`). */
+export const TARGET_OPTIONS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  db: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const satisfies Options;
+
+/** Which agent drives runs in process: `--agent`, the demo's `--dir`, and a model. */
+export const AGENT_OPTIONS = {
+  agent: { type: 'string' },
+  dir: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+} as const satisfies Options;
+
+/** The same text in every `--help` for the target options. */
+export const TARGET_HELP = `  --url <url>       a Baton server (default $BATON_URL); without it, the command works
+                    in this process on the --db file
+  --token <token>   bearer token for the server (default $BATON_TOKEN)
+  --db <file>       SQLite database file, in process (default ./.baton/baton.db)
+  --json            machine-readable output: one JSON object (one per line for streams)`;
+
+/** The last line of every command's options. */
+export const HELP_FLAG = '  -h, --help        show this help';
+
+/** The same text in every `--help` for the agent options. */
+export const AGENT_HELP = `  --agent <agent>   in process: 'demo' (built in) or a module whose default export is
+                    defineAgent(...) (default demo)
+  --dir <dir>       the demo agent's config directory (default ./.baton/demo-configs)
+  --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
+  --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)`;
+
+/** Parses `argv` strictly; unknown flags and missing values throw a usage error. */
+export function parseFlags<const O extends Options>(
+  argv: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>> {
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw usageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The positionals of a command, checked against how many it takes. */
+export function takePositionals(positionals: string[], names: { required: string[]; optional?: string[] }): string[] {
+  const max = names.required.length + (names.optional?.length ?? 0);
+  if (positionals.length < names.required.length) {
+    throw usageError(`missing <${names.required[positionals.length]}>`);
+  }
+  if (positionals.length > max) throw usageError(`unexpected argument '${positionals[max]}'`);
+  return positionals;
+}
+
+/** A positive integer flag, or a usage error naming the flag. */
+export function toPositiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(value)) throw usageError(`${flag} must be a positive integer, not '${value}'`);
+  return Number(value);
+}

@@ -1,0 +1,40 @@
+/** `baton runs`: the newest runs, optionally of one status. */
+import { RUN_STATUSES } from '../index.js';
+import { defineCommand } from './define-command.js';
+import { EXIT, EXIT_HELP } from './exit-codes.js';
+import { toRunsTable } from './format-run.js';
+import { toStatus } from './open-backend.js';
+import { TARGET_HELP, TARGET_OPTIONS, takePositionals, toPositiveInt, HELP_FLAG } from './parse-flags.js';
+
+/** The usage text of `baton runs`. */
+export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--json]
+                  [--url <url> [--token <token>] | --db <file>]
+
+Lists runs, newest first.
+
+Options:
+  --status <status>  only runs in this state: ${RUN_STATUSES.join(', ')}
+  --limit <n>        at most n runs (default 20)
+${TARGET_HELP}
+${HELP_FLAG}
+
+With --json, prints one object: { "runs": [...], "next_cursor": ... }.
+
+${EXIT_HELP}
+`;
+
+/** Runs `baton runs`; resolves with the exit code. */
+export const runRunsCommand = defineCommand({
+  name: 'runs',
+  usage: RUNS_USAGE,
+  options: { ...TARGET_OPTIONS, status: { type: 'string' }, limit: { type: 'string' } },
+  async run({ values, positionals }, { io, open }) {
+    takePositionals(positionals, { required: [] });
+    const status = toStatus(values.status, RUN_STATUSES);
+    const limit = toPositiveInt(values.limit, '--limit') ?? 20;
+    const backend = await open(values, { drive: false });
+    const page = await backend.list({ status, limit });
+    io.stdout.write(values.json ? `${JSON.stringify(page)}\n` : toRunsTable(page.runs));
+    return EXIT.ok;
+  },
+});

@@ -1,0 +1,123 @@
+/**
+ * `baton serve`: the HTTP API over a runtime on a SQLite file. It resumes the file's unfinished
+ * runs, serves until SIGTERM or SIGINT, then stops accepting, ends open event streams and closes
+ * the runtime; runs still in flight resume on the next start.
+ */
+import { resolve } from 'node:path';
+import { createRuntime, resolveAgentPlanner, type Runtime } from '../index.js';
+import { createServer, loadAuthConfig, type Listening } from '../server/index.js';
+import { usageError } from './cli-error.js';
+import { defineCommand } from './define-command.js';
+import { EXIT, EXIT_HELP } from './exit-codes.js';
+import { loadAgent } from './load-agent.js';
+import { DEFAULT_DB } from './open-backend.js';
+import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
+import { toEventLine } from './format-event.js';
+
+/** The default port of `baton serve`. */
+export const DEFAULT_PORT = 7420;
+
+/** The usage text of `baton serve`. */
+export const SERVE_USAGE = `Usage: baton serve [--db <file>] [--host <host>] [--port <port>] [--agent demo|<module>]
+                   [--dir <dir>] [--tokens <file>] [--model <name>] [--base-url <url>] [--json]
+
+Serves the Baton HTTP API (runs, SSE event streams, approvals) for one agent, on an embedded
+SQLite file. On start it resumes every run the file left unfinished. SIGTERM or Ctrl-C stops
+it gracefully: no new requests, open event streams end (clients reconnect with Last-Event-ID),
+the runtime closes, and runs still in flight resume on the next start.
+
+Options:
+  --db <file>       SQLite database file (default ${DEFAULT_DB})
+  --host <host>     address to listen on (default 127.0.0.1)
+  --port <port>     port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --agent <agent>   'demo' (built in) or a module whose default export is defineAgent(...)
+                    (default demo); a .ts module needs NODE_OPTIONS='--import tsx'
+  --dir <dir>       the demo agent's config directory (default ./.baton/demo-configs)
+  --tokens <file>   token configuration (JSON, see below); default $BATON_TOKENS (the JSON
+                    itself) or $BATON_TOKENS_FILE
+  --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
+  --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
+  --json            log as JSON lines
+  -h, --help        show this help
+
+The first line printed is 'Listening on <url>' (with --json, {"type":"listening","url":...}).
+Without tokens the server runs in dev mode: loopback only, every caller may do everything.
+Tokens: {"tokens":[{"token":"<16+ chars>","tenant":"acme","roles":["submit","approve","view"],
+"name":"alice"}]}; roles are submit, approve, view and admin.
+
+${EXIT_HELP}
+`;
+
+function toPort(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PORT;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw usageError(`--port must be 0-65535, not '${value}'`);
+  return port;
+}
+
+/** Runs `baton serve` until a signal; resolves with the exit code (0 after a graceful stop). */
+export const runServeCommand = defineCommand({
+  name: 'serve',
+  usage: SERVE_USAGE,
+  options: {
+    ...AGENT_OPTIONS,
+    db: { type: 'string' },
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string' },
+    tokens: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  async run({ values, positionals }, { io, signal }) {
+    takePositionals(positionals, { required: [] });
+    const port = toPort(values.port);
+    const log = (text: string, json: Record<string, unknown>) =>
+      io.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+    const auth = loadAuthConfig(values.tokens === undefined ? {} : { file: values.tokens });
+    const agent = await loadAgent(values.agent ?? 'demo', { dir: values.dir });
+    const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
+    const database = resolve(values.db ?? DEFAULT_DB);
+    let runtime: Runtime | undefined;
+    let listening: Listening | undefined;
+    try {
+      runtime = createRuntime({
+        database,
+        planner,
+        tools: agent.tools,
+        ...(agent.policy ? { policy: agent.policy } : {}),
+        recover: false,
+      });
+      const resumed = runtime.recover();
+      listening = await createServer({ runtime, auth }).listen({ host: values.host, port });
+      log(`Listening on ${listening.url}`, { type: 'listening', url: listening.url });
+      const tokens = auth.tokens.length;
+      log(
+        [
+          `Agent: ${agent.name} (planner: ${description})`,
+          `Database: ${database} (resumed ${resumed.length} unfinished runs)`,
+          `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
+        ].join('\n'),
+        { type: 'started', agent: agent.name, planner: description, database, resumed, tokens },
+      );
+      for (const [runId, failure] of runtime.recoveryFailures) {
+        io.stderr.write(`baton serve: run ${runId} was not resumed: ${failure.message} (${failure.code})\n`);
+      }
+      const unwatch = runtime.watch((event) => {
+        if (event.type !== 'run.created' && event.type !== 'state') return;
+        log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event });
+      });
+      await new Promise<void>((resolveStop) => {
+        if (signal.aborted) resolveStop();
+        signal.addEventListener('abort', () => resolveStop(), { once: true });
+      });
+      unwatch();
+      log('Stopping: closing connections and the runtime', { type: 'stopping' });
+      return EXIT.ok;
+    } finally {
+      // Stop accepting first, so nothing reaches a closed runtime; then close the file.
+      await listening?.close();
+      await runtime?.close();
+      if (listening) log('Stopped; unfinished runs resume on the next start', { type: 'stopped' });
+    }
+  },
+});

@@ -1,0 +1,104 @@
+/** The `baton` CLI as a child process (`node --import tsx src/cli/main.ts`), one-shot or as a server. */
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { runCli, type CliIo } from '../../src/cli/index.js';
+import { REPO_ROOT } from '../helpers/run-node.js';
+
+/** What a finished command did. */
+export interface CliOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a child: nothing from this machine's model, server or failpoint settings. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(OPENAI_|BATON_)/.test(name)) delete env[name];
+  }
+  return { ...env, ...extra };
+}
+
+/** Runs `baton <args>` to its end, stdin closed (not a terminal); never rejects. */
+export function baton(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}) {
+  return new Promise<CliOutcome>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', ...args],
+      { cwd: REPO_ROOT, env: childEnv(options.env), encoding: 'utf8', timeout: options.timeoutMs ?? 20_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+    child.stdin?.end();
+  });
+}
+
+/** The JSON lines of an output, parsed (throws on a line that is not JSON). */
+export function jsonLines(stdout: string): Record<string, unknown>[] {
+  return stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** A running `baton serve`. */
+export interface ServeChild {
+  url: string;
+  proc: ChildProcessWithoutNullStreams;
+  output(): string;
+  /** Sends `signal` and resolves with the exit code and how long the exit took. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
+}
+
+/** Starts `baton serve <args>` and resolves once it has reported its URL and set-up. */
+export function startServe(args: string[], options: { env?: Record<string, string> } = {}): Promise<ServeChild> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
+    cwd: REPO_ROOT,
+    env: childEnv(options.env),
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`baton serve did not start:\n${output}`));
+    }, 15_000);
+    proc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    let listening = false;
+    proc.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // The first line names the URL; the start-up report ends with the `Auth:` line.
+      const match = /^Listening on (http:\/\/\S+)$/m.exec(output);
+      if (listening || !match?.[1] || !/^Auth: /m.test(output)) return;
+      listening = true;
+      clearTimeout(timer);
+      resolve({
+        url: match[1],
+        proc,
+        output: () => output,
+        async stop(signal = 'SIGTERM') {
+          const started = Date.now();
+          proc.kill(signal);
+          const code = await exited;
+          return { code, ms: Date.now() - started };
+        },
+      });
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`baton serve exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Runs `baton <args>` in this process with in-memory streams (for checks that need no real terminal or exit). */
+export async function batonInProcess(args: string[]): Promise<CliOutcome> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const io: CliIo = { stdin: new PassThrough(), stdout, stderr, interactive: false };
+  const code = await runCli(args, io);
+  return { code, stdout: String(stdout.read() ?? ''), stderr: String(stderr.read() ?? '') };
+}

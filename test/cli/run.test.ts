@@ -1,0 +1,138 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp.js';
+import { baton, batonInProcess, jsonLines } from './cli-child.js';
+
+/** A fresh database file and demo config directory, as flags. */
+function place(): string[] {
+  const dir = tempDir();
+  return ['--db', join(dir, 'b.db'), '--dir', join(dir, 'configs')];
+}
+
+describe('baton run (in process)', () => {
+  it('follows the run through its approval to the answer', async () => {
+    const { code, stdout, stderr } = await baton(['run', 'Archive the stale configs', '--approve', ...place()]);
+
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^\[\d+\] step 0: fs\.list/m);
+    expect(stdout).toMatch(/^\[\d+\] {3}run configs\.archive \{"files":\[/m);
+    expect(stdout).toMatch(/^\[\d+\] approval needed: configs\.archive/m);
+    expect(stdout).toMatch(/^\[\d+\] approval approved by cli:/m);
+    expect(stdout).toMatch(/^Answer: Archived 3 stale configs/m);
+    expect(stdout).toMatch(/^Run run_\S+ succeeded$/m);
+  });
+
+  it('prints only JSON lines with --json, ending with a summary', async () => {
+    const { code, stdout, stderr } = await baton(['run', 'Archive', '--reject', '--json', ...place()]);
+
+    expect(code, stderr).toBe(0);
+    const lines = jsonLines(stdout);
+    const summary = lines.at(-1) as { type: string; run: { status: string; answer: string } };
+    expect(summary.type).toBe('summary');
+    expect(summary.run).toMatchObject({ status: 'succeeded', answer: expect.stringMatching(/^Nothing was archived/) });
+    const events = lines.slice(0, -1) as { seq: number; type: string }[];
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.map((e) => e.type)).toContain('approval_result');
+  });
+
+  it('leaves the run waiting (exit 3) without a terminal or a flag; approve then finishes it', async () => {
+    const flags = place();
+    const waiting = await baton(['run', 'Archive', '--json', ...flags]);
+
+    expect(waiting.code, waiting.stderr).toBe(3);
+    expect(waiting.stderr).toMatch(/left waiting for approval .*baton approve run_/);
+    const { run } = jsonLines(waiting.stdout).at(-1) as { run: { id: string; status: string } };
+    expect(run.status).toBe('waiting_human');
+
+    const listed = await batonInProcess(['runs', '--status', 'waiting_human', '--json', ...flags.slice(0, 2)]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect((JSON.parse(listed.stdout) as { runs: { id: string }[] }).runs.map((r) => r.id)).toEqual([run.id]);
+
+    const approved = await baton(['approve', run.id, '--reason', 'looks right', ...flags]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/^Approval \S+ approved by cli:/m);
+    expect(approved.stdout).toMatch(new RegExp(`^Run ${run.id} succeeded$`, 'm'));
+
+    const again = await batonInProcess(['reject', run.id, ...flags]);
+    expect(again.code).toBe(4);
+    expect(again.stderr).toMatch(/has no pending approval \(it is succeeded\)/);
+  });
+
+  it('ends the run when a rejection says --terminate', async () => {
+    const flags = place();
+    const waiting = await batonInProcess(['run', 'Archive', '--json', ...flags]);
+    expect(waiting.code, waiting.stderr).toBe(3);
+    const { run } = jsonLines(waiting.stdout).at(-1) as { run: { id: string } };
+
+    expect((await batonInProcess(['approve', run.id, '--terminate', ...flags])).code).toBe(2);
+    const rejected = await batonInProcess(['reject', run.id, '--terminate', '--reason', 'no', '--json', ...flags]);
+
+    expect(rejected.code, rejected.stderr).toBe(0);
+    expect(JSON.parse(rejected.stdout)).toMatchObject({
+      approval: { status: 'rejected', resolution: 'terminate', reason: 'no' },
+      run: { id: run.id, status: 'failed', stop_reason: 'rejected' },
+    });
+  });
+
+  it('shows a run, its steps, tool calls and events, as text and JSON', async () => {
+    const flags = place();
+    const db = flags.slice(0, 2);
+    const { stdout } = await baton(['run', 'Archive', '--approve', '--json', ...flags]);
+    const { run } = jsonLines(stdout).at(-1) as { run: { id: string } };
+
+    const [shownJson, events] = await Promise.all([
+      baton(['show', run.id, '--json', ...db]),
+      baton(['events', run.id, ...db]),
+    ]);
+    const shown = await batonInProcess(['show', run.id, ...db]);
+    const eventsJson = await batonInProcess(['events', run.id, '--json', '--after', '20', ...db]);
+    const runs = await batonInProcess(['runs', ...db]);
+
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^ {2}status {4}succeeded$/m);
+    expect(shown.stdout).toMatch(/^ {2}2 {2}configs\.archive \{"files":.* succeeded/m);
+    const detail = JSON.parse(shownJson.stdout) as { run: { id: string }; steps: unknown[]; tool_calls: unknown[] };
+    expect(detail.run.id).toBe(run.id);
+    expect(detail.steps).toHaveLength(4);
+    expect(detail.tool_calls).toHaveLength(5);
+    expect(events.stdout).toMatch(/^\[1\] run created: Archive$/m);
+    expect(events.stdout.trim().split('\n').at(-1)).toMatch(/executing → succeeded$/);
+    expect(jsonLines(eventsJson.stdout)[0]).toMatchObject({ run_id: run.id, seq: 21 });
+    expect(runs.stdout).toMatch(new RegExp(`^${run.id} +succeeded`, 'm'));
+  });
+
+  it('answers with the documented exit codes on usage errors and missing runs', async () => {
+    const db = place().slice(0, 2);
+    const child = await baton(['show', 'run_missing', ...db]);
+    expect(child.code).toBe(4);
+    expect(child.stderr).toMatch(/^baton show: Run 'run_missing' does not exist \(run\.not_found\)$/m);
+
+    const outcomes = [];
+    for (const args of [
+      [],
+      ['frobnicate'],
+      ['run', ...db],
+      ['run', 'x', '--approve', '--reject', ...db],
+      ['runs', '--limit', 'ten', ...db],
+      ['runs', '--status', 'done', ...db],
+      ['show', 'run_missing', '--url', 'http://127.0.0.1:9', '--db', 'x.db'],
+      ['events', 'run_missing', ...db],
+      ['approve', 'run_missing', 'approval_1', ...db],
+    ]) {
+      outcomes.push(await batonInProcess(args));
+    }
+    expect(outcomes.map((o) => o.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 4, 4]);
+    expect(outcomes[3]!.stderr).toMatch(/--approve and --reject cannot be used together/);
+  });
+
+  it('documents every command and the exit codes in --help', async () => {
+    const commands = ['serve', 'run', 'runs', 'show', 'events', 'approve', 'reject', 'cancel'];
+    const helps = [];
+    for (const command of commands) helps.push(await batonInProcess([command, '--help']));
+    for (const [i, help] of helps.entries()) {
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^Usage: baton ${commands[i]}`));
+      expect(help.stdout).toMatch(/^ {2}3 {4}the run is waiting for a human/m);
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baton, jsonLines, startServe, type ServeChild } from './cli-child.js';
+
+describe('baton serve with the demo agent', () => {
+  let dir: string;
+  let server: ServeChild;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-serve-'));
+    server = await startServe(['--port', '0', '--db', join(dir, 'b.db'), '--dir', join(dir, 'configs')]);
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints the URL it listens on first, on loopback', () => {
+    expect(server.output().split('\n')[0]).toMatch(/^Listening on http:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('runs against it with live progress and ends with the answer', async () => {
+    const { code, stdout, stderr } = await baton([
+      'run',
+      'Archive the stale configs',
+      '--approve',
+      '--url',
+      server.url,
+    ]);
+
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^Run run_\\S+ \\(session \\S+\\) on ${server.url}$`, 'm'));
+    expect(stdout).toMatch(/^\[\d+\] planning → executing$/m);
+    expect(stdout).toMatch(/^\[\d+\] {3}configs\.archive succeeded/m);
+    expect(stdout).toMatch(/^\[\d+\] approval approved by dev$/m);
+    expect(stdout).toMatch(/^Answer: Archived 3 stale configs/m);
+    expect(stdout).toMatch(/^Run run_\S+ succeeded$/m);
+  });
+
+  it('prints parseable JSON lines with --json', async () => {
+    const { code, stdout, stderr } = await baton(['run', 'Archive', '--reject', '--json', '--url', server.url]);
+
+    expect(code, stderr).toBe(0);
+    const lines = jsonLines(stdout);
+    const events = lines.slice(0, -1) as { seq: number; type: string; run_id: string }[];
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)).toMatchObject({ type: 'state', data: { to: 'succeeded' } });
+    expect(lines.at(-1)).toMatchObject({
+      type: 'summary',
+      run: { id: events[0]!.run_id, status: 'succeeded', answer: expect.stringMatching(/^Nothing was archived/) },
+    });
+  });
+
+  it('approves, shows and cancels runs over HTTP', async () => {
+    const [first, second] = await Promise.all([
+      baton(['run', 'Archive one', '--json', '--url', server.url]),
+      baton(['run', 'Archive two', '--json', '--url', server.url]),
+    ]);
+    expect([first.code, second.code]).toEqual([3, 3]);
+    const idOf = (stdout: string) => (jsonLines(stdout).at(-1) as { run: { id: string } }).run.id;
+    const [approveId, cancelId] = [idOf(first.stdout), idOf(second.stdout)];
+
+    const [approved, cancelled] = await Promise.all([
+      baton(['approve', approveId, '--reason', 'fine', '--json', '--url', server.url]),
+      baton(['cancel', cancelId, '--json', '--url', server.url]),
+    ]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({
+      approval: { status: 'approved', decided_by: 'dev', reason: 'fine' },
+      run: { id: approveId },
+    });
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject({ id: cancelId, status: 'failed', stop_reason: 'cancelled' });
+
+    const [shown, again, missing] = await Promise.all([
+      baton(['show', approveId, '--json', '--url', server.url]),
+      baton(['cancel', cancelId, '--url', server.url]),
+      baton(['show', 'run_missing', '--url', server.url]),
+    ]);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ run: { status: 'succeeded' }, steps: expect.any(Array) });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/run\.invalid_transition/);
+    expect(missing.code).toBe(4);
+  });
+});
