@@ -11,6 +11,8 @@ import type { Run, RunEventRecord } from './types.js';
 const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
 const ACTIVE: ReadonlySet<string> = new Set(['pending', 'planning', 'executing', 'waiting_human']);
 const PAGE = 500;
+/** How often the log of a run driven by another process is read while following it. */
+const REMOTE_POLL_MS = 200;
 
 /** What following needs from the runtime. */
 export interface FollowContext {
@@ -68,12 +70,24 @@ export async function* followEvents(
         if (isTerminalEvent(event)) return;
       }
       if (failed) throw new BatonError(failed);
-      const status = store.getRun(runId)?.status ?? '';
-      if (ctx.isClosed() || (ctx.liveStatus(runId) === undefined && !ACTIVE.has(status))) return;
+      if (ctx.isClosed()) return;
+      // A run driven by another process publishes nothing here: its log is polled instead.
+      const remote = ctx.liveStatus(runId) === undefined;
+      if (remote) {
+        const rows = store.listEvents(runId, last, PAGE).map(toEvent);
+        if (rows.length > 0) {
+          pending.push(...rows);
+          continue;
+        }
+        if (!ACTIVE.has(store.getRun(runId)?.status ?? '')) return;
+      }
+      let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
         ctx.onClose.add(resolve);
+        if (remote) timer = setTimeout(resolve, REMOTE_POLL_MS);
       });
+      clearTimeout(timer);
       if (wake) ctx.onClose.delete(wake);
       wake = undefined;
     }

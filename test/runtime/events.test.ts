@@ -91,4 +91,29 @@ describe('events', () => {
     await followed;
     expect(seen).toContain('action');
   });
+
+  it('follows a run that another runtime on the same file drives', async () => {
+    const { db, effects } = tempFiles();
+    const options = {
+      database: db,
+      planner: createScriptedPlanner([
+        { type: 'tool_calls' as const, calls: [{ tool: 'world.unsafe', args: { value: 'v' } }] },
+        { type: 'final' as const, answer: 'ok' },
+      ]),
+      tools: [createWorld(effects, { risk: 'high' }).unsafe],
+    };
+    const driver = openRuntime(options);
+    const watcher = openRuntime({ ...options, recover: false });
+    const run = await driver.wait((await driver.start({ input: 'x' })).id);
+    const seen: RunEventRecord[] = [];
+    const following = (async () => {
+      for await (const event of watcher.events(run.id)) seen.push(event);
+    })();
+    await sleep(50);
+    await driver.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
+    await driver.wait(run.id);
+    await following;
+    expect(seen.map((e) => e.seq)).toEqual(driver.store.listEvents(run.id).map((e) => e.seq));
+    expect(seen.at(-1)!.data.to).toBe('succeeded');
+  });
 });
