@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The service from the built package, as a user starts it: `npm start` serves the demo agent on a
+# fresh embedded file; `baton run --url` follows a run live to its answer, with --json parsing.
+set -euo pipefail
+tmp=$(mktemp -d)
+trap 'kill -TERM "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+npm start --silent -- --port 0 --db "$tmp/baton.db" --dir "$tmp/configs" > "$tmp/serve.log" 2>&1 &
+pid=$!
+url=''
+for _ in $(seq 100); do
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$tmp/serve.log" | head -n 1 || true)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$tmp/serve.log"; echo "npm start did not print its URL"; exit 1; }
+node -e 'fetch(process.argv[1] + "/healthz").then((r) => { if (!r.ok) process.exit(1); })' "$url"
+npx baton run "Archive the stale configs" --url "$url" --approve
+npx baton run "Archive the stale configs" --url "$url" --approve --json > "$tmp/run.jsonl"
+node -e '
+  const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
+  const parsed = lines.map((line) => JSON.parse(line));
+  const last = parsed.at(-1);
+  if (last.type !== "summary" || last.run.status !== "succeeded") throw new Error("run ended " + JSON.stringify(last));
+  console.log("serve smoke: " + lines.length + " JSON lines, run " + last.run.status + ": " + last.run.answer);
+' "$tmp/run.jsonl"
+kill -TERM "$pid"
+wait "$pid"
