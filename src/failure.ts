@@ -37,6 +37,15 @@ export const FAILURE_CODES = {
   'run.closed': 'system',
   'store.checkpoint_failed': 'system',
   'internal.error': 'system',
+  // Failures only the HTTP service produces (see src/server/http-error.ts for their statuses).
+  'auth.required': 'user',
+  'auth.forbidden': 'policy',
+  'route.not_found': 'user',
+  'request.too_large': 'user',
+  'rate.limited': 'user',
+  'stream.limit': 'user',
+  'stream.lagging': 'system',
+  'server.closing': 'system',
 } as const satisfies Record<string, FailureKind>;
 export type FailureCode = keyof typeof FAILURE_CODES;
 

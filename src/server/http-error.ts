@@ -5,23 +5,23 @@
  */
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { toFailure, type Failure, type FailureKind } from '../index.js';
+import { createFailure, toFailure, type Failure, type FailureCode } from '../index.js';
 
-/** Failures that exist only at the HTTP boundary, with their kind and status. */
+/** Failures that exist only at the HTTP boundary (codes of `FAILURE_CODES`), with their status. */
 export const HTTP_FAILURES = {
-  'auth.required': { kind: 'user', status: 401 },
-  'auth.forbidden': { kind: 'policy', status: 403 },
-  'route.not_found': { kind: 'user', status: 404 },
-  'request.too_large': { kind: 'user', status: 413 },
-  'rate.limited': { kind: 'user', status: 429 },
-  'stream.limit': { kind: 'user', status: 429 },
-  'stream.lagging': { kind: 'system', status: 500 },
-  'server.closing': { kind: 'system', status: 503 },
-} as const satisfies Record<string, { kind: FailureKind; status: ContentfulStatusCode }>;
+  'auth.required': 401,
+  'auth.forbidden': 403,
+  'route.not_found': 404,
+  'request.too_large': 413,
+  'rate.limited': 429,
+  'stream.limit': 429,
+  'stream.lagging': 500,
+  'server.closing': 503,
+} as const satisfies Partial<Record<FailureCode, ContentfulStatusCode>>;
 export type HttpFailureCode = keyof typeof HTTP_FAILURES;
 
-/** A failure as the API sends it: a runtime failure, or one of `HTTP_FAILURES`. */
-export type ApiFailure = Failure | (Omit<Failure, 'code'> & { code: HttpFailureCode });
+/** A failure as the API sends it: one of the closed set of `FAILURE_CODES`. */
+export type ApiFailure = Failure;
 
 const CONFLICTS: ReadonlySet<string> = new Set([
   'session.busy',
@@ -32,7 +32,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
 
 /** The HTTP status of a failure. */
 export function toStatus(failure: ApiFailure): ContentfulStatusCode {
-  if (failure.code in HTTP_FAILURES) return HTTP_FAILURES[failure.code as HttpFailureCode].status;
+  if (failure.code in HTTP_FAILURES) return HTTP_FAILURES[failure.code as HttpFailureCode];
   switch (failure.kind) {
     case 'user':
       if (failure.code.endsWith('.not_found')) return 404;
@@ -63,12 +63,7 @@ export function httpError(
   message: string,
   extra: { details?: Record<string, unknown>; headers?: Record<string, string> } = {},
 ): HttpError {
-  const failure: ApiFailure = {
-    code,
-    kind: HTTP_FAILURES[code].kind,
-    message,
-    ...(extra.details ? { details: extra.details } : {}),
-  };
+  const failure = createFailure(code, message, extra.details ? { details: extra.details } : {});
   return new HttpError(failure, extra.headers);
 }
 
