@@ -23,5 +23,10 @@ node -e '
   if (last.type !== "summary" || last.run.status !== "succeeded") throw new Error("run ended " + JSON.stringify(last));
   console.log("serve smoke: " + lines.length + " JSON lines, run " + last.run.status + ": " + last.run.answer);
 ' "$tmp/run.jsonl"
+# npm passes SIGTERM on to the server (which exits 0) and reports the signal itself (143).
 kill -TERM "$pid"
-wait "$pid"
+status=0
+wait "$pid" || status=$?
+[ "$status" = 0 ] || [ "$status" = 143 ] || { cat "$tmp/serve.log"; echo "serve exited $status"; exit 1; }
+grep -q 'Listening on' "$tmp/serve.log"
+echo "serve smoke: stopped cleanly"
