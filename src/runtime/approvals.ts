@@ -6,7 +6,7 @@
  * same unit, so no restart can run a call a human refused.
  */
 import { BatonError, createFailure, fail } from '../failure.js';
-import type { ApprovalRow } from '../store/index.js';
+import type { ApprovalRow, Store } from '../store/index.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { callRow, prepareCalls, resultEventData } from './executor-actor.js';
@@ -136,5 +136,23 @@ export function resumeAfterDecision(live: LiveRun, approval: ApprovalRow): void 
   if (approval.status === 'approved') actor.send({ type: 'approved', approvalId: approval.id });
   else if (approval.status === 'rejected') {
     actor.send({ type: 'rejected', approvalId: approval.id, terminate: approval.resolution === 'terminate' });
+  }
+}
+
+/** Checks an approval before its run is loaded, so a decided one always answers `already_decided`. */
+export function assertPendingApproval(store: Store, runId: string, approvalId: string): void {
+  if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+  const approval = store.getApproval(approvalId);
+  if (!approval || approval.run_id !== runId) {
+    fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
+  }
+  if (approval.status !== 'pending') {
+    fail(
+      'approval.already_decided',
+      `Approval '${approvalId}' was already ${approval.status} by ${approval.decided_by}`,
+      {
+        details: { status: approval.status, decided_by: approval.decided_by },
+      },
+    );
   }
 }

@@ -15,7 +15,8 @@ import type { Planner } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import { createStore, type RunFilter, type RunRow } from '../store/index.js';
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
-import { decideApproval, resumeAfterDecision } from './approvals.js';
+import { assertPendingApproval, decideApproval, resumeAfterDecision } from './approvals.js';
+import { stageAnswer } from './commit-answer.js';
 import type { LiveRun, RuntimeEnv, RuntimeHooks } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
@@ -112,28 +113,7 @@ export function createRuntime(options: RuntimeOptions) {
     inspect: options.inspect,
     onSucceeded(driver) {
       const run = live.get(driver.runId);
-      const step = driver.context().stepIndex;
-      const decision = driver.memory.journal.get(step)?.decision;
-      if (!run || decision?.type !== 'final') return;
-      // The answer reaches the session only with the transition to `succeeded`, in one commit.
-      driver.stage(() => {
-        const now = Date.now();
-        store.setAnswer(driver.runId, decision.answer);
-        store.insertMessage({
-          session_id: run.sessionId,
-          run_id: driver.runId,
-          role: 'user',
-          content: run.input,
-          created_at: now,
-        });
-        store.insertMessage({
-          session_id: run.sessionId,
-          run_id: driver.runId,
-          role: 'assistant',
-          content: decision.answer,
-          created_at: now,
-        });
-      });
+      if (run) stageAnswer(store, driver, run);
     },
     onRetired(driver, failure) {
       if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
@@ -231,24 +211,6 @@ export function createRuntime(options: RuntimeOptions) {
     const run = resume(row);
     if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
     return run;
-  }
-
-  /** Checks an approval before loading its run, so a decided one always answers `already_decided`. */
-  function checkApproval(runId: string, approvalId: string): void {
-    if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
-    const approval = store.getApproval(approvalId);
-    if (!approval || approval.run_id !== runId) {
-      fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
-    }
-    if (approval.status !== 'pending') {
-      fail(
-        'approval.already_decided',
-        `Approval '${approvalId}' was already ${approval.status} by ${approval.decided_by}`,
-        {
-          details: { status: approval.status, decided_by: approval.decided_by },
-        },
-      );
-    }
   }
 
   function send(run: LiveRun, event: RunEvent): void {
@@ -356,7 +318,7 @@ export function createRuntime(options: RuntimeOptions) {
       decision: { by: string; reason?: string; resolution?: UncertainResolution },
     ): Promise<Approval> {
       assertOpen();
-      checkApproval(runId, approvalId);
+      assertPendingApproval(store, runId, approvalId);
       const run = liveRun(runId, 'approved');
       const row = await decideApproval(env, run, approvalId, {
         approve: true,
@@ -374,7 +336,7 @@ export function createRuntime(options: RuntimeOptions) {
       decision: { by: string; reason?: string; terminate?: boolean },
     ): Promise<Approval> {
       assertOpen();
-      checkApproval(runId, approvalId);
+      assertPendingApproval(store, runId, approvalId);
       const run = liveRun(runId, 'rejected');
       const row = await decideApproval(env, run, approvalId, {
         approve: false,
