@@ -35,6 +35,7 @@ export { BatonError, createFailure, toFailure, isFailure, FAILURE_CODES, FAILURE
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
 export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
 export { describeMachine } from '../machines/describe-machine.js';
+export type { MachineDescription, MachineState, MachineTransition } from '../machines/describe-machine.js';
 export { defineAgent, resolveAgentPlanner } from './agent/index.js';
 export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
 export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';

@@ -4,7 +4,8 @@
  * Traversal uses XState's pure transitions, so no actor is ever started.
  */
 import { getAdjacencyMap, getStateNodes, serializeEvent } from '@xstate/graph';
-import type { AnyStateMachine, EventObject, Snapshot, TransitionDefinition } from 'xstate';
+import type { AnyStateMachine, EventObject, Snapshot } from 'xstate';
+import { describeGuard } from '../../machines/describe-guard.js';
 
 /** One legal transition: a state, an event, and which of its guarded branches. */
 export interface TransitionEdge {
@@ -31,15 +32,6 @@ export interface ModelPath<TSnapshot, TEvent> {
   steps: PathStep<TSnapshot, TEvent>[];
 }
 
-function describeGuard(guard: TransitionDefinition<never, never>['guard']): string | null {
-  if (guard === undefined) return null;
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'object' && guard !== null && 'type' in guard) return String(guard.type);
-  const combined = (guard as { guards?: unknown[] }).guards;
-  if (Array.isArray(combined)) return combined.map((g) => (typeof g === 'string' ? g : '?')).join(' && ');
-  return 'guard';
-}
-
 /** Every transition a machine takes for the given event types, straight from its definition. */
 export function listTransitions(machine: AnyStateMachine, eventTypes: readonly string[]): TransitionEdge[] {
   const wanted = new Set(eventTypes);
@@ -48,7 +40,7 @@ export function listTransitions(machine: AnyStateMachine, eventTypes: readonly s
     for (const [event, definitions] of node.transitions) {
       if (!wanted.has(event)) continue;
       definitions.forEach((definition, branch) => {
-        const guard = describeGuard(definition.guard as TransitionDefinition<never, never>['guard']);
+        const guard = describeGuard(definition.guard);
         const target = definition.target?.map((t) => t.key).join(',') ?? null;
         edges.push({
           id: `${node.key} --${event}[${guard ?? 'always'}]--> ${target ?? '(self)'}`,

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { not, or, setup as setupMachine } from 'xstate';
 import {
   createScriptedPlanner,
   defineAgent,
   describeMachine,
+  MACHINE_VERSION,
   resolveAgentPlanner,
   RUN_STATUSES,
   type RunEventRecord,
@@ -83,10 +85,61 @@ describe('runtime API for services', () => {
   });
 
   it('describes the run machine as JSON', () => {
-    const definition = describeMachine() as { id: string; states: Record<string, unknown> };
+    const definition = describeMachine();
     expect(definition.id).toBe('run');
+    expect(definition.version).toBe(MACHINE_VERSION);
     expect(Object.keys(definition.states)).toEqual([...RUN_STATUSES]);
+    expect(definition.states.planning).toMatchObject({ type: 'atomic', invoke: ['planner'] });
+    expect(definition.states.failed?.type).toBe('final');
     expect(JSON.parse(JSON.stringify(definition))).toEqual(definition);
+  });
+
+  it('names the guard of every guarded branch, composed guards part by part', () => {
+    const { transitions } = describeMachine();
+    const rejected = transitions.filter((t) => t.source === 'waiting_human' && t.event === 'rejected');
+    expect(rejected.map((t) => [t.target, t.guard])).toEqual([
+      ['failed', 'and(isPendingApproval, isTerminatingRejection)'],
+      ['executing', 'and(isPendingApproval, isUncertainWait)'],
+      ['failed', 'and(isPendingApproval, isLastStep)'],
+      ['planning', 'isPendingApproval'],
+    ]);
+    expect(rejected[0]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection']);
+    // Every branch of an event but the last in a state is guarded, or it would shadow the rest.
+    const bySourceAndEvent = new Map<string, typeof transitions>();
+    for (const t of transitions)
+      bySourceAndEvent.set(`${t.source} ${t.event}`, [...(bySourceAndEvent.get(`${t.source} ${t.event}`) ?? []), t]);
+    for (const branches of bySourceAndEvent.values()) {
+      for (const t of branches.slice(0, -1)) expect(t.guard, `${t.source} --${t.event}[${t.branch}]`).not.toBeNull();
+    }
+    const named = new Set(transitions.flatMap((t) => t.guards));
+    expect([...named].sort()).toEqual(
+      ['isLastStep', 'isLoop', 'isPendingApproval', 'isTerminatingRejection', 'isUncertainWait'].sort(),
+    );
+    for (const t of transitions) expect(t.actions).not.toContain('unknown');
+    expect(transitions.find((t) => t.event === 'plan_ready')?.actions).toEqual(['assign(llmCalls, tokens, costUsd)']);
+    expect(transitions.find((t) => t.event === 'cancel')?.actions).toEqual(['stop']);
+  });
+
+  it('describes a nested variant and composed or/not guards', () => {
+    const variant = setupMachine({ guards: { a: () => true, b: () => false } }).createMachine({
+      id: 'variant',
+      initial: 'waiting',
+      states: {
+        waiting: {
+          initial: 'review',
+          states: { review: { on: { ok: { target: 'second', guard: or(['a', not('b')]) } } }, second: {} },
+          on: { done: '#variant.end' },
+        },
+        end: { type: 'final' },
+      },
+    });
+    const description = describeMachine(variant, 7);
+    expect(description).toMatchObject({ id: 'variant', version: 7, initial: 'waiting' });
+    expect(description.states.waiting?.states.review?.path).toBe('waiting.review');
+    expect(description.transitions.map((t) => [t.source, t.event, t.target, t.guard])).toEqual([
+      ['waiting', 'done', 'end', null],
+      ['waiting.review', 'ok', 'waiting.second', 'or(a, not(b))'],
+    ]);
   });
 });
 

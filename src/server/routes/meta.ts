@@ -11,6 +11,8 @@ export function metaRoutes(deps: ServerDeps): Hono<AppEnv> {
     const { ticket, expiresAt } = deps.tickets.issue(c.get('principal'));
     return c.json({ ticket, expires_at: expiresAt }, 201);
   });
-  app.get('/machine', (c) => c.json(describeMachine() as Record<string, unknown>));
+  // The description never changes while the process lives: build it once.
+  const machine = describeMachine();
+  app.get('/machine', (c) => c.json(machine));
   return app;
 }
