@@ -128,6 +128,13 @@ export function resultEventData(call: PreparedCall, status: string, result: Tool
   };
 }
 
+/**
+ * How an interrupted call was resolved, as its events record it: run again (`read`,
+ * `idempotent`), found done by `reconcile()`, not found done and so run again, sent to a human
+ * (`unsafe`), or run again because a human chose `retry`.
+ */
+export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry';
+
 /** The hash an approval binds to: the exact call ids and their argument hashes. */
 export function approvalHash(calls: PreparedCall[]): string {
   return hashOf(calls.map((c) => [c.id, c.argsHash]));
@@ -165,11 +172,11 @@ export function createExecutorActor(env: RuntimeEnv) {
 
     failpoint('step.validating');
     const calls = prepareCalls(env, live, runId, stepIndex);
-    const settle = (call: PreparedCall, status: string, result: ToolResult) => {
+    const settle = (call: PreparedCall, status: string, result: ToolResult, extra: Record<string, unknown> = {}) => {
       const row = callRow(runId, stepIndex, call, { status, result: JSON.stringify(result), finished_at: Date.now() });
       call.row = row;
       driver.stageToolCall(row);
-      driver.emit('result', resultEventData(call, status, result));
+      driver.emit('result', { ...resultEventData(call, status, result), ...extra });
     };
 
     // Approval first, for the whole step: nothing in it runs before a human has answered.
@@ -241,6 +248,9 @@ export function createExecutorActor(env: RuntimeEnv) {
       const tool = call.tool!;
       const interrupted = call.row?.status === 'started' || call.row?.status === 'unknown';
       const attempts = call.row?.attempts ?? 0;
+      // How an interrupted call (its process died mid-call) was resolved goes into its events,
+      // so "did it run twice?" can be answered from the log alone.
+      let recovery: Recovery | null = interrupted ? (call.row?.status === 'unknown' ? 'human_retry' : 'rerun') : null;
       const ctx = {
         runId,
         toolCallId: call.id,
@@ -255,10 +265,13 @@ export function createExecutorActor(env: RuntimeEnv) {
         if (found.done) {
           const outcome = normalizeOutput(tool, found.output, 0);
           storeArtifact(env, live, outcome);
-          settle(call, outcome.result.status === 'ok' ? 'succeeded' : 'failed', outcome.result);
+          settle(call, outcome.result.status === 'ok' ? 'succeeded' : 'failed', outcome.result, {
+            recovery: 'reconciled',
+          });
           executed += 1;
           continue;
         }
+        recovery = 'reconciled_not_done';
       }
       if (interrupted && tool.effect === 'unsafe') {
         const approvalId = uncertainApprovalId(call.id, attempts);
@@ -288,6 +301,7 @@ export function createExecutorActor(env: RuntimeEnv) {
             approval_id: approvalId,
             reason: 'uncertain_side_effect',
             tool_calls: [{ id: call.id, tool: call.toolName, args: call.args, risk: tool.risk, attempts }],
+            recovery: 'to_human' satisfies Recovery,
           });
           return { type: 'need_approval', approvalId, reason: 'uncertain_side_effect', toolCalls: executed };
         }
@@ -311,6 +325,7 @@ export function createExecutorActor(env: RuntimeEnv) {
         args: call.args,
         effect: tool.effect,
         attempt: attempts + 1,
+        ...(recovery ? { recovery } : {}),
       });
       // The `started` row is durable before a side effect: a crash from here on is detectable.
       // A `read` call has no effect to protect; its row commits with the next transition.

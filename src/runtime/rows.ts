@@ -84,7 +84,7 @@ export function toStep(row: StepRow): Step {
 }
 
 /** A ledger row as the API reports it. */
-export function toToolCall(row: ToolCallRow): ToolCall {
+export function toToolCall(row: ToolCallRow, risk: string | null = null): ToolCall {
   return {
     id: row.id,
     stepIndex: row.step_index,
@@ -92,6 +92,7 @@ export function toToolCall(row: ToolCallRow): ToolCall {
     tool: row.tool,
     toolVersion: row.tool_version,
     effect: row.effect,
+    risk,
     args: JSON.parse(row.args) as unknown,
     status: row.status,
     result: row.result ? (JSON.parse(row.result) as ToolResult) : null,

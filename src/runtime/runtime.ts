@@ -291,7 +291,7 @@ export function createRuntime(options: RuntimeOptions) {
     /** The tool-call ledger of a run, in step and call order. */
     toolCalls(runId: string): ToolCall[] {
       if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
-      return store.listToolCalls(runId).map(toToolCall);
+      return store.listToolCalls(runId).map((row) => toToolCall(row, tools.get(row.tool)?.risk ?? null));
     },
 
     /** The trace of a run: steps and timed spans built from its committed events. */

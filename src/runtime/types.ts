@@ -123,6 +123,8 @@ export interface ToolCall {
   tool: string;
   toolVersion: string | null;
   effect: string | null;
+  /** The tool's declared risk in this runtime (null for a tool it does not know). */
+  risk: string | null;
   args: unknown;
   /** started, succeeded, failed, invalid, not_found, denied, rejected, skipped or unknown. */
   status: string;

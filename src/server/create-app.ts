@@ -4,6 +4,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv } from './app-env.js';
 import { authenticate } from './auth/authenticate.js';
 import { httpError, toApiError } from './http-error.js';
+import { inspectorRoutes } from './inspector/index.js';
 import { approvalRoutes, eventRoutes, metaRoutes, runRoutes } from './routes/index.js';
 import type { ServerDeps } from './server-deps.js';
 
@@ -30,6 +31,7 @@ const refuseCrossOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
 export function createApp(deps: ServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/healthz', (c) => c.json({ status: deps.closing.aborted ? 'closing' : 'ok' }));
+  app.route('/', inspectorRoutes());
   app.use('/v1/*', refuseCrossOrigin);
   app.use('/v1/*', authenticate(deps.auth, deps.tickets, deps.limiter));
   app.use(

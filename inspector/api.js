@@ -1,0 +1,75 @@
+// @ts-check
+/**
+ * The page's only way to the server: the public HTTP API of its own origin, with the token (when
+ * the server has tokens) from this tab's sessionStorage. Every failure becomes an `ApiError`
+ * carrying the API's `{ error: failure }`, so the page can show it instead of swallowing it.
+ */
+
+const TOKEN_KEY = 'baton.inspector.token';
+
+/** An API answer that was not 2xx, or a request that did not reach the server. */
+export class ApiError extends Error {
+  /**
+   * @param {number} status 0 when the server could not be reached
+   * @param {{ code: string, kind?: string, message: string, details?: Record<string, unknown> }} failure
+   */
+  constructor(status, failure) {
+    super(`${status ? `${status} ` : ''}${failure.code}: ${failure.message}`);
+    this.status = status;
+    this.failure = failure;
+  }
+}
+
+/** The token of this tab, if one was given. */
+export function getToken() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** @param {string | null} token */
+export function setToken(token) {
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+/**
+ * One request to the API.
+ * @param {string} method
+ * @param {string} path starting with `/v1/`
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ */
+export async function request(method, path, body) {
+  /** @type {Record<string, string>} */
+  const headers = { accept: 'application/json' };
+  const token = getToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError(0, { code: 'server.unreachable', message: 'The server cannot be reached' });
+  }
+  const text = await response.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    json = null;
+  }
+  if (!response.ok) {
+    const failure = json?.error ?? { code: 'http.error', message: `${response.status} ${response.statusText}` };
+    throw new ApiError(response.status, failure);
+  }
+  return json;
+}
+
+/** @param {string} path */
+export const get = (path) => request('GET', path);
+
+/** @param {string} path @param {unknown} [body] */
+export const post = (path, body = {}) => request('POST', path, body);

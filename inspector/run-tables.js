@@ -1,0 +1,222 @@
+// @ts-check
+/**
+ * A run's tables: the event timeline (payloads on demand, crash recoveries marked), the steps
+ * with their decisions and context reports, the tool-call ledger, and the trace as a waterfall.
+ */
+import { h, fill } from './dom.js';
+import { RECOVERY_LABELS } from './fold.js';
+import { brief, clock, count, duration, pretty } from './format.js';
+
+/** @typedef {import('./types').EventJson} EventJson */
+/** @typedef {import('./types').FoldCall} FoldCall */
+
+/** One line saying what an event did. @param {EventJson} event */
+export function summarize(event) {
+  const d = /** @type {Record<string, any>} */ (event.data);
+  switch (event.type) {
+    case 'run.created':
+      return `created: ${brief(d.input, 100)}`;
+    case 'state':
+      return `${d.from} → ${d.to}${d.stop_reason ? ` (${d.stop_reason})` : ''}${d.wait_reason ? ` (${d.wait_reason})` : ''}`;
+    case 'step': {
+      const decision = d.decision ?? {};
+      const what = decision.type === 'final' ? 'final answer' : (decision.tools ?? []).join(', ');
+      return `step ${d.step_index}: ${what}${decision.text ? ` — ${decision.text}` : ''}`;
+    }
+    case 'action':
+      return `run ${d.tool} ${brief(d.args, 80)}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}`;
+    case 'result':
+      return `${d.tool} ${d.status}${d.duration_ms !== undefined ? ` in ${duration(d.duration_ms)}` : ''}${d.failure ? `: ${d.failure.message}` : ''}`;
+    case 'approval_request':
+      return `${d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${brief(c.args, 60)}`).join(', ')}`;
+    case 'approval_result':
+      return `${d.decision} by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
+    case 'artifact':
+      return `artifact ${String(d.sha256).slice(0, 12)}… (${count(d.size)} bytes)`;
+    default:
+      return brief(d, 100);
+  }
+}
+
+/**
+ * One timeline row (and its hidden payload row).
+ * @param {EventJson} event
+ * @param {number} start the run's first event time
+ * @param {boolean} resumed true when the run was picked up again here after its process stopped
+ * @returns {HTMLTableRowElement[]}
+ */
+export function timelineRows(event, start, resumed) {
+  const recovery = /** @type {string | undefined} */ (event.data.recovery);
+  const payload = h(
+    'tr',
+    { class: 'payload', hidden: true },
+    h('td', { colspan: 4 }, h('pre', {}, pretty(event.data))),
+  );
+  const toggle = h('button', { type: 'button', class: 'link', 'aria-label': `Payload of event ${event.seq}` }, '{…}');
+  toggle.addEventListener('click', () => (payload.hidden = !payload.hidden));
+  const rows = [];
+  if (resumed) {
+    rows.push(
+      h(
+        'tr',
+        { class: 'resumed', 'data-resumed-at': event.seq },
+        h('td', { colspan: 4 }, '⟲ Resumed after the process stopped: the interrupted call was resolved as below'),
+      ),
+    );
+  }
+  rows.push(
+    h(
+      'tr',
+      { 'data-seq': event.seq, 'data-type': event.type, class: `event ${event.type.replace('.', '-')}` },
+      h('td', { class: 'num mono' }, event.seq),
+      h('td', { class: 'mono' }, event.type),
+      h(
+        'td',
+        { class: 'mono', title: new Date(event.created_at).toISOString() },
+        clock(event.created_at),
+        h('span', { class: 'muted' }, ` +${duration(event.created_at - start)}`),
+      ),
+      h(
+        'td',
+        {},
+        summarize(event),
+        recovery && recovery in RECOVERY_LABELS
+          ? h(
+              'span',
+              { class: `recovery ${recovery}`, 'data-recovery': recovery },
+              RECOVERY_LABELS[/** @type {keyof typeof RECOVERY_LABELS} */ (recovery)],
+            )
+          : null,
+        ' ',
+        toggle,
+      ),
+    ),
+    payload,
+  );
+  return rows;
+}
+
+/**
+ * The ledger: one row per tool call.
+ * @param {HTMLElement} body a tbody
+ * @param {(FoldCall & { result?: unknown, artifact?: string | null })[]} calls
+ */
+export function renderLedger(body, calls) {
+  fill(
+    body,
+    ...(calls.length === 0
+      ? [h('tr', {}, h('td', { colspan: 8, class: 'muted' }, 'No tool calls yet.'))]
+      : calls.map((call) =>
+          h(
+            'tr',
+            { 'data-call': call.id, 'data-status': call.status },
+            h('td', { class: 'mono' }, call.tool),
+            h('td', {}, call.effect ?? '—'),
+            h('td', {}, call.risk ?? '—'),
+            h('td', { class: 'mono args' }, brief(call.args, 160)),
+            h('td', {}, h('span', { class: `badge ${call.status}` }, call.status)),
+            h('td', { class: 'num' }, call.attempts),
+            h(
+              'td',
+              { class: 'mono' },
+              call.artifact ? h('span', { class: 'artifact' }, `artifact ${call.artifact.slice(0, 12)}… `) : null,
+              call.failure
+                ? `${call.failure.code}: ${call.failure.message}`
+                : call.result !== undefined
+                  ? brief(call.result, 160)
+                  : call.ok === null
+                    ? ''
+                    : call.ok
+                      ? 'ok'
+                      : 'failed',
+            ),
+            h(
+              'td',
+              {},
+              ...call.recovery.map((how) =>
+                h('span', { class: `recovery ${how}`, 'data-recovery': how }, RECOVERY_LABELS[how]),
+              ),
+            ),
+          ),
+        )),
+  );
+}
+
+/**
+ * The steps: decision, usage and what the context builder gave the planner.
+ * @param {HTMLElement} root
+ * @param {import('./types').StepJson[]} steps
+ */
+export function renderSteps(root, steps) {
+  fill(
+    root,
+    ...(steps.length === 0
+      ? [h('p', { class: 'muted' }, 'No steps yet.')]
+      : steps.map((step) => {
+          const decision = /** @type {Record<string, any>} */ (step.decision);
+          const calls = decision.type === 'tool_calls' ? (decision.calls ?? []) : [];
+          return h(
+            'details',
+            { class: 'step', 'data-step': step.step_index },
+            h(
+              'summary',
+              {},
+              h('strong', {}, `Step ${step.step_index}`),
+              ' ',
+              decision.type === 'final'
+                ? h('span', {}, 'final answer: ', h('q', {}, String(decision.answer ?? '')))
+                : h(
+                    'span',
+                    { class: 'mono' },
+                    calls.map((/** @type {any} */ c) => `${c.tool} ${brief(c.args, 60)}`).join(' · '),
+                  ),
+              h('span', { class: 'muted' }, ` · ${brief(step.usage, 120)}`),
+            ),
+            decision.text ? h('p', {}, decision.text) : null,
+            h('h4', {}, 'Decision'),
+            h('pre', {}, pretty(decision)),
+            h('h4', {}, 'Context report'),
+            h('pre', {}, step.context ? pretty(step.context) : 'none recorded'),
+          );
+        })),
+  );
+}
+
+/**
+ * The trace as a waterfall: each span a bar placed on the run's time axis.
+ * @param {HTMLElement} root
+ * @param {import('./types').SpanJson[]} spans
+ */
+export function renderTrace(root, spans) {
+  if (spans.length === 0) return fill(root, h('p', { class: 'muted' }, 'No spans yet.'));
+  const start = Math.min(...spans.map((span) => span.started_at));
+  const now = Date.now();
+  const end = Math.max(start + 1, ...spans.map((span) => span.ended_at ?? now));
+  const total = end - start;
+  return fill(
+    root,
+    h('div', { class: 'waterfall-axis muted' }, `0 ms`, h('span', {}, duration(total))),
+    ...spans.map((span) => {
+      const bar = h('div', { class: `bar ${span.kind}${span.ended_at === null ? ' open' : ''}` });
+      // Geometry is set through the CSSOM, which the Content-Security-Policy allows (inline styles it does not).
+      bar.style.left = `${(((span.started_at - start) / total) * 100).toFixed(3)}%`;
+      bar.style.width = `${Math.max(0.4, (((span.ended_at ?? now) - span.started_at) / total) * 100).toFixed(3)}%`;
+      const usage = /** @type {Record<string, any> | undefined} */ (span.attributes.usage);
+      const tokens = usage
+        ? (usage.input_tokens ?? usage.inputTokens ?? 0) + (usage.output_tokens ?? usage.outputTokens ?? 0)
+        : null;
+      return h(
+        'div',
+        { class: 'span-row', 'data-kind': span.kind, title: pretty(span.attributes) },
+        h('div', { class: 'span-name mono' }, span.name),
+        h('div', { class: 'span-track' }, bar),
+        h(
+          'div',
+          { class: 'span-meta num' },
+          span.duration_ms === null ? 'open' : duration(span.duration_ms),
+          tokens !== null ? ` · ${count(tokens)} tok` : '',
+        ),
+      );
+    }),
+  );
+}

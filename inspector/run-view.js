@@ -1,0 +1,400 @@
+// @ts-check
+/**
+ * One run: its chart, timeline, steps, ledger, trace, usage and approvals, live from the run's
+ * event stream; a scrubber that replays the run at any seq from its stored events (read-only:
+ * it folds events already on the page and sends nothing); approve, reject and cancel through the
+ * API; export and shell commands.
+ */
+import { ApiError, get, post } from './api.js';
+import { createChart } from './chart.js';
+import { h, fill } from './dom.js';
+import { applyEvent, foldEvents, initialState, resumptionSeqs, TERMINAL_STATES } from './fold.js';
+import { showError } from './notices.js';
+import { renderApprovals, renderDraft, renderUsage } from './run-panels.js';
+import { commandsFor, copy, download, exportRun } from './run-export.js';
+import { renderLedger, renderSteps, renderTrace, timelineRows } from './run-tables.js';
+import { openStream } from './stream.js';
+
+/** @typedef {import('./types').EventJson} EventJson */
+/** @typedef {import('./types').RunJson} RunJson */
+/** @typedef {import('./types').FoldState} FoldState */
+
+const REFRESH_MS = 400;
+const TABS = ['timeline', 'steps', 'ledger', 'trace'];
+
+/**
+ * Mounts a run's view; the returned function unmounts it.
+ * @param {HTMLElement} root
+ * @param {string} runId
+ * @param {import('./types').MachineDescription} machine
+ * @param {(status: 'connecting' | 'live' | 'reconnecting' | 'ended', detail?: string) => void} onConnection
+ * @returns {() => void}
+ */
+export function mountRunView(root, runId, machine, onConnection) {
+  const id = encodeURIComponent(runId);
+  const chart = createChart(machine);
+  const el = {
+    status: h('span', { class: 'badge', 'data-testid': 'run-status' }),
+    input: h('p', { class: 'run-input' }),
+    outcome: h('div', { class: 'run-outcome' }),
+    errors: h('div', { class: 'run-errors' }),
+    approvals: h('div', { class: 'approvals', 'data-testid': 'approvals' }),
+    draft: h('div', { class: 'drafts' }),
+    usage: h('div', { class: 'usage', 'data-testid': 'usage' }),
+    timeline: h('tbody', { 'data-testid': 'timeline' }),
+    steps: h('div', { class: 'steps', 'data-testid': 'steps' }),
+    ledger: h('tbody', { 'data-testid': 'ledger' }),
+    trace: h('div', { class: 'waterfall', 'data-testid': 'trace' }),
+    scrubber: h('input', {
+      type: 'range',
+      min: 0,
+      max: 0,
+      value: 0,
+      step: 1,
+      'data-testid': 'scrubber',
+      'aria-label': 'Replay: event seq',
+    }),
+    replayInfo: h('span', { 'data-testid': 'replay-info', class: 'replay-info' }),
+    live: h('button', { type: 'button', 'data-testid': 'follow-live', disabled: true }, 'Follow live'),
+    commands: h('pre', { class: 'commands', 'data-testid': 'commands', hidden: true }),
+  };
+  const cancelReason = h('input', {
+    placeholder: 'reason (optional)',
+    'aria-label': 'Cancel reason',
+    'data-testid': 'cancel-reason',
+  });
+  const cancelButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel' }, 'Cancel run');
+  const tabButtons = TABS.map((name) =>
+    h('button', { type: 'button', role: 'tab', 'data-tab': name }, name[0]?.toUpperCase() + name.slice(1)),
+  );
+  const panels = {
+    timeline: h(
+      'table',
+      { class: 'timeline' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'type'), h('th', {}, 'time'), h('th', {}, 'what'))),
+      el.timeline,
+    ),
+    steps: el.steps,
+    ledger: h(
+      'table',
+      { class: 'ledger' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['tool', 'effect', 'risk', 'arguments', 'status', 'attempts', 'result', 'recovery'].map((t) =>
+            h('th', {}, t),
+          ),
+        ),
+      ),
+      el.ledger,
+    ),
+    trace: el.trace,
+  };
+  const panelWrap = Object.entries(panels).map(([name, panel]) =>
+    h('div', { class: 'tab-panel', 'data-panel': name, role: 'tabpanel' }, panel),
+  );
+  fill(
+    root,
+    h(
+      'section',
+      { class: 'run', 'data-run': runId },
+      h(
+        'div',
+        { class: 'run-head' },
+        h('a', { href: '#/', class: 'back' }, '← Runs'),
+        h('h2', { class: 'mono' }, runId),
+        el.status,
+        h(
+          'div',
+          { class: 'run-actions' },
+          h('button', { type: 'button', 'data-testid': 'export', onclick: () => void doExport() }, 'Export JSON'),
+          h(
+            'button',
+            { type: 'button', 'data-testid': 'copy-curl', onclick: () => void showCommands('curl') },
+            'Copy as curl',
+          ),
+          h(
+            'button',
+            { type: 'button', 'data-testid': 'copy-baton', onclick: () => void showCommands('baton') },
+            'Copy baton command',
+          ),
+          h('span', { class: 'cancel-box' }, cancelReason, cancelButton),
+        ),
+      ),
+      el.commands,
+      el.input,
+      el.outcome,
+      el.errors,
+      el.approvals,
+      el.draft,
+      h(
+        'div',
+        { class: 'grid' },
+        h(
+          'div',
+          { class: 'card chart-card' },
+          chart.element,
+          h('div', { class: 'replay' }, h('label', {}, 'Replay ', el.scrubber), el.replayInfo, el.live),
+        ),
+        h('div', { class: 'card' }, h('h3', {}, 'Usage and budgets'), el.usage),
+      ),
+      h('nav', { class: 'tabs', role: 'tablist' }, ...tabButtons),
+      ...panelWrap,
+    ),
+  );
+
+  /** @type {RunJson | null} */
+  let run = null;
+  /** @type {EventJson[]} */
+  const events = [];
+  let live = initialState();
+  /** @type {number | null} null: following the run live */
+  let replaySeq = null;
+  let approvals = /** @type {import('./types').ApprovalJson[]} */ ([]);
+  let toolCalls = /** @type {import('./types').ToolCallJson[]} */ ([]);
+  /** @type {{ step: number, attempt: number, text: string, committed: boolean } | null} */
+  let draft = null;
+  let gone = false;
+  let shownResumptions = new Set();
+
+  function selectTab(/** @type {string} */ name) {
+    for (const b of tabButtons) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+    for (const p of panelWrap) p.hidden = p.dataset.panel !== name;
+  }
+  for (const b of tabButtons) b.addEventListener('click', () => selectTab(b.dataset.tab ?? 'timeline'));
+  selectTab('timeline');
+
+  /** The state on screen: the live one, or the one at the scrubber's seq. */
+  function viewState() {
+    return replaySeq === null ? live : foldEvents(events, replaySeq);
+  }
+
+  function renderState() {
+    const state = viewState();
+    chart.update(state);
+    const status = replaySeq === null && run ? run.status : state.status;
+    el.status.textContent = status.replace('_', ' ');
+    el.status.className = `badge ${status}`;
+    el.status.dataset.status = status;
+    const ended = TERMINAL_STATES.includes(status);
+    cancelButton.disabled = ended || replaySeq !== null;
+    cancelReason.disabled = cancelButton.disabled;
+    const last = events.at(-1)?.seq ?? 0;
+    el.scrubber.max = String(last);
+    el.scrubber.value = String(replaySeq ?? last);
+    el.live.disabled = replaySeq === null;
+    el.replayInfo.textContent =
+      replaySeq === null
+        ? `live · ${last} events`
+        : `replaying seq ${replaySeq} of ${last} (read-only, from stored events): ${state.status}`;
+    el.replayInfo.dataset.state = state.status;
+    el.replayInfo.dataset.seq = String(replaySeq ?? last);
+    for (const row of el.timeline.querySelectorAll('tr.event')) {
+      const seq = Number(/** @type {HTMLElement} */ (row).dataset.seq);
+      row.classList.toggle('future', replaySeq !== null && seq > replaySeq);
+      row.classList.toggle('at', replaySeq !== null && seq === replaySeq);
+    }
+    const usage =
+      replaySeq === null && run
+        ? {
+            steps: run.usage.steps,
+            llmCalls: run.usage.llm_calls,
+            toolCalls: run.usage.tool_calls,
+            tokens: run.usage.tokens,
+            costUsd: run.usage.cost_usd,
+          }
+        : state.usage;
+    renderUsage(el.usage, usage, state.limits, run?.deadline_at ?? state.deadlineAt, ended);
+    renderLedger(el.ledger, ledgerRows(state));
+    renderApprovals(el.approvals, { ...state, status }, approvals, { live: replaySeq === null, decide });
+    if (run && replaySeq === null) {
+      el.input.textContent = `Input: ${run.input}`;
+      fill(
+        el.outcome,
+        run.answer
+          ? h('div', { class: 'answer', 'data-testid': 'answer' }, h('strong', {}, 'Answer: '), run.answer)
+          : null,
+        run.failure
+          ? h(
+              'div',
+              { class: 'failure' },
+              h('strong', {}, `${run.stop_reason ?? 'failed'}: `),
+              `${run.failure.code}: ${run.failure.message}`,
+            )
+          : run.stop_reason
+            ? h('div', { class: 'failure' }, h('strong', {}, 'Stopped: '), run.stop_reason)
+            : null,
+      );
+    }
+  }
+
+  /** The ledger: the API's rows when live (with results and risk), the fold's when replaying. @param {FoldState} state */
+  function ledgerRows(state) {
+    if (replaySeq !== null || toolCalls.length === 0) return Object.values(state.calls);
+    return toolCalls.map((row) => {
+      const folded = state.calls[row.id];
+      const result = /** @type {Record<string, any> | null} */ (row.result);
+      return {
+        id: row.id,
+        tool: row.tool,
+        args: row.args,
+        effect: row.effect,
+        risk: row.risk,
+        status: row.status,
+        attempts: row.attempts,
+        ok: result ? result.status === 'ok' : null,
+        failure: result?.failure ?? null,
+        durationMs: result?.durationMs ?? null,
+        truncated: result?.truncated === true,
+        recovery: folded?.recovery ?? [],
+        result: result && result.status === 'ok' ? result.content : undefined,
+        artifact: typeof result?.artifact?.sha256 === 'string' ? result.artifact.sha256 : null,
+      };
+    });
+  }
+
+  /** @param {EventJson} event */
+  function onEvent(event) {
+    if (event.type === 'draft') {
+      const step = Number(event.data.step_index);
+      const attempt = Number(event.data.attempt ?? 1);
+      const same = draft && draft.step === step && draft.attempt === attempt && !draft.committed;
+      draft = {
+        step,
+        attempt,
+        text: (same && draft ? draft.text : '') + String(event.data.text ?? ''),
+        committed: false,
+      };
+      renderDraft(el.draft, draft);
+      return;
+    }
+    events.push(event);
+    live = applyEvent(live, event);
+    const start = events[0]?.created_at ?? event.created_at;
+    const resumed = resumptionSeqs(live).includes(event.seq) && !shownResumptions.has(event.seq);
+    if (resumed) shownResumptions.add(event.seq);
+    el.timeline.append(...timelineRows(event, start, resumed));
+    if (event.type === 'step' && draft && draft.step === Number(event.data.step_index)) {
+      draft = { ...draft, committed: true };
+      renderDraft(el.draft, draft);
+    }
+    scheduleRefresh();
+    renderSoon();
+  }
+
+  // Rendering and reloading are batched: a burst of events costs one render and one reload.
+  let renderQueued = false;
+  function renderSoon() {
+    if (renderQueued) return;
+    renderQueued = true;
+    requestAnimationFrame(() => {
+      renderQueued = false;
+      if (!gone) renderState();
+    });
+  }
+
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let refreshTimer;
+  function scheduleRefresh() {
+    refreshTimer ??= setTimeout(() => {
+      refreshTimer = undefined;
+      void refresh();
+    }, REFRESH_MS);
+  }
+
+  async function refresh() {
+    try {
+      const [r, a, c, s, t] = await Promise.all([
+        get(`/v1/runs/${id}`),
+        get(`/v1/runs/${id}/approvals`),
+        get(`/v1/runs/${id}/tool-calls`),
+        get(`/v1/runs/${id}/steps`),
+        get(`/v1/runs/${id}/trace`),
+      ]);
+      if (gone) return;
+      run = r;
+      approvals = a.approvals;
+      toolCalls = c.tool_calls;
+      renderSteps(el.steps, s.steps);
+      renderTrace(el.trace, t.spans);
+      renderState();
+      return undefined;
+    } catch (error) {
+      if (!gone) showError(error, el.errors);
+      return error;
+    }
+  }
+
+  /** @param {string} approvalId @param {Record<string, unknown>} body */
+  async function decide(approvalId, body) {
+    try {
+      await post(`/v1/runs/${id}/approvals/${encodeURIComponent(approvalId)}`, body);
+      await refresh();
+    } catch (error) {
+      showError(error, el.errors);
+      throw error;
+    }
+  }
+
+  async function cancel() {
+    cancelButton.disabled = true;
+    try {
+      const reason = cancelReason.value.trim();
+      run = await post(`/v1/runs/${id}/cancel`, reason ? { reason } : {});
+      renderState();
+    } catch (error) {
+      showError(error, el.errors);
+      cancelButton.disabled = false;
+    }
+  }
+  cancelButton.addEventListener('click', () => void cancel());
+
+  async function doExport() {
+    try {
+      download(`${runId}.json`, await exportRun(runId, events));
+    } catch (error) {
+      showError(error, el.errors);
+    }
+  }
+
+  /** @param {'curl' | 'baton'} kind */
+  async function showCommands(kind) {
+    const text = commandsFor(runId)[kind];
+    el.commands.hidden = false;
+    el.commands.textContent = text;
+    el.commands.dataset.kind = kind;
+    await copy(text, el.commands);
+  }
+
+  el.scrubber.addEventListener('input', () => {
+    const last = events.at(-1)?.seq ?? 0;
+    const seq = Number(el.scrubber.value);
+    replaySeq = seq >= last && !TERMINAL_STATES.includes(live.status) ? null : seq;
+    renderState();
+  });
+  el.live.addEventListener('click', () => {
+    replaySeq = null;
+    renderState();
+  });
+
+  const stream = openStream({
+    path: `/v1/runs/${id}/events`,
+    after: 0,
+    resumable: true,
+    onEvent,
+    onStatus: onConnection,
+    isEnd: (event) => event.type === 'state' && TERMINAL_STATES.includes(String(event.data.to)),
+  });
+  void refresh().then((error) => {
+    // A run of another tenant (or none) answers 404: say so instead of waiting for its stream.
+    if (!run && error instanceof ApiError && (error.status === 404 || error.status === 403)) stream.close();
+  });
+  return () => {
+    gone = true;
+    stream.close();
+    clearTimeout(refreshTimer);
+  };
+}

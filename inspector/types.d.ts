@@ -1,0 +1,161 @@
+/**
+ * The shapes the inspector reads from the HTTP API (snake_case, as on the wire) and the shapes
+ * of its own event fold. Types only: the page imports nothing from `src/` at run time.
+ */
+export type { MachineDescription, MachineTransition, MachineState } from '../machines/describe-machine.js';
+
+export interface UsageJson {
+  steps: number;
+  llm_calls: number;
+  tool_calls: number;
+  tokens: number;
+  cost_usd: number;
+}
+
+export interface FailureJson {
+  code: string;
+  kind: string;
+  message: string;
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export interface RunJson {
+  id: string;
+  session_id: string | null;
+  status: string;
+  stop_reason: string | null;
+  failure: FailureJson | null;
+  wait_reason: string | null;
+  pending_approval_id: string | null;
+  input: string;
+  answer: string | null;
+  context: Record<string, unknown>;
+  tenant_id: string | null;
+  idempotency_key: string | null;
+  usage: UsageJson;
+  deadline_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EventJson {
+  run_id: string;
+  seq: number;
+  type: string;
+  data: Record<string, unknown>;
+  created_at: number;
+}
+
+export interface ApprovalJson {
+  id: string;
+  run_id: string;
+  step_index: number;
+  kind: 'tool' | 'uncertain';
+  tool_call_ids: string[];
+  args_hash: string;
+  status: 'pending' | 'approved' | 'rejected';
+  resolution: string | null;
+  decided_by: string | null;
+  reason: string | null;
+  created_at: number;
+  decided_at: number | null;
+}
+
+export interface ToolCallJson {
+  id: string;
+  step_index: number;
+  call_index: number;
+  tool: string;
+  tool_version: string | null;
+  effect: string | null;
+  risk: string | null;
+  args: unknown;
+  status: string;
+  result: {
+    status: string;
+    content?: unknown;
+    failure?: FailureJson;
+    truncated?: boolean;
+    artifact?: unknown;
+    durationMs?: number;
+  } | null;
+  attempts: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface StepJson {
+  step_index: number;
+  decision: Record<string, unknown>;
+  usage: Record<string, unknown>;
+  context: Record<string, unknown> | null;
+  created_at: number;
+}
+
+export interface SpanJson {
+  name: string;
+  kind: 'run' | 'plan' | 'tool' | 'approval';
+  started_at: number;
+  ended_at: number | null;
+  duration_ms: number | null;
+  attributes: Record<string, unknown>;
+}
+
+export interface TraceJson {
+  run: RunJson;
+  steps: StepJson[];
+  spans: SpanJson[];
+}
+
+export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry';
+
+export interface FoldCall {
+  id: string;
+  tool: string;
+  args: unknown;
+  effect: string | null;
+  risk: string | null;
+  /** proposed, awaiting_approval, started, succeeded, failed, … as the events tell. */
+  status: string;
+  attempts: number;
+  ok: boolean | null;
+  failure: FailureJson | null;
+  durationMs: number | null;
+  truncated: boolean;
+  recovery: Recovery[];
+}
+
+export interface FoldApproval {
+  id: string;
+  reason: string;
+  toolCalls: { id: string; tool: string; args: unknown; risk: string | null }[];
+  status: string;
+  decidedBy: string | null;
+  decisionReason: string | null;
+  requestedSeq: number;
+  decidedSeq: number | null;
+}
+
+export interface FoldState {
+  seq: number;
+  status: string;
+  visited: string[];
+  /** `from>to` → how many times the run took that edge. */
+  edges: Record<string, number>;
+  stepIndex: number;
+  stopReason: string | null;
+  failure: FailureJson | null;
+  waitReason: string | null;
+  pendingApprovalId: string | null;
+  input: string | null;
+  sessionId: string | null;
+  limits: Record<string, unknown> | null;
+  deadlineAt: number | null;
+  answer: string | null;
+  usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number; costUsd: number };
+  calls: Record<string, FoldCall>;
+  approvals: Record<string, FoldApproval>;
+  artifacts: { sha256: string; size: number; seq: number }[];
+  recoveries: { seq: number; toolCallId: string; tool: string; how: Recovery }[];
+}
