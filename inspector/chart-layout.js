@@ -6,7 +6,7 @@
  * changed machine is caught by a test instead of drawn wrong.
  */
 
-/** @typedef {import('./types').MachineDescription} MachineDescription */
+/** @typedef {import('./types.js').MachineDescription} MachineDescription */
 
 /** Centre of each state's box, in the chart's 760 × 300 view box. */
 export const POSITIONS = /** @type {Readonly<Record<string, { x: number, y: number }>>} */ ({

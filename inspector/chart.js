@@ -6,11 +6,11 @@
 import { BOX, VIEW_BOX, edgeLabel, edgePath, layoutChart } from './chart-layout.js';
 import { s } from './dom.js';
 
-/** @typedef {import('./types').FoldState} FoldState */
+/** @typedef {import('./types.js').FoldState} FoldState */
 
 /**
  * Draws the chart once; `update` lights it for a state of the run.
- * @param {import('./types').MachineDescription} machine
+ * @param {import('./types.js').MachineDescription} machine
  * @returns {{ element: SVGElement, update: (state: FoldState) => void }}
  */
 export function createChart(machine) {

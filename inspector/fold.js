@@ -6,10 +6,10 @@
  * model or a tool, and the fold is unit-tested on its own.
  */
 
-/** @typedef {import('./types').EventJson} EventJson */
-/** @typedef {import('./types').FoldState} FoldState */
-/** @typedef {import('./types').FoldCall} FoldCall */
-/** @typedef {import('./types').Recovery} Recovery */
+/** @typedef {import('./types.js').EventJson} EventJson */
+/** @typedef {import('./types.js').FoldState} FoldState */
+/** @typedef {import('./types.js').FoldCall} FoldCall */
+/** @typedef {import('./types.js').Recovery} Recovery */
 
 /** The states a run leaves only once it has ended. */
 export const TERMINAL_STATES = ['succeeded', 'failed'];

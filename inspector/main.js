@@ -69,7 +69,7 @@ async function connect() {
   }
 }
 
-/** @param {import('./types').MachineDescription} machine */
+/** @param {import('./types.js').MachineDescription} machine */
 function route(machine) {
   unmount?.();
   unmount = undefined;

@@ -9,7 +9,7 @@ import { h } from './dom.js';
 /**
  * Everything about a run in one object, from the API (its events as the page received them).
  * @param {string} runId
- * @param {import('./types').EventJson[]} events
+ * @param {import('./types.js').EventJson[]} events
  */
 export async function exportRun(runId, events) {
   const id = encodeURIComponent(runId);

@@ -6,7 +6,7 @@
 import { h, fill } from './dom.js';
 import { brief, count, dateTime, duration, money, pretty } from './format.js';
 
-/** @typedef {import('./types').FoldState} FoldState */
+/** @typedef {import('./types.js').FoldState} FoldState */
 
 /**
  * @param {Record<string, unknown> | null} limits the run's limits, from its `run.created` event
@@ -58,7 +58,7 @@ export function renderUsage(root, usage, limits, deadlineAt, ended) {
  * The pending approval (the calls it is bound to, and the buttons), and every decision made.
  * @param {HTMLElement} root
  * @param {FoldState} state
- * @param {import('./types').ApprovalJson[]} approvals from the API (who decided, resolution)
+ * @param {import('./types.js').ApprovalJson[]} approvals from the API (who decided, resolution)
  * @param {{ live: boolean, decide: (approvalId: string, body: Record<string, unknown>) => Promise<void> }} actions
  */
 export function renderApprovals(root, state, approvals, actions) {

@@ -7,8 +7,8 @@ import { h, fill } from './dom.js';
 import { RECOVERY_LABELS } from './fold.js';
 import { brief, clock, count, duration, pretty } from './format.js';
 
-/** @typedef {import('./types').EventJson} EventJson */
-/** @typedef {import('./types').FoldCall} FoldCall */
+/** @typedef {import('./types.js').EventJson} EventJson */
+/** @typedef {import('./types.js').FoldCall} FoldCall */
 
 /** One line saying what an event did. @param {EventJson} event */
 export function summarize(event) {
@@ -145,7 +145,7 @@ export function renderLedger(body, calls) {
 /**
  * The steps: decision, usage and what the context builder gave the planner.
  * @param {HTMLElement} root
- * @param {import('./types').StepJson[]} steps
+ * @param {import('./types.js').StepJson[]} steps
  */
 export function renderSteps(root, steps) {
   fill(
@@ -185,7 +185,7 @@ export function renderSteps(root, steps) {
 /**
  * The trace as a waterfall: each span a bar placed on the run's time axis.
  * @param {HTMLElement} root
- * @param {import('./types').SpanJson[]} spans
+ * @param {import('./types.js').SpanJson[]} spans
  */
 export function renderTrace(root, spans) {
   if (spans.length === 0) return fill(root, h('p', { class: 'muted' }, 'No spans yet.'));

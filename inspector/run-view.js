@@ -15,9 +15,9 @@ import { commandsFor, copy, download, exportRun } from './run-export.js';
 import { renderLedger, renderSteps, renderTrace, timelineRows } from './run-tables.js';
 import { openStream } from './stream.js';
 
-/** @typedef {import('./types').EventJson} EventJson */
-/** @typedef {import('./types').RunJson} RunJson */
-/** @typedef {import('./types').FoldState} FoldState */
+/** @typedef {import('./types.js').EventJson} EventJson */
+/** @typedef {import('./types.js').RunJson} RunJson */
+/** @typedef {import('./types.js').FoldState} FoldState */
 
 const REFRESH_MS = 400;
 const TABS = ['timeline', 'steps', 'ledger', 'trace'];
@@ -26,7 +26,7 @@ const TABS = ['timeline', 'steps', 'ledger', 'trace'];
  * Mounts a run's view; the returned function unmounts it.
  * @param {HTMLElement} root
  * @param {string} runId
- * @param {import('./types').MachineDescription} machine
+ * @param {import('./types.js').MachineDescription} machine
  * @param {(status: 'connecting' | 'live' | 'reconnecting' | 'ended', detail?: string) => void} onConnection
  * @returns {() => void}
  */
@@ -153,8 +153,8 @@ export function mountRunView(root, runId, machine, onConnection) {
   let live = initialState();
   /** @type {number | null} null: following the run live */
   let replaySeq = null;
-  let approvals = /** @type {import('./types').ApprovalJson[]} */ ([]);
-  let toolCalls = /** @type {import('./types').ToolCallJson[]} */ ([]);
+  let approvals = /** @type {import('./types.js').ApprovalJson[]} */ ([]);
+  let toolCalls = /** @type {import('./types.js').ToolCallJson[]} */ ([]);
   /** @type {{ step: number, attempt: number, text: string, committed: boolean } | null} */
   let draft = null;
   let gone = false;

@@ -15,7 +15,7 @@ const PAGE = 50;
 const STATUSES = ['', 'pending', 'planning', 'executing', 'waiting_human', 'succeeded', 'failed'];
 const RELOAD_MS = 300;
 
-/** @typedef {import('./types').RunJson} RunJson */
+/** @typedef {import('./types.js').RunJson} RunJson */
 
 /**
  * Mounts the list into `root`; the returned function unmounts it (closes its stream and timers).

@@ -36,10 +36,10 @@ const RETRY_MS = [250, 500, 1000, 2000, 4000];
  *   path: string,
  *   after?: number,
  *   resumable: boolean,
- *   onEvent: (event: import('./types').EventJson) => void,
+ *   onEvent: (event: import('./types.js').EventJson) => void,
  *   onStatus?: (status: LiveStream['status'], detail?: string) => void,
  *   onReopen?: () => void,
- *   isEnd?: (event: import('./types').EventJson) => boolean,
+ *   isEnd?: (event: import('./types.js').EventJson) => boolean,
  * }} options `resumable` streams carry seqs (a run's); the others (every run's) restart live, and
  *   `onReopen` lets the caller reload what it may have missed.
  * @returns {LiveStream}

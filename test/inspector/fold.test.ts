@@ -1,0 +1,199 @@
+/**
+ * The inspector's event fold, on the event logs of real runs (a SQLite file, and child
+ * processes SIGKILLed mid-call for the recoveries): at every seq it must agree with what the
+ * log itself says, and at the end with the ledger and usage the runtime recorded.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EventJson, FoldState } from '../../inspector/types.js';
+import { applyEvent, foldEvents, initialState, resumptionSeqs } from '../../inspector/fold.js';
+import type { Runtime } from '../../src/index.js';
+import { toEventJson } from '../../src/server/index.js';
+import { crashPlanner, runChild } from '../helpers/crash-scenario.js';
+import { eventsOf, openRuntime } from '../helpers/runtime.js';
+import { createServerAgent } from '../helpers/server-agent.js';
+import { tempFiles } from '../helpers/temp.js';
+import { createWorld, readEffects } from '../helpers/world.js';
+
+async function wireEvents(runtime: Runtime, runId: string): Promise<EventJson[]> {
+  const tenant = runtime.get(runId).tenantId;
+  return (await eventsOf(runtime, runId)).map((event) => toEventJson(event, tenant) as EventJson);
+}
+
+/** What the log says at `seq`, computed the plain way: the last state event, and every one before it. */
+function expectedAt(events: EventJson[], seq: number) {
+  const states = events.filter((e) => e.seq <= seq && e.type === 'state');
+  const edges: Record<string, number> = {};
+  for (const e of states)
+    edges[`${String(e.data.from)}>${String(e.data.to)}`] =
+      (edges[`${String(e.data.from)}>${String(e.data.to)}`] ?? 0) + 1;
+  return {
+    status: states.length ? String(states.at(-1)!.data.to) : 'pending',
+    visited: [...new Set(['pending', ...states.map((e) => String(e.data.to))])],
+    edges,
+  };
+}
+
+function checkEverySeq(events: EventJson[]): FoldState {
+  expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+  for (let seq = 0; seq <= events.length; seq += 1) {
+    const state = foldEvents(events, seq);
+    const expected = expectedAt(events, seq);
+    expect(state.seq, `seq ${seq}`).toBe(seq);
+    expect(state.status, `status at seq ${seq}`).toBe(expected.status);
+    expect(state.visited, `visited at seq ${seq}`).toEqual(expected.visited);
+    expect(state.edges, `edges at seq ${seq}`).toEqual(expected.edges);
+  }
+  return foldEvents(events);
+}
+
+describe('event fold', () => {
+  it('agrees with the log at every seq and with the ledger and usage at the end', async () => {
+    const { db, effects } = tempFiles();
+    const agent = createServerAgent(effects);
+    const runtime = openRuntime({ database: db, planner: agent.planner, tools: agent.tools });
+    const run = await runtime.start({ input: 'write:3' });
+    await runtime.wait(run.id);
+    const events = await wireEvents(runtime, run.id);
+    const state = checkEverySeq(events);
+    const done = runtime.get(run.id);
+    expect(state).toMatchObject({ status: 'succeeded', answer: 'wrote 3', input: 'write:3' });
+    expect(state.usage).toEqual({
+      steps: done.usage.steps,
+      llmCalls: done.usage.llmCalls,
+      toolCalls: done.usage.toolCalls,
+      tokens: done.usage.tokens,
+      costUsd: done.usage.costUsd,
+    });
+    const ledger = runtime.toolCalls(run.id);
+    expect(Object.values(state.calls).map((c) => [c.id, c.tool, c.status, c.attempts, c.effect])).toEqual(
+      ledger.map((c) => [c.id, c.tool, c.status, c.attempts, c.effect]),
+    );
+    expect(state.edges).toMatchObject({ 'planning>executing': 4, 'executing>planning': 3, 'executing>succeeded': 1 });
+    expect(state.recoveries).toEqual([]);
+  });
+
+  it('shows the pending approval bound to its calls, then who decided', async () => {
+    const { db, effects } = tempFiles();
+    const agent = createServerAgent(effects);
+    const runtime = openRuntime({ database: db, planner: agent.planner, tools: agent.tools });
+    const run = await runtime.start({ input: 'mail' });
+    const waiting = await runtime.wait(run.id);
+    const asked = foldEvents(await wireEvents(runtime, run.id));
+    expect(asked).toMatchObject({ status: 'waiting_human', waitReason: 'approval' });
+    const pending = asked.approvals[asked.pendingApprovalId!];
+    expect(pending).toMatchObject({ status: 'pending', reason: 'approval' });
+    expect(pending!.toolCalls).toEqual([
+      { id: expect.any(String), tool: 'mail.send', args: { to: 'ops@example.com' }, risk: 'high' },
+    ]);
+    expect(asked.calls[pending!.toolCalls[0]!.id]).toMatchObject({ status: 'awaiting_approval', risk: 'high' });
+    await runtime.approve(run.id, waiting.pendingApprovalId!, { by: 'alice', reason: 'fine' });
+    await runtime.wait(run.id);
+    const events = await wireEvents(runtime, run.id);
+    const state = checkEverySeq(events);
+    expect(state.approvals[pending!.id]).toMatchObject({
+      status: 'approved',
+      decidedBy: 'alice',
+      decisionReason: 'fine',
+    });
+    expect(state.calls[pending!.toolCalls[0]!.id]).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect(state.pendingApprovalId).toBeNull();
+  });
+
+  it('ignores drafts, which are never stored', () => {
+    const before = applyEvent(initialState(), {
+      run_id: 'r',
+      seq: 1,
+      type: 'run.created',
+      data: { input: 'x' },
+      created_at: 1,
+    });
+    const after = applyEvent(before, {
+      run_id: 'r',
+      seq: 1,
+      type: 'draft',
+      data: { text: 'maybe', step_index: 0, attempt: 1 },
+      created_at: 2,
+    });
+    expect(after).toBe(before);
+  });
+});
+
+describe('event fold after a crash (SIGKILL of a child process mid-call)', () => {
+  async function crashed(effect: 'idempotent' | 'reconcilable' | 'unsafe', at: 'tool.started' | 'tool.effect') {
+    const files = tempFiles();
+    const tool = `world.${effect}`;
+    const outcome = await runChild(
+      { db: files.db, effects: files.effects, tool, killAfterEffect: at === 'tool.effect' },
+      at === 'tool.started' ? 'tool.started=kill' : '',
+    );
+    expect(outcome.signal, outcome.stderr).toBe('SIGKILL');
+    const runtime = openRuntime({
+      database: files.db,
+      planner: crashPlanner(tool),
+      tools: createWorld(files.effects).all(),
+    });
+    const runId = runtime.list().runs[0]!.id;
+    await runtime.wait(runId);
+    return { runtime, runId, effects: files.effects };
+  }
+
+  it('marks an idempotent call run again after the crash', async () => {
+    const { runtime, runId, effects } = await crashed('idempotent', 'tool.started');
+    const events = await wireEvents(runtime, runId);
+    const state = checkEverySeq(events);
+    const [call] = Object.values(state.calls);
+    expect(call).toMatchObject({ status: 'succeeded', attempts: 2, recovery: ['rerun'] });
+    const actions = events.filter((e) => e.type === 'action');
+    expect(actions.map((e) => e.data.recovery ?? null)).toEqual([null, 'rerun']);
+    expect(resumptionSeqs(state)).toEqual([actions[1]!.seq]);
+    expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it('marks a reconcilable call found done, and never runs it again', async () => {
+    const { runtime, runId, effects } = await crashed('reconcilable', 'tool.effect');
+    const state = checkEverySeq(await wireEvents(runtime, runId));
+    expect(Object.values(state.calls)[0]).toMatchObject({ status: 'succeeded', attempts: 1, recovery: ['reconciled'] });
+    expect(state.status).toBe('succeeded');
+    expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it('marks an unsafe call sent to a human, then run again when the human chose retry', async () => {
+    const { runtime, runId, effects } = await crashed('unsafe', 'tool.started');
+    let state = checkEverySeq(await wireEvents(runtime, runId));
+    expect(state).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
+    const [call] = Object.values(state.calls);
+    expect(call).toMatchObject({ status: 'unknown', recovery: ['to_human'] });
+    expect(resumptionSeqs(state)).toHaveLength(1);
+    await runtime.approve(runId, state.pendingApprovalId!, { by: 'bob', resolution: 'retry' });
+    await runtime.wait(runId);
+    state = checkEverySeq(await wireEvents(runtime, runId));
+    expect(Object.values(state.calls)[0]).toMatchObject({
+      status: 'succeeded',
+      attempts: 2,
+      recovery: ['to_human', 'human_retry'],
+    });
+    // A human's retry is not a resumption after a crash.
+    expect(resumptionSeqs(state)).toHaveLength(1);
+    expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it('reads older logs whose usage is camelCase', () => {
+    const state = foldEvents([
+      { run_id: 'r', seq: 1, type: 'run.created', data: { input: 'x', limits: { maxSteps: 5 } }, created_at: 1 },
+      { run_id: 'r', seq: 2, type: 'state', data: { from: 'pending', to: 'planning', step_index: 0 }, created_at: 2 },
+      {
+        run_id: 'r',
+        seq: 3,
+        type: 'step',
+        data: {
+          step_index: 0,
+          decision: { type: 'final', answer: 'y' },
+          usage: { inputTokens: 3, outputTokens: 4, costUsd: 0.5 },
+        },
+        created_at: 3,
+      },
+    ]);
+    expect(state.usage).toEqual({ steps: 1, llmCalls: 1, toolCalls: 0, tokens: 7, costUsd: 0.5 });
+    expect(state.answer).toBe('y');
+  });
+});
