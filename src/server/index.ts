@@ -20,3 +20,4 @@ export {
 } from './auth/index.js';
 export type { AppEnv } from './app-env.js';
 export { toRunJson, toApprovalJson, toEventJson, toSnakeJson } from './to-json.js';
+export { inspectorRoutes, INSPECTOR_HEADERS, findInspectorDir } from './inspector/index.js';
