@@ -96,55 +96,53 @@ export function mountRunView(root, runId, machine, onConnection) {
   const panelWrap = Object.entries(panels).map(([name, panel]) =>
     h('div', { class: 'tab-panel', 'data-panel': name, role: 'tabpanel' }, panel),
   );
-  fill(
-    root,
+  const section = h(
+    'section',
+    { class: 'run', 'data-run': runId },
     h(
-      'section',
-      { class: 'run', 'data-run': runId },
+      'div',
+      { class: 'run-head' },
+      h('a', { href: '#/', class: 'back' }, '← Runs'),
+      h('h2', { class: 'mono' }, runId),
+      el.status,
       h(
         'div',
-        { class: 'run-head' },
-        h('a', { href: '#/', class: 'back' }, '← Runs'),
-        h('h2', { class: 'mono' }, runId),
-        el.status,
+        { class: 'run-actions' },
+        h('button', { type: 'button', 'data-testid': 'export', onclick: () => void doExport() }, 'Export JSON'),
         h(
-          'div',
-          { class: 'run-actions' },
-          h('button', { type: 'button', 'data-testid': 'export', onclick: () => void doExport() }, 'Export JSON'),
-          h(
-            'button',
-            { type: 'button', 'data-testid': 'copy-curl', onclick: () => void showCommands('curl') },
-            'Copy as curl',
-          ),
-          h(
-            'button',
-            { type: 'button', 'data-testid': 'copy-baton', onclick: () => void showCommands('baton') },
-            'Copy baton command',
-          ),
-          h('span', { class: 'cancel-box' }, cancelReason, cancelButton),
+          'button',
+          { type: 'button', 'data-testid': 'copy-curl', onclick: () => void showCommands('curl') },
+          'Copy as curl',
         ),
-      ),
-      el.commands,
-      el.input,
-      el.outcome,
-      el.errors,
-      el.approvals,
-      el.draft,
-      h(
-        'div',
-        { class: 'grid' },
         h(
-          'div',
-          { class: 'card chart-card' },
-          chart.element,
-          h('div', { class: 'replay' }, h('label', {}, 'Replay ', el.scrubber), el.replayInfo, el.live),
+          'button',
+          { type: 'button', 'data-testid': 'copy-baton', onclick: () => void showCommands('baton') },
+          'Copy baton command',
         ),
-        h('div', { class: 'card' }, h('h3', {}, 'Usage and budgets'), el.usage),
+        h('span', { class: 'cancel-box' }, cancelReason, cancelButton),
       ),
-      h('nav', { class: 'tabs', role: 'tablist' }, ...tabButtons),
-      ...panelWrap,
     ),
+    el.commands,
+    el.input,
+    el.outcome,
+    el.errors,
+    el.approvals,
+    el.draft,
+    h(
+      'div',
+      { class: 'grid' },
+      h(
+        'div',
+        { class: 'card chart-card' },
+        chart.element,
+        h('div', { class: 'replay' }, h('label', {}, 'Replay ', el.scrubber), el.replayInfo, el.live),
+      ),
+      h('div', { class: 'card' }, h('h3', {}, 'Usage and budgets'), el.usage),
+    ),
+    h('nav', { class: 'tabs', role: 'tablist' }, ...tabButtons),
+    ...panelWrap,
   );
+  fill(root, section);
 
   /** @type {RunJson | null} */
   let run = null;
@@ -158,7 +156,7 @@ export function mountRunView(root, runId, machine, onConnection) {
   /** @type {{ step: number, attempt: number, text: string, committed: boolean } | null} */
   let draft = null;
   let gone = false;
-  let shownResumptions = new Set();
+  const shownResumptions = new Set();
 
   function selectTab(/** @type {string} */ name) {
     for (const b of tabButtons) b.setAttribute('aria-selected', String(b.dataset.tab === name));
@@ -306,6 +304,7 @@ export function mountRunView(root, runId, machine, onConnection) {
   }
 
   async function refresh() {
+    const upTo = events.at(-1)?.seq ?? 0;
     try {
       const [r, a, c, s, t] = await Promise.all([
         get(`/v1/runs/${id}`),
@@ -321,6 +320,8 @@ export function mountRunView(root, runId, machine, onConnection) {
       renderSteps(el.steps, s.steps);
       renderTrace(el.trace, t.spans);
       renderState();
+      // What the API data on the page reflects, for whoever waits for the page to settle.
+      if (refreshTimer === undefined) section.dataset.syncedSeq = String(upTo);
       return undefined;
     } catch (error) {
       if (!gone) showError(error, el.errors);

@@ -21,7 +21,7 @@ export interface ServerChild {
 
 /** Starts the child on `db` (effects recorded in `effects`) and resolves once it prints its URL. */
 export function startServerChild(
-  files: { db: string; effects: string },
+  files: { db: string; effects: string; port?: number },
   env: Record<string, string>,
 ): Promise<ServerChild> {
   const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, JSON.stringify(files)], {

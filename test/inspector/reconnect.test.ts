@@ -1,0 +1,88 @@
+/**
+ * The inspector survives its server: the server (a real child process) is SIGKILLed while the
+ * page shows a waiting run, restarted on the same port and file, and the run moves on while the
+ * page is still away. The page reconnects by itself, asks for what it missed (`?after=`), and
+ * shows every event once.
+ */
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openPage } from '../helpers/browser.js';
+import { apiClient, pollRun } from '../helpers/server.js';
+import { startServerChild } from '../helpers/server-process.js';
+import { tempFiles } from '../helpers/temp.js';
+
+const WAIT = { timeout: 30_000 };
+const DEV = { BATON_TOKENS: '', BATON_TOKENS_FILE: '' };
+
+function storedSeqs(db: string, runId: string): number[] {
+  const sqlite = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    const rows = sqlite.prepare('SELECT seq FROM events WHERE run_id = ? ORDER BY seq').all(runId) as { seq: number }[];
+    return rows.map((row) => row.seq);
+  } finally {
+    sqlite.close();
+  }
+}
+
+describe('inspector reconnects after the server is killed', () => {
+  it('shows the events it missed, none twice, without a reload', { timeout: 120_000 }, async () => {
+    const files = tempFiles();
+    let server = await startServerChild(files, DEV);
+    const port = Number(new URL(server.url).port);
+    const call = apiClient(server.url);
+    const started = await call('POST', '/v1/runs?wait=true', { input: 'mail' });
+    expect(started.body.status).toBe('waiting_human');
+    const runId: string = started.body.id;
+
+    const watched = await openPage(server.url);
+    const { page } = watched;
+    await page.goto(`${server.url}/inspector/#/runs/${runId}`);
+    await page.waitForSelector('svg.chart[data-current="waiting_human"]', WAIT);
+    await page.locator('[data-testid=pending-approval]').waitFor(WAIT);
+    await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same page'));
+    const seen = storedSeqs(files.db, runId);
+    await expect.poll(() => page.locator('[data-testid=timeline] tr.event').count(), WAIT).toBe(seen.length);
+
+    // Hold the page's next stream until the run has moved on, so it must catch up by `after`.
+    let openGate: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
+    await page.route('**/v1/runs/*/events*', async (route) => {
+      await gate;
+      await route.continue();
+    });
+
+    const killed = await server.kill('SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    await page.waitForSelector('#connection[data-status="reconnecting"]', WAIT);
+
+    server = await startServerChild({ ...files, port }, DEV);
+    expect(server.url).toBe(`http://127.0.0.1:${port}`);
+    const waiting = await call('GET', `/v1/runs/${runId}`);
+    expect(waiting.body.status).toBe('waiting_human');
+    const decided = await call('POST', `/v1/runs/${runId}/approvals/${waiting.body.pending_approval_id}`, {
+      decision: 'approve',
+      reason: 'while the page was away',
+    });
+    expect(decided.status).toBe(200);
+    await pollRun(call, runId, (run) => run.status === 'succeeded', 30_000);
+    const all = storedSeqs(files.db, runId);
+    expect(all.length).toBeGreaterThan(seen.length);
+
+    openGate();
+    await page.waitForSelector('[data-testid=run-status][data-status="succeeded"]', WAIT);
+    await page.waitForSelector('svg.chart[data-current="succeeded"]', WAIT);
+    await expect.poll(() => page.locator('[data-testid=timeline] tr.event').count(), WAIT).toBe(all.length);
+    const shown = await page
+      .locator('[data-testid=timeline] tr.event')
+      .evaluateAll((rows) => rows.map((row) => Number((row as HTMLElement).dataset.seq)));
+    expect(shown).toEqual(all);
+    await expect.poll(() => page.locator('.decisions li').textContent(), WAIT).toContain('while the page was away');
+    // It resumed from where it was, and it is the same page.
+    const streams = watched.requests.filter((url) => url.includes(`/v1/runs/${runId}/events`));
+    expect(streams[0]).toContain('after=0');
+    expect(streams.some((url) => url.includes(`after=${seen.length}`))).toBe(true);
+    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
+    expect(watched.pageErrors).toEqual([]);
+    expect(watched.outside()).toEqual([]);
+  });
+});
