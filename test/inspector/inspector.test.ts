@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { INSPECTOR_HEADERS } from '../../src/server/index.js';
 import { openPage, type WatchedPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
-import { apiClient, TEST_AUTH, token } from '../helpers/server.js';
+import { apiClient, startTestServer, TEST_AUTH, token } from '../helpers/server.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -144,6 +144,33 @@ describe('inspector (Chromium, dev mode)', () => {
     expect(await page.locator('[data-testid=commands]').textContent()).toContain(
       `npx baton show ${runId} --url ${server.url}`,
     );
+    expectClean(watched);
+  });
+});
+
+describe('inspector (Chromium, drafts)', () => {
+  it('shows streamed model text live, marked as not the answer', async () => {
+    const server = await startTestServer({ auth: { tokens: [] } });
+    const call = apiClient(server.url);
+    // `draft`: waits for approval, then streams two drafts before it answers.
+    const runId: string = (await call('POST', '/v1/runs?wait=true', { input: 'draft' })).body.id;
+    const watched = await openPage(server.url);
+    const { page } = watched;
+    await page.goto(`${server.url}/inspector/#/runs/${runId}`);
+    await page.locator('[data-testid=pending-approval]').waitFor(WAIT);
+    await page.locator('[data-testid=approve]').click();
+    const draft = page.locator('[data-testid=draft]');
+    await draft.waitFor(WAIT);
+    await expect
+      .poll(() => page.locator('[data-testid=draft-text]').textContent(), WAIT)
+      .toBe('thinkingthinking harder');
+    expect(await draft.textContent()).toMatch(/not the answer|never the answer/);
+    await page.waitForSelector('[data-testid=run-status][data-status="succeeded"]', WAIT);
+    const answer = await page.locator('[data-testid=answer]').textContent();
+    expect(answer).toContain('mail:');
+    expect(answer).not.toContain('thinking');
+    // Drafts are never stored: the timeline holds only committed events.
+    expect(await page.locator('[data-testid=timeline] tr[data-type=draft]').count()).toBe(0);
     expectClean(watched);
   });
 });

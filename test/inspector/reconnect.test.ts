@@ -1,12 +1,17 @@
 /**
- * The inspector survives its server: the server (a real child process) is SIGKILLed while the
- * page shows a waiting run, restarted on the same port and file, and the run moves on while the
- * page is still away. The page reconnects by itself, asks for what it missed (`?after=`), and
- * shows every event once.
+ * The inspector and crashes. The server (a real child process) is SIGKILLed while the page shows
+ * a waiting run, restarted on the same port and file, and the run moves on while the page is
+ * still away: the page reconnects by itself, asks for what it missed (`?after=`), and shows every
+ * event once. And a run whose process was SIGKILLed mid-call shows where it was resumed and how
+ * the interrupted call was resolved.
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/index.js';
+import { createServer } from '../../src/server/index.js';
 import { openPage } from '../helpers/browser.js';
+import { crashPlanner, runChild } from '../helpers/crash-scenario.js';
+import { readEffects, createWorld } from '../helpers/world.js';
 import { apiClient, pollRun } from '../helpers/server.js';
 import { startServerChild } from '../helpers/server-process.js';
 import { tempFiles } from '../helpers/temp.js';
@@ -84,5 +89,52 @@ describe('inspector reconnects after the server is killed', () => {
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
     expect(watched.pageErrors).toEqual([]);
     expect(watched.outside()).toEqual([]);
+  });
+});
+
+describe('inspector after a crash mid-call', () => {
+  it('marks where the run was resumed and how the interrupted call was resolved', { timeout: 120_000 }, async () => {
+    const files = tempFiles();
+    const tool = 'world.unsafe';
+    const crashed = await runChild({ db: files.db, effects: files.effects, tool }, 'tool.started=kill');
+    expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
+    const runtime = createRuntime({
+      database: files.db,
+      planner: crashPlanner(tool),
+      tools: createWorld(files.effects).all(),
+    });
+    const listening = await createServer({ runtime, auth: { tokens: [] } }).listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const runId = runtime.list().runs[0]!.id;
+      await runtime.wait(runId);
+      const watched = await openPage(listening.url);
+      const { page } = watched;
+      await page.goto(`${listening.url}/inspector/#/runs/${runId}`);
+      // The unsafe call's outcome is unknown: the page says so and asks a human.
+      const marker = page.locator('[data-testid=timeline] tr.resumed');
+      await marker.waitFor(WAIT);
+      expect(await marker.textContent()).toContain('Resumed after the process stopped');
+      const badge = page.locator('[data-testid=timeline] [data-recovery="to_human"]');
+      await badge.waitFor(WAIT);
+      expect(await badge.textContent()).toContain('sent to a human');
+      const pending = page.locator('[data-testid=pending-approval]');
+      await pending.waitFor(WAIT);
+      expect(await pending.textContent()).toContain('the outcome of this call is unknown');
+      await page.locator('[data-testid=approve]').click();
+      await page.waitForSelector('[data-testid=run-status][data-status="succeeded"]', WAIT);
+      await page.locator('[data-tab=ledger]').click();
+      const row = page.locator('[data-testid=ledger] tr[data-call]');
+      await expect.poll(() => row.getAttribute('data-status'), WAIT).toBe('succeeded');
+      expect(
+        await row.locator('[data-recovery]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.recovery)),
+      ).toEqual(['to_human', 'human_retry']);
+      // Killed before its effect, run once more by a human's choice: one effect in all.
+      expect(readEffects(files.effects)).toHaveLength(1);
+      expect(watched.pageErrors).toEqual([]);
+      expect(watched.consoleErrors).toEqual([]);
+    } finally {
+      await listening.close();
+      await runtime.close();
+    }
   });
 });
