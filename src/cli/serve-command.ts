@@ -40,7 +40,8 @@ Options:
   --json            log as JSON lines
   -h, --help        show this help
 
-The first line printed is 'Listening on <url>' (with --json, {"type":"listening","url":...}).
+The first line printed is 'Listening on <url>' (with --json, {"type":"listening","url":...}); the
+next one is the inspector's address, <url>/inspector/: a live web page of the runs.
 Without tokens the server runs in dev mode: loopback only, every caller may do everything.
 Tokens: {"tokens":[{"token":"<16+ chars>","tenant":"acme","roles":["submit","approve","view"],
 "name":"alice"}]}; roles are submit, approve, view and admin.
@@ -91,13 +92,23 @@ export const runServeCommand = defineCommand({
       listening = await createServer({ runtime, auth }).listen({ host: values.host, port });
       log(`Listening on ${listening.url}`, { type: 'listening', url: listening.url });
       const tokens = auth.tokens.length;
+      const inspector = `${listening.url}/inspector/`;
       log(
         [
+          `Inspector: ${inspector}`,
           `Agent: ${agent.name} (planner: ${description})`,
           `Database: ${database} (resumed ${resumed.length} unfinished runs)`,
           `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
         ].join('\n'),
-        { type: 'started', agent: agent.name, planner: description, database, resumed, tokens },
+        {
+          type: 'started',
+          inspector_url: inspector,
+          agent: agent.name,
+          planner: description,
+          database,
+          resumed,
+          tokens,
+        },
       );
       for (const [runId, failure] of runtime.recoveryFailures) {
         io.stderr.write(`baton serve: run ${runId} was not resumed: ${failure.message} (${failure.code})\n`);

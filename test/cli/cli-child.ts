@@ -1,5 +1,6 @@
 /** The `baton` CLI as a child process (`node --import tsx src/cli/main.ts`), one-shot or as a server. */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli, type CliIo } from '../../src/cli/index.js';
 import { REPO_ROOT } from '../helpers/run-node.js';
@@ -54,9 +55,15 @@ export interface ServeChild {
 }
 
 /** Starts `baton serve <args>` and resolves once it has reported its URL and set-up. */
-export function startServe(args: string[], options: { env?: Record<string, string> } = {}): Promise<ServeChild> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', ...args], {
-    cwd: REPO_ROOT,
+export function startServe(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<ServeChild> {
+  // From another working directory, the loader and the entry point are named by absolute path.
+  const loader = options.cwd ? import.meta.resolve('tsx') : 'tsx';
+  const main = options.cwd ? join(REPO_ROOT, 'src/cli/main.ts') : 'src/cli/main.ts';
+  const proc = spawn(process.execPath, ['--import', loader, main, 'serve', ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env),
   });
   let output = '';

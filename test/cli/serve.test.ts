@@ -18,8 +18,33 @@ describe('baton serve with the demo agent', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('prints the URL it listens on first, on loopback', () => {
-    expect(server.output().split('\n')[0]).toMatch(/^Listening on http:\/\/127\.0\.0\.1:\d+$/);
+  it('prints the URL it listens on first, on loopback, then the inspector', () => {
+    const [first, second] = server.output().split('\n');
+    expect(first).toMatch(/^Listening on http:\/\/127\.0\.0\.1:\d+$/);
+    expect(second).toBe(`Inspector: ${server.url}/inspector/`);
+  });
+
+  it('serves the inspector from the package, whatever the working directory', async () => {
+    const elsewhere = await startServe(['--port', '0', '--db', join(dir, 'other.db'), '--dir', join(dir, 'c2')], {
+      cwd: dir,
+    });
+    try {
+      const page = await fetch(`${elsewhere.url}/inspector/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toMatch(/^default-src 'self'/);
+      expect(await page.text()).toContain('<script type="module" src="main.js"></script>');
+      const script = await fetch(`${elsewhere.url}/inspector/main.js`);
+      expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(await script.text()).toContain('mountRunsView');
+      const root = await fetch(`${elsewhere.url}/`, { redirect: 'manual' });
+      expect(root.headers.get('location')).toBe('/inspector/');
+      const missing = await fetch(`${elsewhere.url}/inspector/../package.json`);
+      expect(missing.status).toBe(404);
+      const types = await fetch(`${elsewhere.url}/inspector/types.d.ts`);
+      expect(types.status).toBe(404);
+    } finally {
+      await elsewhere.stop();
+    }
   });
 
   it('runs against it with live progress and ends with the answer', async () => {
