@@ -5,7 +5,7 @@
  * went wrong and nothing left the origin.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll } from 'vitest';
 
 /** Where `.ci/run` installs Chromium (Debian's package). */
@@ -70,4 +70,14 @@ export async function openPage(origin: string): Promise<WatchedPage> {
   });
   page.on('request', (request) => watched.requests.push(request.url()));
   return watched;
+}
+
+/** The `data-<key>` attribute of every element a locator finds (read in the page). */
+export function dataOf(locator: Locator, key: string): Promise<(string | null)[]> {
+  return locator.evaluateAll((elements, name) => elements.map((e) => e.getAttribute(name)), `data-${key}`);
+}
+
+/** The same, as numbers. */
+export async function numbersOf(locator: Locator, key: string): Promise<number[]> {
+  return (await dataOf(locator, key)).map(Number);
 }

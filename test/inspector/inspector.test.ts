@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { INSPECTOR_HEADERS } from '../../src/server/index.js';
-import { openPage, type WatchedPage } from '../helpers/browser.js';
+import { numbersOf, openPage, type WatchedPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
 import { apiClient, startTestServer, TEST_AUTH, token } from '../helpers/server.js';
 
@@ -30,7 +30,7 @@ describe('inspector (Chromium, dev mode)', () => {
     expect(response?.headers()['content-security-policy']).toMatch(/^default-src 'self'/);
     await page.waitForSelector('[data-testid=runs-body]', WAIT);
     // A marker that a reload would wipe out: everything below happens without one.
-    await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same page'));
+    await page.evaluate("window.marker = 'same page'");
 
     const started = await call('POST', '/v1/runs', { input: 'Archive the stale configs' });
     expect(started.status).toBe(201);
@@ -59,12 +59,10 @@ describe('inspector (Chromium, dev mode)', () => {
       .poll(() => page.locator('[data-testid=answer]').textContent(), WAIT)
       .toContain('Archived 3 stale configs');
     await expect.poll(() => page.locator('.decisions li').textContent(), WAIT).toContain('approved by dev');
-    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
+    expect(await page.evaluate('window.marker')).toBe('same page');
     const run = await call('GET', `/v1/runs/${runId}`);
     expect(run.body.status).toBe('succeeded');
-    const seqs = await page
-      .locator('[data-testid=timeline] tr.event')
-      .evaluateAll((rows) => rows.map((r) => Number((r as HTMLElement).dataset.seq)));
+    const seqs = await numbersOf(page.locator('[data-testid=timeline] tr.event'), 'seq');
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
 
     // The ledger tells tool, effect, risk and status; the trace draws a bar per span.
@@ -191,7 +189,7 @@ describe('inspector (Chromium, tokens)', () => {
     await page.locator('[data-testid=token-input]').fill(token('acme-view'));
     await page.locator('[data-testid=token-form] button').click();
     await page.waitForSelector(`tr[data-run="${runId}"][data-status="waiting_human"]`, WAIT);
-    expect(await page.evaluate(() => sessionStorage.getItem('baton.inspector.token'))).toBe(token('acme-view'));
+    expect(await page.evaluate("sessionStorage.getItem('baton.inspector.token')")).toBe(token('acme-view'));
 
     // The viewer's live stream of the run works through a ticket; the approval does not.
     await page.locator(`tr[data-run="${runId}"] a`).click();

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/index.js';
 import { createServer } from '../../src/server/index.js';
-import { openPage } from '../helpers/browser.js';
+import { dataOf, numbersOf, openPage } from '../helpers/browser.js';
 import { crashPlanner, runChild } from '../helpers/crash-scenario.js';
 import { readEffects, createWorld } from '../helpers/world.js';
 import { apiClient, pollRun } from '../helpers/server.js';
@@ -44,7 +44,7 @@ describe('inspector reconnects after the server is killed', () => {
     await page.goto(`${server.url}/inspector/#/runs/${runId}`);
     await page.waitForSelector('svg.chart[data-current="waiting_human"]', WAIT);
     await page.locator('[data-testid=pending-approval]').waitFor(WAIT);
-    await page.evaluate(() => ((window as unknown as { marker: string }).marker = 'same page'));
+    await page.evaluate("window.marker = 'same page'");
     const seen = storedSeqs(files.db, runId);
     await expect.poll(() => page.locator('[data-testid=timeline] tr.event').count(), WAIT).toBe(seen.length);
 
@@ -77,16 +77,14 @@ describe('inspector reconnects after the server is killed', () => {
     await page.waitForSelector('[data-testid=run-status][data-status="succeeded"]', WAIT);
     await page.waitForSelector('svg.chart[data-current="succeeded"]', WAIT);
     await expect.poll(() => page.locator('[data-testid=timeline] tr.event').count(), WAIT).toBe(all.length);
-    const shown = await page
-      .locator('[data-testid=timeline] tr.event')
-      .evaluateAll((rows) => rows.map((row) => Number((row as HTMLElement).dataset.seq)));
+    const shown = await numbersOf(page.locator('[data-testid=timeline] tr.event'), 'seq');
     expect(shown).toEqual(all);
     await expect.poll(() => page.locator('.decisions li').textContent(), WAIT).toContain('while the page was away');
     // It resumed from where it was, and it is the same page.
     const streams = watched.requests.filter((url) => url.includes(`/v1/runs/${runId}/events`));
     expect(streams[0]).toContain('after=0');
     expect(streams.some((url) => url.includes(`after=${seen.length}`))).toBe(true);
-    expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
+    expect(await page.evaluate('window.marker')).toBe('same page');
     expect(watched.pageErrors).toEqual([]);
     expect(watched.outside()).toEqual([]);
   });
@@ -125,9 +123,7 @@ describe('inspector after a crash mid-call', () => {
       await page.locator('[data-tab=ledger]').click();
       const row = page.locator('[data-testid=ledger] tr[data-call]');
       await expect.poll(() => row.getAttribute('data-status'), WAIT).toBe('succeeded');
-      expect(
-        await row.locator('[data-recovery]').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.recovery)),
-      ).toEqual(['to_human', 'human_retry']);
+      expect(await dataOf(row.locator('[data-recovery]'), 'recovery')).toEqual(['to_human', 'human_retry']);
       // Killed before its effect, run once more by a human's choice: one effect in all.
       expect(readEffects(files.effects)).toHaveLength(1);
       expect(watched.pageErrors).toEqual([]);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Planner } from '../../src/index.js';
-import { openPage } from '../helpers/browser.js';
+import { dataOf, openPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
 import { apiClient } from '../helpers/server.js';
 
@@ -85,21 +85,15 @@ describe('inspector replay (Chromium)', () => {
       await expect.poll(() => info.getAttribute('data-seq')).toBe(String(seq));
       expect(await info.getAttribute('data-state'), `state at seq ${seq}`).toBe(expected.status);
       expect(await page.locator('svg.chart').getAttribute('data-current'), `chart at seq ${seq}`).toBe(expected.status);
-      const edges = await page
-        .locator('[data-edge]')
-        .evaluateAll((groups) =>
-          Object.fromEntries(
-            groups
-              .map((g) => [(g as SVGElement).dataset.edge, Number((g as SVGElement).dataset.count)] as const)
-              .filter(([, n]) => n > 0),
-          ),
-        );
+      const [keys, counts] = await Promise.all([
+        dataOf(page.locator('[data-edge]'), 'edge'),
+        dataOf(page.locator('[data-edge]'), 'count'),
+      ]);
+      const edges = Object.fromEntries(keys.map((key, i) => [key, Number(counts[i])]).filter(([, n]) => Number(n) > 0));
       expect(edges, `edges at seq ${seq}`).toEqual(expected.edges);
-      const ledger = await page
-        .locator('[data-testid=ledger] tr[data-call]')
-        .evaluateAll((rows) =>
-          Object.fromEntries(rows.map((r) => [(r as HTMLElement).dataset.call, (r as HTMLElement).dataset.status])),
-        );
+      const rows = page.locator('[data-testid=ledger] tr[data-call]');
+      const [ids, statuses] = await Promise.all([dataOf(rows, 'call'), dataOf(rows, 'status')]);
+      const ledger = Object.fromEntries(ids.map((id, i) => [id, statuses[i]]));
       expect(ledger, `ledger at seq ${seq}`).toEqual(expected.calls);
       expect(await page.locator('[data-testid=timeline] tr.event.future').count()).toBe(events.length - seq);
     }

@@ -4,7 +4,7 @@
  * browser and printed for the record, never asserted (a busy machine is slow, not wrong).
  */
 import { describe, expect, it } from 'vitest';
-import { openPage } from '../helpers/browser.js';
+import { dataOf, openPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 
 const WAIT = { timeout: 60_000 };
@@ -29,16 +29,12 @@ describe('inspector at size (Chromium)', () => {
     const listMs = await page.evaluate(() => performance.now());
     expect(await page.locator('[data-testid=runs-body] tr[data-run]').count()).toBe(50);
     expect(await page.locator('[data-testid=page-info]').textContent()).toBe('page 1 · 50 runs');
-    const firstPage = await page
-      .locator('[data-testid=runs-body] tr[data-run]')
-      .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.run));
+    const firstPage = await dataOf(page.locator('[data-testid=runs-body] tr[data-run]'), 'run');
     const pageStart = await page.evaluate(() => performance.now());
     await page.locator('[data-testid=page-next]').click();
     await page.waitForSelector('[data-testid=page-info] >> text=page 2', WAIT);
     const pageMs = (await page.evaluate(() => performance.now())) - pageStart;
-    const secondPage = await page
-      .locator('[data-testid=runs-body] tr[data-run]')
-      .evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.run));
+    const secondPage = await dataOf(page.locator('[data-testid=runs-body] tr[data-run]'), 'run');
     expect(secondPage).toHaveLength(50);
     expect(secondPage.filter((id) => firstPage.includes(id))).toEqual([]);
     // One stream for the whole list, however many runs there are.
@@ -46,7 +42,7 @@ describe('inspector at size (Chromium)', () => {
     expect(watched.requests.filter((url) => /\/v1\/runs\/[^/]+\/events/.test(url))).toEqual([]);
 
     const runStart = await page.evaluate(() => performance.now());
-    await page.evaluate((id) => (location.hash = `#/runs/${id}`), long.id);
+    await page.evaluate(`location.hash = '#/runs/${long.id}'`);
     await page.waitForSelector(`[data-testid=timeline] tr.event[data-seq="${events}"]`, WAIT);
     await page.waitForSelector('[data-testid=run-status][data-status="succeeded"]', WAIT);
     const runMs = (await page.evaluate(() => performance.now())) - runStart;
