@@ -12,6 +12,7 @@ import { applyEvent, foldEvents, initialState, resumptionSeqs, TERMINAL_STATES }
 import { showError } from './notices.js';
 import { renderApprovals, renderDraft, renderUsage } from './run-panels.js';
 import { commandsFor, copy, download, exportRun } from './run-export.js';
+import { createRunLayout } from './run-layout.js';
 import { renderLedger, renderSteps, renderTrace, timelineRows } from './run-tables.js';
 import { openStream } from './stream.js';
 
@@ -20,7 +21,6 @@ import { openStream } from './stream.js';
 /** @typedef {import('./types.js').FoldState} FoldState */
 
 const REFRESH_MS = 400;
-const TABS = ['timeline', 'steps', 'ledger', 'trace'];
 
 /**
  * Mounts a run's view; the returned function unmounts it.
@@ -33,115 +33,7 @@ const TABS = ['timeline', 'steps', 'ledger', 'trace'];
 export function mountRunView(root, runId, machine, onConnection) {
   const id = encodeURIComponent(runId);
   const chart = createChart(machine);
-  const el = {
-    status: h('span', { class: 'badge', 'data-testid': 'run-status' }),
-    input: h('p', { class: 'run-input' }),
-    outcome: h('div', { class: 'run-outcome' }),
-    errors: h('div', { class: 'run-errors' }),
-    approvals: h('div', { class: 'approvals', 'data-testid': 'approvals' }),
-    draft: h('div', { class: 'drafts' }),
-    usage: h('div', { class: 'usage', 'data-testid': 'usage' }),
-    timeline: h('tbody', { 'data-testid': 'timeline' }),
-    steps: h('div', { class: 'steps', 'data-testid': 'steps' }),
-    ledger: h('tbody', { 'data-testid': 'ledger' }),
-    trace: h('div', { class: 'waterfall', 'data-testid': 'trace' }),
-    scrubber: h('input', {
-      type: 'range',
-      min: 0,
-      max: 0,
-      value: 0,
-      step: 1,
-      'data-testid': 'scrubber',
-      'aria-label': 'Replay: event seq',
-    }),
-    replayInfo: h('span', { 'data-testid': 'replay-info', class: 'replay-info' }),
-    live: h('button', { type: 'button', 'data-testid': 'follow-live', disabled: true }, 'Follow live'),
-    commands: h('pre', { class: 'commands', 'data-testid': 'commands', hidden: true }),
-  };
-  const cancelReason = h('input', {
-    placeholder: 'reason (optional)',
-    'aria-label': 'Cancel reason',
-    'data-testid': 'cancel-reason',
-  });
-  const cancelButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel' }, 'Cancel run');
-  const tabButtons = TABS.map((name) =>
-    h('button', { type: 'button', role: 'tab', 'data-tab': name }, name[0]?.toUpperCase() + name.slice(1)),
-  );
-  const panels = {
-    timeline: h(
-      'table',
-      { class: 'timeline' },
-      h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'type'), h('th', {}, 'time'), h('th', {}, 'what'))),
-      el.timeline,
-    ),
-    steps: el.steps,
-    ledger: h(
-      'table',
-      { class: 'ledger' },
-      h(
-        'thead',
-        {},
-        h(
-          'tr',
-          {},
-          ...['tool', 'effect', 'risk', 'arguments', 'status', 'attempts', 'result', 'recovery'].map((t) =>
-            h('th', {}, t),
-          ),
-        ),
-      ),
-      el.ledger,
-    ),
-    trace: el.trace,
-  };
-  const panelWrap = Object.entries(panels).map(([name, panel]) =>
-    h('div', { class: 'tab-panel', 'data-panel': name, role: 'tabpanel' }, panel),
-  );
-  const section = h(
-    'section',
-    { class: 'run', 'data-run': runId },
-    h(
-      'div',
-      { class: 'run-head' },
-      h('a', { href: '#/', class: 'back' }, '← Runs'),
-      h('h2', { class: 'mono' }, runId),
-      el.status,
-      h(
-        'div',
-        { class: 'run-actions' },
-        h('button', { type: 'button', 'data-testid': 'export', onclick: () => void doExport() }, 'Export JSON'),
-        h(
-          'button',
-          { type: 'button', 'data-testid': 'copy-curl', onclick: () => void showCommands('curl') },
-          'Copy as curl',
-        ),
-        h(
-          'button',
-          { type: 'button', 'data-testid': 'copy-baton', onclick: () => void showCommands('baton') },
-          'Copy baton command',
-        ),
-        h('span', { class: 'cancel-box' }, cancelReason, cancelButton),
-      ),
-    ),
-    el.commands,
-    el.input,
-    el.outcome,
-    el.errors,
-    el.approvals,
-    el.draft,
-    h(
-      'div',
-      { class: 'grid' },
-      h(
-        'div',
-        { class: 'card chart-card' },
-        chart.element,
-        h('div', { class: 'replay' }, h('label', {}, 'Replay ', el.scrubber), el.replayInfo, el.live),
-      ),
-      h('div', { class: 'card' }, h('h3', {}, 'Usage and budgets'), el.usage),
-    ),
-    h('nav', { class: 'tabs', role: 'tablist' }, ...tabButtons),
-    ...panelWrap,
-  );
+  const { section, el, cancelReason, cancelButton, buttons } = createRunLayout(runId, chart.element);
   fill(root, section);
 
   /** @type {RunJson | null} */
@@ -157,13 +49,6 @@ export function mountRunView(root, runId, machine, onConnection) {
   let draft = null;
   let gone = false;
   const shownResumptions = new Set();
-
-  function selectTab(/** @type {string} */ name) {
-    for (const b of tabButtons) b.setAttribute('aria-selected', String(b.dataset.tab === name));
-    for (const p of panelWrap) p.hidden = p.dataset.panel !== name;
-  }
-  for (const b of tabButtons) b.addEventListener('click', () => selectTab(b.dataset.tab ?? 'timeline'));
-  selectTab('timeline');
 
   /** The state on screen: the live one, or the one at the scrubber's seq. */
   function viewState() {
@@ -352,6 +237,9 @@ export function mountRunView(root, runId, machine, onConnection) {
     }
   }
   cancelButton.addEventListener('click', () => void cancel());
+  buttons.export.addEventListener('click', () => void doExport());
+  buttons.curl.addEventListener('click', () => void showCommands('curl'));
+  buttons.baton.addEventListener('click', () => void showCommands('baton'));
 
   async function doExport() {
     try {

@@ -1,0 +1,133 @@
+// @ts-check
+/**
+ * The elements of a run's view, built once: the head with its actions, the panels the view
+ * fills (approvals, drafts, chart and replay, usage), and the tabs of the timeline, steps,
+ * ledger and trace. Behaviour is wired by `run-view.js`.
+ */
+import { h } from './dom.js';
+
+const TABS = ['timeline', 'steps', 'ledger', 'trace'];
+
+/**
+ * @param {string} runId
+ * @param {SVGElement} chartElement
+ */
+export function createRunLayout(runId, chartElement) {
+  const el = {
+    status: h('span', { class: 'badge', 'data-testid': 'run-status' }),
+    input: h('p', { class: 'run-input' }),
+    outcome: h('div', { class: 'run-outcome' }),
+    errors: h('div', { class: 'run-errors' }),
+    approvals: h('div', { class: 'approvals', 'data-testid': 'approvals' }),
+    draft: h('div', { class: 'drafts' }),
+    usage: h('div', { class: 'usage', 'data-testid': 'usage' }),
+    timeline: h('tbody', { 'data-testid': 'timeline' }),
+    steps: h('div', { class: 'steps', 'data-testid': 'steps' }),
+    ledger: h('tbody', { 'data-testid': 'ledger' }),
+    trace: h('div', { class: 'waterfall', 'data-testid': 'trace' }),
+    scrubber: h('input', {
+      type: 'range',
+      min: 0,
+      max: 0,
+      value: 0,
+      step: 1,
+      'data-testid': 'scrubber',
+      'aria-label': 'Replay: event seq',
+    }),
+    replayInfo: h('span', { 'data-testid': 'replay-info', class: 'replay-info' }),
+    live: h('button', { type: 'button', 'data-testid': 'follow-live', disabled: true }, 'Follow live'),
+    commands: h('pre', { class: 'commands', 'data-testid': 'commands', hidden: true }),
+  };
+  const cancelReason = h('input', {
+    placeholder: 'reason (optional)',
+    'aria-label': 'Cancel reason',
+    'data-testid': 'cancel-reason',
+  });
+  const cancelButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel' }, 'Cancel run');
+  const tabButtons = TABS.map((name) =>
+    h('button', { type: 'button', role: 'tab', 'data-tab': name }, name[0]?.toUpperCase() + name.slice(1)),
+  );
+  const panels = {
+    timeline: h(
+      'table',
+      { class: 'timeline' },
+      h('thead', {}, h('tr', {}, h('th', {}, 'seq'), h('th', {}, 'type'), h('th', {}, 'time'), h('th', {}, 'what'))),
+      el.timeline,
+    ),
+    steps: el.steps,
+    ledger: h(
+      'table',
+      { class: 'ledger' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ...['tool', 'effect', 'risk', 'arguments', 'status', 'attempts', 'result', 'recovery'].map((t) =>
+            h('th', {}, t),
+          ),
+        ),
+      ),
+      el.ledger,
+    ),
+    trace: el.trace,
+  };
+  const panelWrap = Object.entries(panels).map(([name, panel]) =>
+    h('div', { class: 'tab-panel', 'data-panel': name, role: 'tabpanel' }, panel),
+  );
+  const section = h(
+    'section',
+    { class: 'run', 'data-run': runId },
+    h(
+      'div',
+      { class: 'run-head' },
+      h('a', { href: '#/', class: 'back' }, '← Runs'),
+      h('h2', { class: 'mono' }, runId),
+      el.status,
+      h(
+        'div',
+        { class: 'run-actions' },
+        h('button', { type: 'button', 'data-testid': 'export', 'data-action': 'export' }, 'Export JSON'),
+        h('button', { type: 'button', 'data-testid': 'copy-curl', 'data-action': 'curl' }, 'Copy as curl'),
+        h('button', { type: 'button', 'data-testid': 'copy-baton', 'data-action': 'baton' }, 'Copy baton command'),
+        h('span', { class: 'cancel-box' }, cancelReason, cancelButton),
+      ),
+    ),
+    el.commands,
+    el.input,
+    el.outcome,
+    el.errors,
+    el.approvals,
+    el.draft,
+    h(
+      'div',
+      { class: 'grid' },
+      h(
+        'div',
+        { class: 'card chart-card' },
+        chartElement,
+        h('div', { class: 'replay' }, h('label', {}, 'Replay ', el.scrubber), el.replayInfo, el.live),
+      ),
+      h('div', { class: 'card' }, h('h3', {}, 'Usage and budgets'), el.usage),
+    ),
+    h('nav', { class: 'tabs', role: 'tablist' }, ...tabButtons),
+    ...panelWrap,
+  );
+  /** Shows one tab's panel. @param {string} name */
+  function selectTab(name) {
+    for (const b of tabButtons) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+    for (const p of panelWrap) p.hidden = p.dataset.panel !== name;
+  }
+  for (const b of tabButtons) b.addEventListener('click', () => selectTab(b.dataset.tab ?? 'timeline'));
+  selectTab('timeline');
+  const action = (/** @type {string} */ name) =>
+    /** @type {HTMLButtonElement} */ (section.querySelector(`[data-action="${name}"]`));
+  return {
+    section,
+    el,
+    cancelReason,
+    cancelButton,
+    buttons: { export: action('export'), curl: action('curl'), baton: action('baton') },
+  };
+}
