@@ -31,14 +31,38 @@ export function setToken(token) {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
+const MAX_RATE_WAIT_MS = 5000;
+const RATE_RETRIES = 5;
+
 /**
- * One request to the API.
+ * One request to the API. A `429` on a read is waited out (its `Retry-After`, at most 5 s, a few times):
+ * a page that reloads in bursts must not show a transient limit as an error.
  * @param {string} method
  * @param {string} path starting with `/v1/`
  * @param {unknown} [body]
  * @returns {Promise<any>}
  */
 export async function request(method, path, body) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await send(method, path, body);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 429 || method !== 'GET' || attempt > RATE_RETRIES)
+        throw error;
+      const wait = Number(error.failure.details?.retry_after_ms ?? 1000);
+      // Jitter, so the requests of one burst do not all come back at the same instant.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(MAX_RATE_WAIT_MS, wait * (1 + Math.random()))));
+    }
+  }
+}
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<any>}
+ */
+async function send(method, path, body) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
   const token = getToken();

@@ -191,18 +191,17 @@ export function mountRunView(root, runId, machine, onConnection) {
   async function refresh() {
     const upTo = events.at(-1)?.seq ?? 0;
     try {
-      const [r, a, c, s, t] = await Promise.all([
-        get(`/v1/runs/${id}`),
+      // The trace carries the run and its steps too: three requests reload the whole view.
+      const [t, a, c] = await Promise.all([
+        get(`/v1/runs/${id}/trace`),
         get(`/v1/runs/${id}/approvals`),
         get(`/v1/runs/${id}/tool-calls`),
-        get(`/v1/runs/${id}/steps`),
-        get(`/v1/runs/${id}/trace`),
       ]);
       if (gone) return;
-      run = r;
+      run = t.run;
       approvals = a.approvals;
       toolCalls = c.tool_calls;
-      renderSteps(el.steps, s.steps);
+      renderSteps(el.steps, t.steps);
       renderTrace(el.trace, t.spans);
       renderState();
       // What the API data on the page reflects, for whoever waits for the page to settle.

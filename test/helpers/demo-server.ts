@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { loadAgent } from '../../src/cli/load-agent.js';
 import { createRuntime, type Planner, type Runtime } from '../../src/index.js';
-import { createServer, type AuthConfig } from '../../src/server/index.js';
+import { createServer, type AuthConfig, type ServerLimits } from '../../src/server/index.js';
 import { tempDir } from './temp.js';
 
 const open: (() => Promise<void>)[] = [];
@@ -28,7 +28,7 @@ export interface DemoServer {
  * dev mode unless `auth` has tokens; `planner` wraps it (to count calls, say).
  */
 export async function startDemoServer(
-  options: { auth?: AuthConfig; planner?: (planner: Planner) => Planner } = {},
+  options: { auth?: AuthConfig; planner?: (planner: Planner) => Planner; limits?: Partial<ServerLimits> } = {},
 ): Promise<DemoServer> {
   const dir = tempDir();
   const db = join(dir, 'baton.db');
@@ -39,7 +39,7 @@ export async function startDemoServer(
   const server = createServer({
     runtime,
     auth: options.auth ?? { tokens: [] },
-    limits: { rateBurst: 10_000, ratePerSecond: 10_000 },
+    limits: { rateBurst: 10_000, ratePerSecond: 10_000, ...options.limits },
     onError: (error) => console.error(error),
   });
   const listening = await server.listen({ host: '127.0.0.1', port: 0 });

@@ -146,6 +146,27 @@ describe('inspector (Chromium, dev mode)', () => {
   });
 });
 
+describe('inspector (Chromium, rate limits)', () => {
+  it('waits out a 429 on its reads instead of showing it as an error', async () => {
+    const server = await startDemoServer({ limits: { rateBurst: 2, ratePerSecond: 20 } });
+    const runId: string = (await apiClient(server.url)('POST', '/v1/runs?wait=true', { input: 'Archive' })).body.id;
+    const watched = await openPage(server.url);
+    const { page } = watched;
+    const limited: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 429) limited.push(response.url());
+    });
+    await page.goto(`${server.url}/inspector/#/runs/${runId}`);
+    await page.waitForSelector('svg.chart[data-current="waiting_human"]', WAIT);
+    await page.waitForSelector('section.run[data-synced-seq]', WAIT);
+    await page.locator('a.back').click();
+    await page.waitForSelector(`tr[data-run="${runId}"]`, WAIT);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(await page.locator('.error').count()).toBe(0);
+    expect(watched.pageErrors).toEqual([]);
+  });
+});
+
 describe('inspector (Chromium, drafts)', () => {
   it('shows streamed model text live, marked as not the answer', async () => {
     const server = await startTestServer({ auth: { tokens: [] } });
