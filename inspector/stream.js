@@ -7,19 +7,7 @@
  * already seen (seq <= last) are dropped, so none is delivered twice.
  */
 import { getToken, post } from './api.js';
-
-/** Every event name the run streams send (DESIGN §7). */
-export const EVENT_NAMES = [
-  'run.created',
-  'state',
-  'step',
-  'action',
-  'result',
-  'approval_request',
-  'approval_result',
-  'artifact',
-  'draft',
-];
+import { EVENT_NAMES } from './event-names.js';
 
 const RETRY_MS = [250, 500, 1000, 2000, 4000];
 

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EventJson, FoldState } from '../../inspector/types.js';
 import { applyEvent, foldEvents, initialState, resumptionSeqs } from '../../inspector/fold.js';
-import type { Runtime } from '../../src/index.js';
+import { EVENT_NAMES } from '../../inspector/event-names.js';
+import { EVENT_TYPES, type Runtime } from '../../src/index.js';
 import { toEventJson } from '../../src/server/index.js';
 import { crashPlanner, runChild } from '../helpers/crash-scenario.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
@@ -97,6 +98,10 @@ describe('event fold', () => {
     });
     expect(state.calls[pending!.toolCalls[0]!.id]).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(state.pendingApprovalId).toBeNull();
+  });
+
+  it('listens to every event type a run stream sends', () => {
+    expect([...EVENT_NAMES, 'error'].sort()).toEqual([...EVENT_TYPES].sort());
   });
 
   it('ignores drafts, which are never stored', () => {
