@@ -16,11 +16,19 @@ export const TERMINAL_STATES = ['succeeded', 'failed'];
 
 /** How each recovery reads in the timeline. */
 export const RECOVERY_LABELS = /** @type {const} */ ({
-  rerun: 'run again after the process stopped mid-call',
-  reconciled: 'found done by reconcile() after the process stopped mid-call: not run again',
-  reconciled_not_done: 'not found done by reconcile(): run again',
-  to_human: 'outcome unknown after the process stopped mid-call: sent to a human',
+  rerun: 'outcome unknown: run again with the same idempotency key',
+  reconciled: 'outcome unknown: found done by reconcile(), not run again',
+  reconciled_not_done: 'outcome unknown: not found done by reconcile(), run again',
+  to_human: 'outcome unknown: sent to a human',
   human_retry: 'run again because a human chose retry',
+});
+
+/** Why an outcome was unknown, as the events say it. */
+export const CAUSE_LABELS = /** @type {const} */ ({
+  interrupted: 'the process stopped mid-call',
+  timed_out: 'it timed out',
+  aborted: 'it was aborted',
+  threw: 'it threw an unexpected error',
 });
 
 /** @returns {FoldState} the state before the first event. */
@@ -238,7 +246,8 @@ export function applyEvent(state, event) {
 function withRecovery(state, event, id, tool, how) {
   if (typeof how !== 'string' || !(how in RECOVERY_LABELS)) return state;
   const recovery = /** @type {Recovery} */ (how);
-  const entry = { seq: event.seq, toolCallId: id, tool: tool ?? '', how: recovery };
+  const cause = typeof event.data.cause === 'string' ? event.data.cause : null;
+  const entry = { seq: event.seq, toolCallId: id, tool: tool ?? '', how: recovery, cause };
   const call = state.calls[id];
   const marked = call ? patchCall(state, id, { recovery: [...call.recovery, recovery] }) : state;
   return { ...marked, recoveries: [...state.recoveries, entry] };
@@ -266,5 +275,8 @@ export function foldEvents(events, upTo = Number.POSITIVE_INFINITY) {
  * @returns {number[]}
  */
 export function resumptionSeqs(state) {
-  return state.recoveries.filter((entry) => entry.how !== 'human_retry').map((entry) => entry.seq);
+  // Logs written before causes were recorded had recoveries after crashes only.
+  return state.recoveries
+    .filter((entry) => entry.how !== 'human_retry' && (entry.cause === 'interrupted' || entry.cause === null))
+    .map((entry) => entry.seq);
 }

@@ -4,7 +4,7 @@
  * with their decisions and context reports, the tool-call ledger, and the trace as a waterfall.
  */
 import { h, fill } from './dom.js';
-import { RECOVERY_LABELS } from './fold.js';
+import { CAUSE_LABELS, RECOVERY_LABELS } from './fold.js';
 import { brief, clock, count, duration, pretty } from './format.js';
 
 /** @typedef {import('./types.js').EventJson} EventJson */
@@ -26,7 +26,7 @@ export function summarize(event) {
     case 'action':
       return `run ${d.tool} ${brief(d.args, 80)}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}`;
     case 'result':
-      return `${d.tool} ${d.status}${d.duration_ms !== undefined ? ` in ${duration(d.duration_ms)}` : ''}${d.failure ? `: ${d.failure.message}` : ''}`;
+      return `${d.tool} ${d.status}${d.duration_ms !== undefined ? ` in ${duration(d.duration_ms)}` : ''}${d.failure ? `: ${d.failure.message}` : ''}${d.status === 'unknown' && d.cause in CAUSE_LABELS ? ` (outcome unknown: ${CAUSE_LABELS[/** @type {keyof typeof CAUSE_LABELS} */ (d.cause)]})` : ''}`;
     case 'approval_request':
       return `${d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${brief(c.args, 60)}`).join(', ')}`;
     case 'approval_result':
@@ -85,6 +85,9 @@ export function timelineRows(event, start, resumed) {
               'span',
               { class: `recovery ${recovery}`, 'data-recovery': recovery },
               RECOVERY_LABELS[/** @type {keyof typeof RECOVERY_LABELS} */ (recovery)],
+              typeof event.data.cause === 'string' && event.data.cause in CAUSE_LABELS
+                ? ` (${CAUSE_LABELS[/** @type {keyof typeof CAUSE_LABELS} */ (event.data.cause)]})`
+                : '',
             )
           : null,
         ' ',

@@ -158,5 +158,5 @@ export interface FoldState {
   calls: Record<string, FoldCall>;
   approvals: Record<string, FoldApproval>;
   artifacts: { sha256: string; size: number; seq: number }[];
-  recoveries: { seq: number; toolCallId: string; tool: string; how: Recovery }[];
+  recoveries: { seq: number; toolCallId: string; tool: string; how: Recovery; cause: string | null }[];
 }

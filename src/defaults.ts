@@ -12,6 +12,11 @@ export const DEFAULTS = {
   previewBytes: 1_024,
   /** Token budget of the context given to the planner at each step. */
   contextTokens: 32_000,
+  /**
+   * Attempts of an `idempotent` or `reconcilable` call whose outcome stays unknown (a timeout, a
+   * crash mid-call) before a human decides; an `unsafe` one goes to a human after its first.
+   */
+  maxToolAttempts: 3,
   /** Retries of a tool that reports itself unavailable (transient). */
   toolUnavailableRetries: 2,
   /** First backoff for those retries; doubles each time. */

@@ -26,6 +26,7 @@ export const FAILURE_CODES = {
   'tool.failed': 'tool',
   'tool.timed_out': 'tool',
   'tool.unavailable': 'tool',
+  'tool.outcome_unknown': 'tool',
   'policy.denied': 'policy',
   'planner.unavailable': 'system',
   'planner.failed': 'system',

@@ -9,7 +9,7 @@ import { BatonError, createFailure, fail } from '../failure.js';
 import type { ApprovalRow, Store } from '../store/index.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
-import { callRow, prepareCalls, resultEventData } from './executor-actor.js';
+import { callRow, prepareCalls, resultEventData } from './prepared-call.js';
 import { failpoint } from './failpoints.js';
 import { SETTLED_STATUSES } from './transcript.js';
 import type { UncertainResolution } from './types.js';

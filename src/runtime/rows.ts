@@ -99,5 +99,6 @@ export function toToolCall(row: ToolCallRow, risk: string | null = null): ToolCa
     attempts: row.attempts,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
+    deadlineAt: row.deadline_at ?? null,
   };
 }

@@ -100,7 +100,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           snapshot: json,
           status,
           stop_reason: ctx.stopReason,
-          failure: ctx.failure ? JSON.stringify(ctx.failure) : null,
+          failure: ctx.failure ? JSON.stringify(TERMINAL.has(status) ? withUnknown(ctx.failure) : ctx.failure) : null,
           wait_reason: ctx.waitReason,
           pending_approval_id: ctx.pendingApprovalId,
           step_index: ctx.stepIndex,
@@ -123,6 +123,59 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     const committed = written;
     written = [];
     return committed;
+  }
+
+  /** Calls whose outcome a run that ended mid-call leaves unknown (see `settleOpenCalls`). */
+  const unknownCalls: string[] = [];
+
+  /** A terminal failure that names the calls whose outcome is unknown, if there are any. */
+  function withUnknown(failure: Failure): Failure {
+    if (unknownCalls.length === 0) return failure;
+    return { ...failure, details: { ...failure.details, unknown_tool_calls: [...unknownCalls] } };
+  }
+
+  /**
+   * A run that ends while a call runs (cancelled, timed out) settles that call in the same write
+   * as its last transition, so no row stays `started` in a finished run: a `read` call failed,
+   * any other `unknown`, since its effect may still happen after the abort.
+   */
+  function settleOpenCalls(stopReason: string | null): void {
+    const open = memory.toolCalls().filter((row) => row.status === 'started');
+    for (const row of open) {
+      const read = row.effect === 'read';
+      const why = `the run ended (${stopReason ?? 'stopped'}) while it ran`;
+      const failure = read
+        ? createFailure('tool.failed', `Tool '${row.tool}' was stopped: ${why}`)
+        : createFailure('tool.outcome_unknown', `The outcome of tool '${row.tool}' is unknown: ${why}`, {
+            details: { tool_call_id: row.id },
+          });
+      const result = {
+        status: 'error',
+        content: failure.message,
+        durationMs: 0,
+        truncated: false,
+        retryable: false,
+        failure,
+      };
+      const settled: ToolCallRow = {
+        ...row,
+        status: read ? 'failed' : 'unknown',
+        result: JSON.stringify(result),
+        finished_at: Date.now(),
+      };
+      if (!read) unknownCalls.push(row.id);
+      driver.stageToolCall(settled);
+      driver.emit('result', {
+        tool_call_id: row.id,
+        tool: row.tool,
+        status: settled.status,
+        ok: false,
+        failure,
+        truncated: false,
+        duration_ms: row.started_at === null ? 0 : Date.now() - row.started_at,
+        cause: 'aborted',
+      });
+    }
   }
 
   function retire(failure: Failure | null): void {
@@ -187,13 +240,15 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           const status = snapshot.value as RunStatus;
           if (status !== lastStatus) {
             const ctx = snapshot.context;
+            if (TERMINAL.has(status)) settleOpenCalls(ctx.stopReason);
             driver.emit('state', {
               from: lastStatus,
               to: status,
               step_index: ctx.stepIndex,
               ...(ctx.stopReason ? { stop_reason: ctx.stopReason } : {}),
-              ...(ctx.failure ? { failure: ctx.failure } : {}),
+              ...(ctx.failure ? { failure: withUnknown(ctx.failure) } : {}),
               ...(ctx.waitReason ? { wait_reason: ctx.waitReason, approval_id: ctx.pendingApprovalId } : {}),
+              ...(unknownCalls.length > 0 ? { unknown_tool_calls: unknownCalls } : {}),
             });
             if (status === 'succeeded') deps.onSucceeded(driver);
             lastStatus = status;

@@ -132,4 +132,6 @@ export interface ToolCall {
   attempts: number;
   startedAt: number | null;
   finishedAt: number | null;
+  /** When the attempt in progress (or the last one) times out; stored, so a restart cannot extend it. */
+  deadlineAt: number | null;
 }

@@ -157,4 +157,9 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.createIndex('runs_tenant').on('runs').columns(['tenant_id', 'created_at']).compile(),
     ],
   },
+  {
+    version: 4,
+    name: 'tool call deadlines',
+    up: (db) => [db.schema.alterTable('tool_calls').addColumn('deadline_at', 'integer').compile()],
+  },
 ];

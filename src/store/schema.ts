@@ -71,6 +71,8 @@ export interface ToolCallTable {
   attempts: number;
   started_at: number | null;
   finished_at: number | null;
+  /** When the attempt in progress times out (epoch ms): a deadline, so a restart cannot extend it. */
+  deadline_at: number | null;
 }
 
 export interface ApprovalTable {

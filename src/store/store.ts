@@ -183,10 +183,10 @@ export function createStore(path: string) {
     },
     putToolCall(row: ToolCallRow): void {
       prepare(
-        `insert into tool_calls (id, run_id, step_index, call_index, tool, tool_version, effect, args, args_hash, status, result, attempts, started_at, finished_at)
-         values (@id, @run_id, @step_index, @call_index, @tool, @tool_version, @effect, @args, @args_hash, @status, @result, @attempts, @started_at, @finished_at)
+        `insert into tool_calls (id, run_id, step_index, call_index, tool, tool_version, effect, args, args_hash, status, result, attempts, started_at, finished_at, deadline_at)
+         values (@id, @run_id, @step_index, @call_index, @tool, @tool_version, @effect, @args, @args_hash, @status, @result, @attempts, @started_at, @finished_at, @deadline_at)
          on conflict (id) do update set status = excluded.status, result = excluded.result, attempts = excluded.attempts,
-           started_at = excluded.started_at, finished_at = excluded.finished_at`,
+           started_at = excluded.started_at, finished_at = excluded.finished_at, deadline_at = excluded.deadline_at`,
       ).run(row);
     },
     listToolCalls(runId: string): ToolCallRow[] {

@@ -24,10 +24,20 @@ export interface ArtifactBlob {
   content: Buffer;
 }
 
+/**
+ * Why a call's outcome is unknown: it timed out or was aborted (JavaScript cannot stop a promise,
+ * so its effect may still happen), or it threw something other than the tool's own
+ * `ToolFailedError` / `ToolUnavailableError`, which are the only ways to say "this did not take
+ * effect".
+ */
+export type UnknownCause = 'timed_out' | 'aborted' | 'threw';
+
 /** The outcome of running a tool: its normalized result and, maybe, an artifact to store. */
 export interface ToolRun {
   result: ToolResult;
   artifact?: ArtifactBlob;
+  /** Set when the call may or may not have taken effect. */
+  unknown?: UnknownCause;
 }
 
 class Timeout extends Error {}
@@ -118,13 +128,26 @@ function toToolFailure(tool: AnyTool, error: unknown, signal: AbortSignal) {
   });
 }
 
-/** Runs a tool with its timeout; retries only transient unavailability, and never an `unsafe` tool. */
-export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<ToolRun> {
+function unknownCause(error: unknown, signal: AbortSignal): UnknownCause | undefined {
+  if (error instanceof Timeout) return 'timed_out';
+  if (signal.aborted) return 'aborted';
+  if (error instanceof ToolFailedError || error instanceof ToolUnavailableError) return undefined;
+  return 'threw';
+}
+
+/**
+ * Runs a tool until `deadlineAt` (epoch ms; its own timeout from now by default); retries only
+ * transient unavailability, and never an `unsafe` tool. A result whose outcome is unknown says
+ * why in `unknown`.
+ */
+export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, deadlineAt?: number): Promise<ToolRun> {
   const retries = tool.effect === 'unsafe' ? 0 : DEFAULTS.toolUnavailableRetries;
   const started = performance.now();
+  const deadline = deadlineAt ?? Date.now() + tool.timeoutMs;
   for (let attempt = 0; ; attempt += 1) {
     try {
-      const output = await withTimeout(tool.timeoutMs, ctx.signal, (signal) => tool.execute(input, { ...ctx, signal }));
+      const left = Math.max(0, deadline - Date.now());
+      const output = await withTimeout(left, ctx.signal, (signal) => tool.execute(input, { ...ctx, signal }));
       return normalizeOutput(tool, output, Math.round(performance.now() - started));
     } catch (error) {
       const failure = toToolFailure(tool, error, ctx.signal);
@@ -132,7 +155,9 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext): 
         await sleep(DEFAULTS.toolRetryBackoffMs * 2 ** attempt);
         continue;
       }
-      return { result: toErrorResult(failure, Math.round(performance.now() - started)) };
+      const result = toErrorResult(failure, Math.round(performance.now() - started));
+      const unknown = unknownCause(error, ctx.signal);
+      return unknown ? { result, unknown } : { result };
     }
   }
 }

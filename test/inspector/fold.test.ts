@@ -182,6 +182,36 @@ describe('event fold after a crash (SIGKILL of a child process mid-call)', () =>
     expect(readEffects(effects)).toHaveLength(1);
   });
 
+  it('tells a call run again after a timeout from one resumed after a crash', () => {
+    const event = (seq: number, type: string, data: Record<string, unknown>) => ({
+      run_id: 'r',
+      seq,
+      type,
+      data,
+      created_at: seq,
+    });
+    const state = foldEvents([
+      event(1, 'action', { tool_call_id: 'c', tool: 't', args: {}, effect: 'idempotent', attempt: 1 }),
+      event(2, 'result', { tool_call_id: 'c', tool: 't', status: 'unknown', ok: false, cause: 'timed_out' }),
+      event(3, 'action', {
+        tool_call_id: 'c',
+        tool: 't',
+        args: {},
+        effect: 'idempotent',
+        attempt: 2,
+        recovery: 'rerun',
+        cause: 'timed_out',
+      }),
+      event(4, 'result', { tool_call_id: 'c', tool: 't', status: 'succeeded', ok: true }),
+    ]);
+    expect(state.calls.c).toMatchObject({ status: 'succeeded', attempts: 2, recovery: ['rerun'] });
+    expect(state.recoveries).toEqual([{ seq: 3, toolCallId: 'c', tool: 't', how: 'rerun', cause: 'timed_out' }]);
+    expect(resumptionSeqs(state)).toEqual([]);
+    expect(
+      foldEvents([event(1, 'result', { tool_call_id: 'c', tool: 't', status: 'unknown', ok: false })]).calls.c?.status,
+    ).toBe('unknown');
+  });
+
   it('reads older logs whose usage is camelCase', () => {
     const state = foldEvents([
       { run_id: 'r', seq: 1, type: 'run.created', data: { input: 'x', limits: { maxSteps: 5 } }, created_at: 1 },

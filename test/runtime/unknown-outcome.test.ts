@@ -1,0 +1,217 @@
+/**
+ * A call whose outcome is unknown (a timeout, an unexpected throw, a cancel mid-call) is resolved
+ * by its effect class, exactly as a crash mid-call is (DESIGN §3), and an `unsafe` effect never
+ * happens twice without a human's `retry`. Effects are counted in a file outside Baton.
+ */
+import { appendFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createScriptedPlanner,
+  defineTool,
+  EFFECTS,
+  ToolFailedError,
+  type Effect,
+  type Runtime,
+} from '../../src/index.js';
+import { eventsOf, openRuntime } from '../helpers/runtime.js';
+import { tempFiles } from '../helpers/temp.js';
+import { readEffects } from '../helpers/world.js';
+
+/** How the first attempt misbehaves; later attempts record their effect and return. */
+const MODES = ['timeout-after-effect', 'timeout-before-effect', 'throw-after-effect'] as const;
+type Mode = (typeof MODES)[number] | 'hang' | 'always-timeout' | 'tool-failed';
+
+function toolFor(effect: Effect, effects: string, timeoutMs = 150) {
+  const record = (key: string) =>
+    appendFileSync(effects, JSON.stringify({ tool: effect, key, value: '', pid: 0 }) + '\n');
+  const happened = (key: string) => readEffects(effects).some((e) => e.key === key);
+  return defineTool({
+    name: 'world.act',
+    description: `A ${effect} tool that records its effect outside Baton`,
+    input: z.object({ mode: z.string() }),
+    effect,
+    risk: 'low',
+    timeoutMs,
+    execute: async ({ mode }, ctx) => {
+      // An API honouring idempotency keys has no second effect for the same key.
+      const act = () => {
+        if (effect === 'idempotent' && happened(ctx.idempotencyKey)) return;
+        record(ctx.idempotencyKey);
+      };
+      const aborted = () =>
+        new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+      if (ctx.attempt > 1 && mode !== 'always-timeout') {
+        act();
+        return { ok: true };
+      }
+      switch (mode) {
+        case 'timeout-after-effect':
+          act();
+          await aborted();
+          throw new Error('too slow');
+        case 'timeout-before-effect':
+        case 'hang':
+        case 'always-timeout':
+          // JavaScript cannot stop a promise: the effect still happens, after the abort.
+          await aborted();
+          act();
+          throw new Error('aborted');
+        case 'throw-after-effect':
+          act();
+          throw new Error('boom');
+        case 'tool-failed':
+          throw new ToolFailedError('the API said no');
+      }
+      return { ok: true };
+    },
+    ...(effect === 'reconcilable'
+      ? {
+          reconcile: (_input: { mode: string }, ctx: { idempotencyKey: string }) =>
+            happened(ctx.idempotencyKey) ? { done: true as const, output: { ok: true } } : { done: false as const },
+        }
+      : {}),
+  });
+}
+
+function setup(effect: Effect, mode: Mode, timeoutMs?: number) {
+  const { db, effects } = tempFiles();
+  const planner = createScriptedPlanner((request) =>
+    request.stepIndex === 0
+      ? { type: 'tool_calls', calls: [{ tool: 'world.act', args: { mode } }] }
+      : { type: 'final', answer: `saw: ${request.messages.at(-1)!.content}` },
+  );
+  const runtime = openRuntime({ database: db, planner, tools: [toolFor(effect, effects, timeoutMs)] });
+  return { runtime, effects, planner };
+}
+
+async function ledgerOf(runtime: Runtime, runId: string) {
+  return runtime.toolCalls(runId);
+}
+
+describe('unknown outcomes (timeout, throw) are resolved by effect class', () => {
+  for (const effect of EFFECTS) {
+    for (const mode of MODES) {
+      it(`resolves a ${effect} call after ${mode}`, async () => {
+        const { runtime, effects } = setup(effect, mode);
+        const run = await runtime.start({ input: 'act' });
+        const settled = await runtime.wait(run.id);
+        const [call] = await ledgerOf(runtime, run.id);
+        const happened = () => readEffects(effects).filter((e) => e.key === call!.id).length;
+        const results = (await eventsOf(runtime, run.id)).filter((e) => e.type === 'result');
+        if (effect === 'read') {
+          // A read's failure goes to the model, as before: nothing to protect.
+          expect(settled.status).toBe('succeeded');
+          expect(call).toMatchObject({ status: 'failed', attempts: 1 });
+          expect(happened()).toBe(1);
+          return;
+        }
+        expect(results[0]?.data).toMatchObject({
+          status: 'unknown',
+          cause: mode === 'throw-after-effect' ? 'threw' : 'timed_out',
+        });
+        if (effect === 'unsafe') {
+          // Never again without a human: the run waits, and the model was told nothing.
+          expect(settled).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
+          expect(call).toMatchObject({ status: 'unknown', attempts: 1 });
+          expect(happened()).toBe(1);
+          const approval = runtime.approvals(run.id).find((a) => a.status === 'pending')!;
+          expect(approval).toMatchObject({ kind: 'uncertain', toolCallIds: [call!.id] });
+          await runtime.approve(run.id, approval.id, { by: 'ops', resolution: 'done' });
+          expect(await runtime.wait(run.id)).toMatchObject({ status: 'succeeded' });
+          expect(happened()).toBe(1);
+          expect((await ledgerOf(runtime, run.id))[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
+          return;
+        }
+        expect(settled.status).toBe('succeeded');
+        expect(happened()).toBe(1);
+        if (effect === 'idempotent') {
+          // Run again with the same idempotency key: the API has no second effect.
+          expect(call).toMatchObject({ status: 'succeeded', attempts: 2 });
+          const actions = (await eventsOf(runtime, run.id)).filter((e) => e.type === 'action');
+          expect(actions.map((a) => a.data.recovery ?? null)).toEqual([null, 'rerun']);
+        } else {
+          // Reconciled: found done, not run again.
+          expect(call).toMatchObject({ status: 'succeeded', attempts: 1 });
+          expect(results.at(-1)?.data).toMatchObject({ status: 'succeeded', recovery: 'reconciled' });
+        }
+      });
+    }
+  }
+
+  it('sends an unsafe call a human chose to retry, and only then runs it again', async () => {
+    const { runtime, effects } = setup('unsafe', 'timeout-after-effect');
+    const run = await runtime.start({ input: 'act' });
+    const waiting = await runtime.wait(run.id);
+    expect(readEffects(effects)).toHaveLength(1);
+    await runtime.approve(run.id, waiting.pendingApprovalId!, { by: 'ops', resolution: 'retry' });
+    expect(await runtime.wait(run.id)).toMatchObject({ status: 'succeeded' });
+    expect(readEffects(effects)).toHaveLength(2);
+    expect((await ledgerOf(runtime, run.id))[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+
+  it('asks a human once an idempotent call used up its attempts', async () => {
+    const { runtime, effects } = setup('idempotent', 'always-timeout', 60);
+    const run = await runtime.start({ input: 'act' });
+    const waiting = await runtime.wait(run.id);
+    expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
+    const [call] = await ledgerOf(runtime, run.id);
+    expect(call).toMatchObject({ status: 'unknown', attempts: 3 });
+    // Three attempts with one key: one effect.
+    expect(readEffects(effects)).toHaveLength(1);
+    await runtime.reject(run.id, waiting.pendingApprovalId!, { by: 'ops', reason: 'gave up' });
+    expect(await runtime.wait(run.id)).toMatchObject({ status: 'succeeded' });
+    expect((await ledgerOf(runtime, run.id))[0]).toMatchObject({ status: 'failed' });
+  });
+
+  it('reports a ToolFailedError to the model: the tool said it did not take effect', async () => {
+    const { runtime, effects } = setup('unsafe', 'tool-failed');
+    const run = await runtime.start({ input: 'act' });
+    const done = await runtime.wait(run.id);
+    expect(done.status).toBe('succeeded');
+    expect(done.answer).toContain('the API said no');
+    expect((await ledgerOf(runtime, run.id))[0]).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(readEffects(effects)).toHaveLength(0);
+  });
+
+  it('stores each attempt’s deadline with its started row', async () => {
+    const { runtime } = setup('idempotent', 'timeout-after-effect');
+    const run = await runtime.start({ input: 'act' });
+    await runtime.wait(run.id);
+    const [call] = await ledgerOf(runtime, run.id);
+    expect(call!.deadlineAt).toBe(call!.startedAt! + 150);
+    const actions = (await eventsOf(runtime, run.id)).filter((e) => e.type === 'action');
+    expect(actions.map((a) => typeof a.data.deadline_at)).toEqual(['number', 'number']);
+  });
+});
+
+describe('cancelling a run while a call runs', () => {
+  for (const effect of EFFECTS) {
+    it(`settles a ${effect} call and says whether its outcome is unknown`, async () => {
+      const { runtime, effects } = setup(effect, 'hang', 60_000);
+      const run = await runtime.start({ input: 'act' });
+      // Wait for the call to be under way (its started row is in the ledger).
+      await expect.poll(async () => (await ledgerOf(runtime, run.id))[0]?.status, { timeout: 20_000 }).toBe('started');
+      const cancelled = await runtime.cancel(run.id, { reason: 'stop' });
+      expect(cancelled).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
+      const [call] = await ledgerOf(runtime, run.id);
+      const events = await eventsOf(runtime, run.id);
+      const last = events.at(-1)!;
+      expect(last).toMatchObject({ type: 'state', data: { to: 'failed' } });
+      const result = events.find((e) => e.type === 'result');
+      expect(result?.seq).toBeLessThan(last.seq);
+      if (effect === 'read') {
+        expect(call).toMatchObject({ status: 'failed' });
+        expect(cancelled.failure?.details?.unknown_tool_calls).toBeUndefined();
+      } else {
+        expect(call).toMatchObject({ status: 'unknown' });
+        expect(result?.data).toMatchObject({ status: 'unknown', cause: 'aborted' });
+        expect(cancelled.failure?.details?.unknown_tool_calls).toEqual([call!.id]);
+        expect(last.data.unknown_tool_calls).toEqual([call!.id]);
+      }
+      // The aborted tool did its effect late; nothing ran it again.
+      await expect.poll(() => readEffects(effects).length, { timeout: 20_000 }).toBe(1);
+      expect((await ledgerOf(runtime, run.id))[0]!.attempts).toBe(1);
+    });
+  }
+});
