@@ -76,8 +76,10 @@ function expectation(point: Point, effect: Effect, mode: Mode): Expectation {
     case 'step.validating':
     case 'approval.requesting':
       return failed(null);
+    // The run failed while the call was under way (its `started` row durable, the tool not yet
+    // called): the last write settles the call, `unknown` unless it only reads.
     case 'tool.started':
-      return failed('started');
+      return failed(effect === 'read' ? 'failed' : 'unknown');
     // The effect happened and the run failed after it: the ledger still keeps the call's outcome.
     case 'tool.returned':
       return { status: 'failed', effects: 1, ledger: 'succeeded', actions: [] };

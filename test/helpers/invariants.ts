@@ -54,6 +54,9 @@ export async function runProblems(
   const byId = new Map(rows.map((row) => [row.id, row]));
   for (const key of count.keys()) if (!byId.has(key)) say(`call ${key} took effect but has no ledger row`);
   for (const row of rows) {
+    // A finished run leaves no call in flight.
+    if (TERMINAL.has(run.status) && row.status === 'started')
+      say(`call ${row.id} is still 'started' in a finished run`);
     if (row.effect === 'read') continue;
     const happened = count.has(row.id);
     const expected = options.mismatches?.get(row.id);
