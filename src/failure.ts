@@ -15,6 +15,7 @@ export const FAILURE_CODES = {
   'run.invalid_transition': 'user',
   'run.cancelled': 'user',
   'session.busy': 'user',
+  'idempotency.mismatch': 'user',
   'approval.not_found': 'user',
   'approval.already_decided': 'user',
   'tool.invalid_arguments': 'model',

@@ -92,7 +92,13 @@ export async function decideApproval(
   driver.stage(() => {
     const decided = env.store.decideApproval(approvalId, {
       status: input.approve ? 'approved' : 'rejected',
-      resolution: input.approve ? (input.resolution ?? 'retry') : input.terminate ? 'terminate' : null,
+      // How a human resolved an uncertain call (retry by default), or a rejection that ends the run.
+      resolution:
+        input.approve && existing.kind === 'uncertain'
+          ? (input.resolution ?? 'retry')
+          : !input.approve && input.terminate
+            ? 'terminate'
+            : null,
       by: input.by,
       reason: input.reason,
       at: Date.now(),

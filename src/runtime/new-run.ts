@@ -10,6 +10,7 @@ import type { MachineLimits } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { fail } from '../failure.js';
 import type { RunRow, Store } from '../store/index.js';
+import { toLimitsData } from './event-data.js';
 import { newId } from './ids.js';
 import type { RunDriver } from './run-driver.js';
 import type { Budget, StartRequest } from './types.js';
@@ -106,6 +107,28 @@ export function toNewRow(run: NewRun, snapshot: string, owner: string): RunRow {
 /** What inserting a new run found. */
 export type Creation = { kind: 'created' } | { kind: 'existing'; row: RunRow } | { kind: 'busy'; runId: string | null };
 
+/** JSON with object keys sorted, so two equal requests compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
+
+/**
+ * What differs between the run an idempotency key already names and a new request with that
+ * key (input, session, context, options); empty when it is the same request again.
+ */
+export function requestDifferences(row: RunRow, run: NewRun): string[] {
+  const differences: string[] = [];
+  if (row.input !== run.request.input) differences.push('input');
+  if (run.request.sessionId !== undefined && row.session_id !== run.request.sessionId) differences.push('session');
+  if (canonical(JSON.parse(row.context)) !== canonical(run.request.context ?? {})) differences.push('context');
+  if (canonical(JSON.parse(row.options)) !== canonical(run.request.options ?? {})) differences.push('options');
+  return differences;
+}
+
 function isConstraint(error: unknown): boolean {
   return (
     typeof error === 'object' &&
@@ -134,7 +157,7 @@ export function stageCreation(store: Store, driver: RunDriver, run: NewRun, row:
     driver.writeEvent('run.created', {
       input: run.request.input,
       session_id: run.sessionId,
-      limits: run.limits,
+      limits: toLimitsData(run.limits),
       deadline_at: run.deadlineAt,
     });
   });

@@ -10,6 +10,7 @@ import { decisionSchema, type Decision } from '../planner/types.js';
 import type { RuntimeEnv } from './env.js';
 import { failpoint } from './failpoints.js';
 import { buildContext } from './context-builder.js';
+import { toUsageData } from './event-data.js';
 
 /** The journaled decision of a step, if the planner answered it. */
 export function loadDecision(env: RuntimeEnv, runId: string, stepIndex: number): Decision | undefined {
@@ -101,7 +102,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         created_at: Date.now(),
       }),
     );
-    live.driver.emit('step', { step_index: stepIndex, decision: summarize(decision), usage });
+    live.driver.emit('step', { step_index: stepIndex, decision: summarize(decision), usage: toUsageData(usage) });
     // A model's answer is durable before it is acted on: a restored run never asks again.
     if (!env.planner.cheap) {
       await live.driver.flush();

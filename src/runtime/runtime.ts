@@ -23,7 +23,7 @@ import { createExecutorActor } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
 import { deadlineActor } from './deadline-actor.js';
 import { followEvents, waitForRun, type FollowContext } from './follow.js';
-import { planNewRun, stageCreation, toNewRow } from './new-run.js';
+import { planNewRun, requestDifferences, stageCreation, toNewRow } from './new-run.js';
 import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
@@ -240,7 +240,18 @@ export function createRuntime(options: RuntimeOptions) {
       const outcome = stageCreation(store, driver, run, row);
       await driver.flush();
       const result = outcome();
-      if (result.kind === 'existing') return toRun(result.row);
+      if (result.kind === 'existing') {
+        // The same key is the same request: a different one is a client's mistake, not a retry.
+        const differences = requestDifferences(result.row, run);
+        if (differences.length > 0) {
+          fail(
+            'idempotency.mismatch',
+            `Idempotency key '${result.row.idempotency_key}' belongs to run '${result.row.id}', started with a different ${differences.join(', ')}`,
+            { details: { run_id: result.row.id, differences } },
+          );
+        }
+        return toRun(result.row);
+      }
       if (result.kind === 'busy') {
         const active = result.runId ? ` '${result.runId}'` : '';
         fail('session.busy', `Session '${run.sessionId}' already has an active run${active}`, {
@@ -264,6 +275,10 @@ export function createRuntime(options: RuntimeOptions) {
     /** Runs, newest first, filtered by status and session; page with `cursor`. */
     list(filter: RunFilter = {}): { runs: Run[]; nextCursor: string | null } {
       const limit = filter.limit ?? 50;
+      // A cursor is `<created_at>:<run id>` as a page gave it; anything else would read as the end.
+      if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {
+        fail('input.invalid', `Invalid cursor '${filter.cursor.slice(0, 60)}': pass the next_cursor of a page`);
+      }
       const rows = store.listRuns({ ...filter, limit });
       const last = rows[rows.length - 1];
       return {
@@ -319,6 +334,13 @@ export function createRuntime(options: RuntimeOptions) {
     ): Promise<Approval> {
       assertOpen();
       assertPendingApproval(store, runId, approvalId);
+      if (decision.resolution !== undefined && store.getApproval(approvalId)?.kind !== 'uncertain') {
+        fail(
+          'input.invalid',
+          `Approval '${approvalId}' asks whether to run calls: 'resolution' applies only to an uncertain side effect`,
+          { details: { resolution: decision.resolution } },
+        );
+      }
       const run = liveRun(runId, 'approved');
       const row = await decideApproval(env, run, approvalId, {
         approve: true,

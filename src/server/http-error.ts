@@ -25,6 +25,7 @@ export type ApiFailure = Failure;
 
 const CONFLICTS: ReadonlySet<string> = new Set([
   'session.busy',
+  'idempotency.mismatch',
   'approval.already_decided',
   'run.invalid_transition',
   'run.cancelled',

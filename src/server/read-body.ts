@@ -15,7 +15,28 @@ export async function readBody<T extends z.ZodType>(c: Context, schema: T): Prom
       throw invalid(`The request body is not valid JSON: ${reason}`);
     }
   }
+  const depth = depthOf(value);
+  if (depth > MAX_DEPTH) {
+    throw invalid(`The request body nests deeper than ${MAX_DEPTH} levels`, { limit: MAX_DEPTH });
+  }
   return parseInput(schema, value, 'request body');
+}
+
+/** How deep a request body may nest: deeper JSON is refused before anything walks it recursively. */
+export const MAX_DEPTH = 32;
+
+/** The nesting depth of a parsed JSON value, counted without recursion (it stops one past the limit). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** `value` parsed by `schema`, or 400 `input.invalid` with zod's issues. */

@@ -5,6 +5,7 @@ import { openRuntime } from '../helpers/runtime.js';
 import { createServerAgent } from '../helpers/server-agent.js';
 import { apiClient, startTestServer, token } from '../helpers/server.js';
 import { tempFiles } from '../helpers/temp.js';
+import { readEffects } from '../helpers/world.js';
 
 const SUBMIT = token('acme-submit');
 const ADMIN = token('acme-admin');
@@ -234,5 +235,77 @@ describe('the app in process', () => {
     expect(await created.json()).toMatchObject({ status: 'succeeded', answer: 'hi', tenant_id: 'default' });
     const missing = await app.request('/v1/runs/run_nope');
     expect(await missing.json()).toMatchObject({ error: { code: 'run.not_found' } });
+  });
+});
+
+describe('bad input found by trying Baton as a new user', () => {
+  it('answers a body nested past the depth limit with 400, not 500', async () => {
+    const server = await startTestServer();
+    let context: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 4100; i += 1) context = { a: context };
+    const reply = await apiClient(server.url, SUBMIT)('POST', '/v1/runs', JSON.stringify({ input: 'hello', context }));
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'input.invalid', details: { limit: 32 } });
+    expect((await apiClient(server.url, ADMIN)('GET', '/v1/runs')).body.runs).toEqual([]);
+  });
+
+  it('answers a cursor no page gave with 400, not an empty page', async () => {
+    const server = await startTestServer();
+    const reply = await apiClient(server.url, ADMIN)('GET', '/v1/runs?cursor=bogus');
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toMatch(/Invalid cursor 'bogus'/);
+  });
+
+  it('refuses a resolution on an ordinary approval and runs nothing', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, ADMIN);
+    const run = (await call('POST', '/v1/runs?wait=true', { input: 'mail' })).body;
+    const reply = await call('POST', `/v1/runs/${run.id}/approvals/${run.pending_approval_id}`, {
+      decision: 'approve',
+      resolution: 'done',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toMatch(/applies only to an uncertain side effect/);
+    expect((await call('GET', `/v1/runs/${run.id}`)).body.status).toBe('waiting_human');
+    expect(readEffects(server.effects)).toEqual([]);
+    const approved = await call('POST', `/v1/runs/${run.id}/approvals/${run.pending_approval_id}`, {
+      decision: 'approve',
+    });
+    expect(approved.body).toMatchObject({ status: 'approved', resolution: null });
+  });
+
+  it('answers an invalid Last-Event-ID on the stream of every run with 400', async () => {
+    const server = await startTestServer();
+    const reply = await apiClient(server.url, ADMIN)('GET', '/v1/events', undefined, { 'last-event-id': 'abc' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('input.invalid');
+  });
+
+  it('answers a reused idempotency key with a different request with 409; the same request gets the same run', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const body = { input: 'hello', session_id: 's1', options: { idempotency_key: 'k-1', max_steps: 5 } };
+    const first = await call('POST', '/v1/runs', body);
+    expect(first.status).toBe(201);
+    const again = await call('POST', '/v1/runs', {
+      options: { max_steps: 5, idempotency_key: 'k-1' },
+      session_id: 's1',
+      input: 'hello',
+    });
+    expect(again.body.id).toBe(first.body.id);
+    for (const [changed, difference] of [
+      [{ ...body, input: 'hello again' }, 'input'],
+      [{ ...body, session_id: 's2' }, 'session'],
+      [{ ...body, options: { ...body.options, max_steps: 6 } }, 'options'],
+      [{ ...body, context: { scope: ['x'] } }, 'context'],
+    ] as const) {
+      const reply = await call('POST', '/v1/runs', changed);
+      expect(reply.status, difference).toBe(409);
+      expect(reply.body.error).toMatchObject({
+        code: 'idempotency.mismatch',
+        details: { run_id: first.body.id, differences: [difference] },
+      });
+    }
+    expect((await apiClient(server.url, ADMIN)('GET', '/v1/runs')).body.runs).toHaveLength(1);
   });
 });

@@ -74,11 +74,15 @@ describe('authentication', () => {
       },
     });
     const call = apiClient(server.url, ACME_SUBMIT);
-    const run = await call('POST', '/v1/runs', { input: 'hello', context: { tenant_id: 'globex', user_id: 'u1' } });
+    const run = await call('POST', '/v1/runs', {
+      input: 'hello',
+      context: { tenant_id: 'globex', user_id: 'u1', submitted_by: 'the-boss' },
+    });
     expect(run.status).toBe(201);
+    // The client names its user; who really asked is the token's name, whatever the body says.
     expect(run.body).toMatchObject({
       tenant_id: 'acme',
-      context: { tenant_id: 'acme', user_id: 'u1', scope: ['notes', 'mail'] },
+      context: { tenant_id: 'acme', user_id: 'u1', submitted_by: 'bot', scope: ['notes', 'mail'] },
     });
     expect(server.runtime.get(run.body.id).tenantId).toBe('acme');
     const wide = await call('POST', '/v1/runs', { input: 'hello', context: { scope: ['notes', 'billing'] } });

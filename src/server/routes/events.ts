@@ -49,6 +49,10 @@ export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get('/events', (c) => {
     const principal = requireRole(c, 'view');
+    // The stream of every run has no sequence to resume from, but a malformed cursor is still
+    // the client's mistake, answered as on a run's stream.
+    const cursor = c.req.header('last-event-id') ?? c.req.query('after');
+    if (cursor !== undefined && cursor !== '') parseInput(afterSchema, cursor, 'Last-Event-ID / after');
     const release = slots.acquire(principal.tenant);
     try {
       const pump = prepareTenantStream({ bus, queueLimit: limits.sseQueue }, principal);

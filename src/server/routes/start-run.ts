@@ -42,7 +42,7 @@ function defined<T extends Record<string, unknown>>(value: T): T {
 
 /**
  * The runtime's start request for `body` sent by `principal`: `tenant_id` is forced to the
- * caller's tenant, session ids and idempotency keys are scoped to it, and a token limited to
+ * caller's tenant and `submitted_by` to the caller's name (`user_id` is the client's to say), session ids and idempotency keys are scoped to it, and a token limited to
  * some scopes cannot start a run with others.
  */
 export function toStartRequest(body: StartBody, principal: Principal): StartRequest {
@@ -73,6 +73,8 @@ export function toStartRequest(body: StartBody, principal: Principal): StartRequ
     context: defined({
       ...rest,
       user_id: user_id ?? principal.name,
+      // Who really asked, for the audit trail: the token's name, whatever the body says.
+      submitted_by: principal.name,
       tenant_id: principal.tenant,
       scope: scope ?? (principal.scope ? [...principal.scope] : undefined),
     }),
