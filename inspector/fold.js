@@ -203,6 +203,7 @@ export function applyEvent(state, event) {
           tool: String(c.tool),
           args: c.args ?? null,
           risk: str(c.risk),
+          reason: str(c.reason),
         })),
         status: 'pending',
         decidedBy: null,

@@ -155,7 +155,7 @@ export function renderApprovals(root, state, approvals, actions) {
                 { 'data-call': c.id },
                 h('td', { class: 'mono' }, c.id),
                 h('td', { class: 'mono' }, c.tool),
-                h('td', {}, c.risk ?? '—'),
+                h('td', {}, c.risk ?? '—', c.reason ? h('div', { class: 'muted' }, c.reason) : null),
                 h('td', {}, h('pre', { class: 'args' }, pretty(c.args))),
               ),
             ),

@@ -130,7 +130,7 @@ export interface FoldCall {
 export interface FoldApproval {
   id: string;
   reason: string;
-  toolCalls: { id: string; tool: string; args: unknown; risk: string | null }[];
+  toolCalls: { id: string; tool: string; args: unknown; risk: string | null; reason: string | null }[];
   status: string;
   decidedBy: string | null;
   decisionReason: string | null;

@@ -32,6 +32,8 @@ export const fsList = defineTool({
   input: z.strictObject({ path: z.string().min(1).max(200).default('.') }),
   effect: 'read',
   risk: 'low',
+  // File names and contents are anyone's to write: the run becomes untrusted once it reads them.
+  trustedOutput: false,
   execute: ({ path }, ctx) => {
     const dir = inside(rootOf(ctx), path);
     const entries = readdirSync(dir, { withFileTypes: true })
@@ -57,6 +59,8 @@ export const fsRead = defineTool({
   input: z.strictObject({ path: z.string().min(1).max(200) }),
   effect: 'read',
   risk: 'low',
+  // File names and contents are anyone's to write: the run becomes untrusted once it reads them.
+  trustedOutput: false,
   execute: ({ path }, ctx) => ({ path, content: readFileSync(inside(rootOf(ctx), path), 'utf8') }),
 });
 

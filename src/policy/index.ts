@@ -1,7 +1,8 @@
 /**
  * Policy: code, decided by the runtime and never by the model. The default goes by risk
- * (`low` runs, `high` needs approval, `destructive` is denied); a user policy sees the tool,
- * the arguments and the run's context and may decide otherwise.
+ * (`low` runs, `high` needs approval, `destructive` is denied), and is stricter once untrusted
+ * output has entered the run (any tool but a `read` needs approval); a user policy sees the
+ * tool, the arguments, the run's context and `untrusted`, and may decide otherwise.
  */
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
 
@@ -13,7 +14,10 @@ export interface PolicyRequest {
   tool: AnyTool;
   args: unknown;
   context: RunUserContext;
-  /** True once output of an earlier tool call has entered the run: a policy may be stricter then. */
+  /**
+   * True once output of a tool that declares `trustedOutput: false` (a web page, a mail) has
+   * entered the run: what the model proposes may then be steered by whoever wrote that content.
+   */
   untrusted: boolean;
   /** What the default policy would decide. */
   defaultDecision: PolicyDecision;
@@ -25,11 +29,14 @@ export type PolicyVerdict = PolicyDecision | { decision: PolicyDecision; reason?
 /** A user-supplied policy; returning `undefined` keeps the default. */
 export type Policy = (request: PolicyRequest) => PolicyVerdict | undefined;
 
-/** The default decision for a tool, by its risk. */
-export function defaultDecision(tool: AnyTool): PolicyDecision {
+/** Why the default policy asks a human about a low-risk call once untrusted output is in the run. */
+export const UNTRUSTED_REASON = 'untrusted tool output has entered this run';
+
+/** The default decision for a tool, by its risk, and stricter once the run holds untrusted output. */
+export function defaultDecision(tool: AnyTool, untrusted = false): PolicyDecision {
   switch (tool.risk) {
     case 'low':
-      return 'allow';
+      return untrusted && tool.effect !== 'read' ? 'needs_approval' : 'allow';
     case 'high':
       return 'needs_approval';
     case 'destructive':
@@ -42,8 +49,12 @@ export function decide(
   policy: Policy | undefined,
   request: Omit<PolicyRequest, 'defaultDecision'>,
 ): { decision: PolicyDecision; reason: string | null } {
-  const fallback = defaultDecision(request.tool);
-  const verdict = policy?.({ ...request, defaultDecision: fallback }) ?? fallback;
+  const fallback = defaultDecision(request.tool, request.untrusted);
+  const verdict = policy?.({ ...request, defaultDecision: fallback });
+  if (verdict === undefined) {
+    const stricter = fallback !== defaultDecision(request.tool);
+    return { decision: fallback, reason: stricter ? UNTRUSTED_REASON : null };
+  }
   return typeof verdict === 'string'
     ? { decision: verdict, reason: null }
     : { decision: verdict.decision, reason: verdict.reason ?? null };

@@ -87,7 +87,13 @@ export function createExecutorActor(env: RuntimeEnv) {
         driver.emit('approval_request', {
           approval_id: approvalId,
           reason: 'approval',
-          tool_calls: needing.map((c) => ({ id: c.id, tool: c.toolName, args: c.args, risk: c.tool?.risk })),
+          tool_calls: needing.map((c) => ({
+            id: c.id,
+            tool: c.toolName,
+            args: c.args,
+            risk: c.tool?.risk,
+            ...(c.policyReason ? { reason: c.policyReason } : {}),
+          })),
         });
         return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0 };
       }

@@ -23,6 +23,8 @@ export interface PreparedCall {
   parsed: unknown;
   verdict: 'allow' | 'approval' | 'invalid' | 'not_found' | 'denied';
   failure: Failure | null;
+  /** Why the policy asks a human, when it says. */
+  policyReason?: string;
   row: ToolCallRow | undefined;
 }
 
@@ -30,8 +32,10 @@ export interface PreparedCall {
 export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): PreparedCall[] {
   const decision = loadDecision(env, runId, stepIndex);
   if (!decision || decision.type !== 'tool_calls') return [];
+  // Output of a tool that does not vouch for it, taken in by an earlier step.
   const untrusted = [...live.driver.memory.ledger.values()].some(
-    (row) => row.step_index < stepIndex && row.status === 'succeeded',
+    (row) =>
+      row.step_index < stepIndex && row.status === 'succeeded' && env.tools.get(row.tool)?.trustedOutput === false,
   );
   return decision.calls.map((call, index) => {
     const id = toolCallId(runId, stepIndex, index);
@@ -79,6 +83,7 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       parsed: parsed.data,
       verdict: verdict === 'allow' ? 'allow' : 'approval',
       failure: null,
+      ...(reason ? { policyReason: reason } : {}),
     };
   });
 }

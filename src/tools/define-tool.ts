@@ -46,6 +46,12 @@ export interface ToolSpec<I, O> {
   risk: Risk;
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /**
+   * Whether the tool's output can be trusted (default true). A tool that returns outside
+   * content (web pages, mails, files others can write) sets false: once such output is in a
+   * run, the default policy asks a human before any tool that is not `read`.
+   */
+  trustedOutput?: boolean;
   execute(input: I, ctx: ToolContext): Promise<O> | O;
   reconcile?(input: I, ctx: ToolContext): Promise<Reconciliation<O>> | Reconciliation<O>;
 }
@@ -55,6 +61,7 @@ export interface Tool<I = unknown, O = unknown> extends ToolSpec<I, O> {
   version: string;
   timeoutMs: number;
   maxOutputBytes: number;
+  trustedOutput: boolean;
 }
 
 /** Any tool, whatever its input and output types. */
@@ -81,6 +88,7 @@ export function defineTool<I, O>(spec: ToolSpec<I, O>): Tool<I, O> {
     version: spec.version ?? '1',
     timeoutMs: spec.timeoutMs ?? DEFAULTS.toolTimeoutMs,
     maxOutputBytes: spec.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
+    trustedOutput: spec.trustedOutput ?? true,
   };
 }
 

@@ -84,7 +84,7 @@ describe('event fold', () => {
     const pending = asked.approvals[asked.pendingApprovalId!];
     expect(pending).toMatchObject({ status: 'pending', reason: 'approval' });
     expect(pending!.toolCalls).toEqual([
-      { id: expect.any(String), tool: 'mail.send', args: { to: 'ops@example.com' }, risk: 'high' },
+      { id: expect.any(String), tool: 'mail.send', args: { to: 'ops@example.com' }, risk: 'high', reason: null },
     ]);
     expect(asked.calls[pending!.toolCalls[0]!.id]).toMatchObject({ status: 'awaiting_approval', risk: 'high' });
     await runtime.approve(run.id, waiting.pendingApprovalId!, { by: 'alice', reason: 'fine' });

@@ -115,17 +115,20 @@ describe('invalid tool calls', () => {
     expect(readEffects(effects)).toHaveLength(1);
   });
 
-  it('tells a policy when tool output has entered the run, so it can be stricter', async () => {
+  it('tells a policy when untrusted tool output has entered the run, so it can be stricter', async () => {
     const { db, effects } = tempFiles();
     const seen: boolean[] = [];
+    const world = createWorld(effects).all();
+    // A read whose output others write (a web page): it does not vouch for it.
+    const page = { ...world.find((t) => t.name === 'world.read')!, name: 'web.page', trustedOutput: false };
     const runtime = openRuntime({
       database: db,
       planner: createScriptedPlanner([
-        { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: 'page' } }] },
+        { type: 'tool_calls', calls: [{ tool: 'web.page', args: { value: 'page' } }] },
         { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'send' } }] },
         { type: 'final', answer: 'ok' },
       ]),
-      tools: createWorld(effects).all(),
+      tools: [...world, page],
       policy: ({ untrusted }) => {
         seen.push(untrusted);
         return untrusted ? 'needs_approval' : undefined;
