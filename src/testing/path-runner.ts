@@ -133,9 +133,15 @@ export async function runPath(
             break;
           case 'timeout':
             break; // The persisted deadline fires while the actor is held.
-          case 'approved':
-            await runtime.approve(run.id, runtime.get(run.id).pendingApprovalId!, { by: 'model', resolution: 'retry' });
+          case 'approved': {
+            // An uncertain side effect is run again; an ordinary approval takes no resolution.
+            const waiting = runtime.get(run.id);
+            await runtime.approve(run.id, waiting.pendingApprovalId!, {
+              by: 'model',
+              ...(waiting.waitReason === 'uncertain_side_effect' ? { resolution: 'retry' as const } : {}),
+            });
             break;
+          }
           case 'rejected':
             await runtime.reject(run.id, runtime.get(run.id).pendingApprovalId!, {
               by: 'model',
