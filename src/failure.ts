@@ -38,6 +38,10 @@ export const FAILURE_CODES = {
   'run.version_conflict': 'system',
   'run.closed': 'system',
   'store.checkpoint_failed': 'system',
+  'store.open_failed': 'user',
+  'store.not_baton': 'user',
+  'store.corrupt': 'system',
+  'store.corrupt_row': 'system',
   'internal.error': 'system',
   // Failures only the HTTP service produces (see src/server/http-error.ts for their statuses).
   'auth.required': 'user',

@@ -1,7 +1,8 @@
 /** Choosing where a command's runs are: `--url` (or $BATON_URL) for a server, else the `--db` file in process. */
+import { existsSync } from 'node:fs';
 import type { RunStatus } from '../index.js';
 import type { Backend } from './backend.js';
-import { usageError } from './cli-error.js';
+import { CliError, usageError } from './cli-error.js';
 import { createHttpBackend } from './http-backend.js';
 import { createLocalBackend } from './local-backend.js';
 import { loadAgent } from './load-agent.js';
@@ -43,9 +44,18 @@ export async function openBackend(
     return createHttpBackend({ url, token: flags.token ?? env.BATON_TOKEN });
   }
   if (flags.token !== undefined) throw usageError('--token goes with --url');
+  const database = flags.db ?? DEFAULT_DB;
+  // Reading a file that is not there would create an empty one and say "No runs.".
+  if (!options.drive && !existsSync(database)) {
+    throw new CliError({
+      code: 'store.open_failed',
+      message: `The database '${database}' does not exist (pass --db <file>, or --url for a server)`,
+      details: { path: database },
+    });
+  }
   const agent = options.drive ? await loadAgent(flags.agent ?? 'demo', { dir: flags.dir }) : undefined;
   return createLocalBackend({
-    database: flags.db ?? DEFAULT_DB,
+    database,
     agent,
     model: { model: flags.model, baseURL: flags['base-url'] },
     by: cliUser(),

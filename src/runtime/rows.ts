@@ -1,5 +1,6 @@
 /** Conversions from stored rows to the public API's shapes. */
-import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../machines/types.js';
+import { corruptRow } from './quarantine.js';
 import type { Failure } from '../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../store/index.js';
 import type { Usage } from '../../machines/types.js';
@@ -9,19 +10,37 @@ import type { RunUserContext } from '../tools/define-tool.js';
 import type { Approval, Run, RunEventName, RunEventRecord, Step, ToolCall } from './types.js';
 import type { ToolResult } from '../tools/tool-result.js';
 
-/** A run row as the API reports it. */
+const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
+
+/**
+ * A run row as the API reports it. A damaged row is still reported, with a `store.corrupt_row`
+ * failure naming the column, so one bad row never breaks a listing.
+ */
 export function toRun(row: RunRow): Run {
+  let damage: Failure | null = STATUSES.has(row.status)
+    ? null
+    : corruptRow(row.id, 'status', `unknown status '${row.status}'`);
+  const parse = (column: 'context' | 'failure', text: string): unknown => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      damage ??= corruptRow(row.id, column, error instanceof Error ? error.message : String(error));
+      return null;
+    }
+  };
+  const context = (parse('context', row.context) ?? {}) as RunUserContext;
+  const failure = row.failure ? (parse('failure', row.failure) as Failure | null) : null;
   return {
     id: row.id,
     sessionId: row.session_id,
     status: row.status as RunStatus,
     stopReason: row.stop_reason as StopReason | null,
-    failure: row.failure ? (JSON.parse(row.failure) as Failure) : null,
+    failure: damage ?? failure,
     waitReason: row.wait_reason as WaitReason | null,
     pendingApprovalId: row.pending_approval_id,
     input: row.input,
     answer: row.answer,
-    context: JSON.parse(row.context) as RunUserContext,
+    context,
     tenantId: row.tenant_id,
     idempotencyKey: row.idempotency_key,
     // Each step is one planner decision acted upon.

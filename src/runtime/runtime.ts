@@ -8,9 +8,15 @@ import { z } from 'zod';
 import { runMachine, MACHINE_VERSION } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
 import { upgradeSnapshot } from '../../machines/upgrade-snapshot.js';
-import { ACTIVE_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
+import {
+  ACTIVE_STATUSES,
+  RUN_STATUSES,
+  TERMINAL_STATUSES,
+  type RunEvent,
+  type RunStatus,
+} from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { fail, toFailure, type Failure } from '../failure.js';
+import { BatonError, fail, toFailure, type Failure } from '../failure.js';
 import type { Planner } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import { createStore, type RunFilter, type RunRow } from '../store/index.js';
@@ -24,6 +30,7 @@ import { failpoint } from './failpoints.js';
 import { deadlineActor } from './deadline-actor.js';
 import { followEvents, waitForRun, type FollowContext } from './follow.js';
 import { planNewRun, requestDifferences, stageCreation, toNewRow } from './new-run.js';
+import { checkRunRow, endQuarantinedRun, parseColumn } from './quarantine.js';
 import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
@@ -60,6 +67,9 @@ export interface RuntimeOptions {
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+/** Not finished: an active status, or one no state has (a damaged row). */
+const ACTIVE_OR_UNKNOWN = (status: string): boolean => !TERMINAL.has(status);
 const MAX_READOPTIONS = 3;
 
 /**
@@ -138,6 +148,11 @@ export function createRuntime(options: RuntimeOptions) {
   // file (a few times at most), unless another runtime wrote it, which then owns it.
   const readoptions = new Map<string, number>();
   const recoveryFailures = new Map<string, Failure>();
+  /** A run as reported, with the reason it is quarantined when recovery found its row damaged. */
+  function withQuarantine(run: Run): Run {
+    const damage = recoveryFailures.get(run.id);
+    return damage?.code === 'store.corrupt_row' && !TERMINAL.has(run.status) ? { ...run, failure: damage } : run;
+  }
   function readopt(runId: string, failure: Failure): void {
     const attempts = (readoptions.get(runId) ?? 0) + 1;
     readoptions.set(runId, attempts);
@@ -164,7 +179,7 @@ export function createRuntime(options: RuntimeOptions) {
       driver,
       sessionId: row.session_id,
       input: row.input,
-      context: JSON.parse(row.context) as RunUserContext,
+      context: parseColumn(row, 'context', row.context) as RunUserContext,
     };
     live.set(row.id, run);
     return run;
@@ -203,6 +218,8 @@ export function createRuntime(options: RuntimeOptions) {
     if (current) return current;
     const row = store.getRun(runId);
     if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    const damage = checkRunRow(row);
+    if (damage) throw new BatonError(damage);
     if (!ACTIVE.has(row.status)) {
       fail('run.invalid_transition', `Run '${runId}' in state '${row.status}' cannot take '${eventType}'`, {
         details: { state: row.status, event: eventType },
@@ -265,11 +282,11 @@ export function createRuntime(options: RuntimeOptions) {
       return toRun(row);
     },
 
-    /** The durable state of a run. */
+    /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure). */
     get(runId: string): Run {
       const row = store.getRun(runId);
       if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
-      return toRun(row);
+      return withQuarantine(toRun(row));
     },
 
     /** Runs, newest first, filtered by status and session; page with `cursor`. */
@@ -282,7 +299,7 @@ export function createRuntime(options: RuntimeOptions) {
       const rows = store.listRuns({ ...filter, limit });
       const last = rows[rows.length - 1];
       return {
-        runs: rows.map(toRun),
+        runs: rows.map((row) => withQuarantine(toRun(row))),
         nextCursor: rows.length === limit && last ? `${last.created_at}:${last.id}` : null,
       };
     },
@@ -292,8 +309,11 @@ export function createRuntime(options: RuntimeOptions) {
       return followEvents(follow, runId, opts);
     },
 
-    /** Resolves when the run is terminal or waiting for a human (durably). */
+    /** Resolves when the run is terminal or waiting for a human (durably); a quarantined run rejects. */
     wait(runId: string): Promise<Run> {
+      const row = live.has(runId) ? undefined : store.getRun(runId);
+      const damage = row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
+      if (damage) return Promise.reject(new BatonError(damage));
       return waitForRun(follow, runId);
     },
 
@@ -372,6 +392,14 @@ export function createRuntime(options: RuntimeOptions) {
     /** Cancels a run; it ends `failed` with `cancelled` and any running tool is aborted. */
     async cancel(runId: string, opts: { reason?: string } = {}): Promise<Run> {
       assertOpen();
+      // A quarantined run cannot be loaded; an operator still ends it, from its row alone.
+      const row = live.has(runId) ? undefined : store.getRun(runId);
+      const damage = row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
+      if (row && damage) {
+        await endQuarantinedRun(store, hub, row, damage, opts.reason);
+        recoveryFailures.delete(runId);
+        return runtime.get(runId);
+      }
       const run = liveRun(runId, 'cancel');
       send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
       await run.driver.flush().catch(() => undefined);
@@ -397,9 +425,19 @@ export function createRuntime(options: RuntimeOptions) {
     recover(): string[] {
       assertOpen();
       const resumed: string[] = [];
+      // A row with a status no state has is reported, not skipped.
+      for (const id of store.runIdsWithStatusNotIn(RUN_STATUSES)) {
+        const row = store.getRun(id);
+        if (row) recoveryFailures.set(id, checkRunRow(row)!);
+      }
       for (const id of store.activeRunIds()) {
         if (live.has(id)) continue;
         const row = store.getRun(id);
+        const damage = row ? checkRunRow(row) : null;
+        if (damage) {
+          recoveryFailures.set(id, damage);
+          continue;
+        }
         // One run that cannot be resumed (e.g. saved by a newer machine) must not stop the others.
         try {
           if (row && resume(row)) resumed.push(id);

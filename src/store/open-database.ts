@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { DEFAULTS } from '../defaults.js';
+import { BatonError, createFailure } from '../failure.js';
 import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -17,17 +18,67 @@ export interface OpenDatabase {
   kysely: Kysely<Database>;
 }
 
-/** Opens (creating if needed) and migrates a database file with WAL and `synchronous=FULL`. */
+/**
+ * Opens (creating if needed) and migrates a database file with WAL and `synchronous=FULL`. A path
+ * that cannot be one throws a `BatonError` naming it: `store.open_failed` (a directory, a path
+ * under a file, no permission), `store.corrupt` (not SQLite, truncated) or `store.not_baton`
+ * (another application's database), and the file is left as it was.
+ */
 export function openDatabase(path: string): OpenDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new SQLite(path, { timeout: DEFAULTS.busyTimeoutMs });
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma(`busy_timeout = ${DEFAULTS.busyTimeoutMs}`);
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  migrate(sqlite, kysely);
-  return { path, sqlite, kysely };
+  let sqlite: SQLite.Database | undefined;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    sqlite = new SQLite(path, { timeout: DEFAULTS.busyTimeoutMs });
+    // Reading the schema is the first thing that touches the file: a file that is not SQLite
+    // fails here, before anything is written to it.
+    assertBatonFile(sqlite, path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma(`busy_timeout = ${DEFAULTS.busyTimeoutMs}`);
+    const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    migrate(sqlite, kysely);
+    return { path, sqlite, kysely };
+  } catch (error) {
+    sqlite?.close();
+    throw toOpenError(error, path);
+  }
+}
+
+/** Tables only Baton creates; a file with other tables and no `baton_migrations` is someone else's. */
+function assertBatonFile(sqlite: SQLite.Database, path: string): void {
+  const tables = (sqlite.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[])
+    .map((row) => row.name)
+    .filter((name) => !name.startsWith('sqlite_'));
+  if (tables.length > 0 && !tables.includes('baton_migrations')) {
+    throw new BatonError(
+      createFailure(
+        'store.not_baton',
+        `'${path}' is another application's database (tables ${tables.slice(0, 5).join(', ')}): Baton will not change it`,
+        { details: { path, tables: tables.slice(0, 20) } },
+      ),
+    );
+  }
+}
+
+const CORRUPT: ReadonlySet<string> = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_VTAB']);
+
+function toOpenError(error: unknown, path: string): BatonError {
+  if (error instanceof BatonError) return error;
+  const code = String((error as { code?: unknown }).code ?? '');
+  const reason = error instanceof Error ? error.message : String(error);
+  if (CORRUPT.has(code) || code.startsWith('SQLITE_CORRUPT')) {
+    return new BatonError(
+      createFailure('store.corrupt', `'${path}' is not a Baton database, or is damaged: ${reason}`, {
+        details: { path, sqlite_code: code },
+      }),
+    );
+  }
+  return new BatonError(
+    createFailure('store.open_failed', `Cannot open the database '${path}': ${reason}`, {
+      details: { path, ...(code ? { code } : {}) },
+    }),
+  );
 }
 
 /** Applies every migration the file has not seen, each in its own immediate transaction. */

@@ -129,6 +129,13 @@ export function createStore(path: string) {
     setAnswer(runId: string, answer: string): void {
       prepare('update runs set answer = ? where id = ?').run(answer, runId);
     },
+    /** Runs whose status is none of `statuses` (damaged rows, for recovery to report). */
+    runIdsWithStatusNotIn(statuses: readonly string[]): string[] {
+      const marks = statuses.map(() => '?').join(', ');
+      return (prepare(`select id from runs where status not in (${marks})`).all(...statuses) as { id: string }[]).map(
+        (r) => r.id,
+      );
+    },
     activeRunIds(): string[] {
       return (
         prepare(

@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/index.js';
 import { tempDir } from '../helpers/temp.js';
 import { baton, batonInProcess, jsonLines } from './cli-child.js';
 
@@ -101,8 +103,19 @@ describe('baton run (in process)', () => {
     expect(runs.stdout).toMatch(new RegExp(`^${run.id} +succeeded`, 'm'));
   });
 
+  it('says a database file that is not there does not exist, instead of reading it as empty', async () => {
+    const db = place().slice(0, 2);
+    for (const command of [['runs'], ['show', 'run_x'], ['events', 'run_x']]) {
+      const outcome = await batonInProcess([...command, ...db]);
+      expect(outcome.code, command.join(' ')).toBe(1);
+      expect(outcome.stderr).toContain(`The database '${db[1]}' does not exist`);
+    }
+    expect(existsSync(db[1]!)).toBe(false);
+  });
+
   it('answers with the documented exit codes on usage errors and missing runs', async () => {
     const db = place().slice(0, 2);
+    openDatabase(db[1]!).sqlite.close();
     const child = await baton(['show', 'run_missing', ...db]);
     expect(child.code).toBe(4);
     expect(child.stderr).toMatch(/^baton show: Run 'run_missing' does not exist \(run\.not_found\)$/m);
