@@ -1,6 +1,7 @@
 /** Errors at the command line's boundary: whatever was thrown becomes one line and an exit code. */
 import { BatonError } from '../index.js';
 import { EXIT } from './exit-codes.js';
+import { terminalText } from './terminal-text.js';
 
 /** A failure as the CLI reports it: a runtime failure, an API error body, or a usage mistake. */
 export interface CliFailure {
@@ -51,6 +52,6 @@ export function reportError(command: string, error: unknown, stderr: NodeJS.Writ
       : failure.code === 'run.version_conflict'
         ? `\nAnother process drives this run (is 'baton serve' running on this file?): use --url.`
         : '';
-  stderr.write(`baton ${command}: ${failure.message}${code}${hint}\n`);
+  stderr.write(`baton ${command}: ${terminalText(failure.message)}${code}${hint}\n`);
   return toExitCode(failure);
 }

@@ -4,6 +4,7 @@ import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
 import { summarizeRun } from './summarize-run.js';
+import { terminalText } from './terminal-text.js';
 
 function usage(verb: 'approve' | 'reject'): string {
   const about =
@@ -81,7 +82,7 @@ function defineDecide(verb: 'approve' | 'reject') {
         io.stdout.write(`${JSON.stringify({ approval, run })}\n`);
         return EXIT.ok;
       }
-      io.stdout.write(`Approval ${approval.id} ${approval.status} by ${String(approval.decided_by)}\n`);
+      io.stdout.write(terminalText(`Approval ${approval.id} ${approval.status} by ${String(approval.decided_by)}\n`));
       summarizeRun(run, io, false);
       return EXIT.ok;
     },

@@ -11,6 +11,7 @@ import { askYesNo } from './ask.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
 import { cliUser } from './os-user.js';
+import { terminalText } from './terminal-text.js';
 
 /** The demo's usage text. */
 export const DEMO_USAGE = `Usage: baton demo [--db <file>] [--dir <dir>] [--approve | --reject] [--json]
@@ -73,7 +74,7 @@ async function follow(runtime: Runtime, run: Run, options: FollowOptions, io: Cl
   for await (const event of runtime.events(run.id)) {
     if (event.type === 'draft' && !options.json) {
       // Model text as it streams: shown inline, never the answer (that comes with the end).
-      io.stdout.write(`${drafting ? '' : '  … '}${String(event.data.text)}`);
+      io.stdout.write(`${drafting ? '' : '  … '}${terminalText(String(event.data.text))}`);
       drafting = true;
       continue;
     }
@@ -100,8 +101,8 @@ function summarize(run: Run, io: CliIo, json: boolean): void {
     );
     return;
   }
-  if (run.answer !== null) io.stdout.write(`\nAnswer: ${run.answer}\n`);
-  if (run.failure) io.stdout.write(`Failure: ${run.failure.code}: ${run.failure.message}\n`);
+  if (run.answer !== null) io.stdout.write(`\nAnswer: ${terminalText(run.answer)}\n`);
+  if (run.failure) io.stdout.write(`Failure: ${run.failure.code}: ${terminalText(run.failure.message)}\n`);
   io.stdout.write(`Run ${run.id} ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}\n`);
 }
 

@@ -2,6 +2,7 @@
 import type { EventJson } from './api-json.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
+import { terminalText } from './terminal-text.js';
 
 /** Prints events to `io.stdout`: readable lines, or with `json` one JSON object per line. */
 export function createEventPrinter(io: CliIo, json: boolean) {
@@ -14,7 +15,7 @@ export function createEventPrinter(io: CliIo, json: boolean) {
       }
       if (event.type === 'draft') {
         // Model text as it streams: shown inline, never the answer (that comes with the end).
-        io.stdout.write(`${drafting ? '' : '  … '}${String(event.data.text)}`);
+        io.stdout.write(`${drafting ? '' : '  … '}${terminalText(String(event.data.text))}`);
         drafting = true;
         return;
       }

@@ -8,6 +8,7 @@ import type { Backend } from './backend.js';
 import { toCliFailure } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { createEventPrinter } from './event-printer.js';
+import { terminalText } from './terminal-text.js';
 
 /** Who decides approvals: the flags, else the user at a terminal, else nobody (the run is left waiting). */
 export type Decider = 'approve' | 'reject' | 'ask';
@@ -21,7 +22,7 @@ function describeCalls(request: EventJson | undefined): string {
   const calls = (request?.data.tool_calls as { tool?: unknown; args?: unknown }[] | undefined) ?? [];
   if (calls.length === 0) return 'the pending tool calls';
   const text = calls.map((c) => `${String(c.tool)} ${JSON.stringify(c.args ?? null)}`).join(', ');
-  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+  return terminalText(text.length > 200 ? `${text.slice(0, 199)}…` : text, { oneLine: true });
 }
 
 async function verdictOf(decider: Decider, request: EventJson | undefined, io: CliIo, json: boolean): Promise<Verdict> {

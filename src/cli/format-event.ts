@@ -1,5 +1,6 @@
 /** Plain-text rendering of run events: one line per event, prefixed with its `seq`. */
 import type { RunEventRecord } from '../index.js';
+import { terminalText } from './terminal-text.js';
 
 /** What a line is made of: a runtime event or an API event (`EventJson`) alike. */
 export type EventLike = Pick<RunEventRecord, 'seq' | 'type' | 'data'>;
@@ -55,5 +56,5 @@ function describe(event: EventLike): string {
 
 /** One readable line for an event, e.g. `[3] planning → executing`. */
 export function toEventLine(event: EventLike): string {
-  return `[${event.seq}] ${describe(event)}`;
+  return `[${event.seq}] ${terminalText(describe(event), { oneLine: true })}`;
 }

@@ -1,5 +1,6 @@
 /** Plain-text rendering of runs, steps and tool calls, for `baton runs` and `baton show`. */
 import type { RunJson } from './api-json.js';
+import { terminalText } from './terminal-text.js';
 
 function time(ms: number | null | undefined): string {
   return typeof ms === 'number'
@@ -29,7 +30,7 @@ export function toRunsTable(runs: RunJson[]): string {
       `${pad(run.id, idWidth)}  ${pad(run.status, 13)}  ${pad(time(run.created_at), 20)}  ${clip(run.input, 60)}`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  return terminalText(`${lines.join('\n')}\n`);
 }
 
 /** The run's fields, one per line. */
@@ -48,7 +49,7 @@ export function toRunDetails(run: RunJson): string {
     ['created', time(run.created_at)],
     ['updated', time(run.updated_at)],
   ];
-  return `Run ${run.id}\n${rows.map(([k, v]) => `  ${pad(k, 8)}  ${v}`).join('\n')}\n`;
+  return terminalText(`Run ${run.id}\n${rows.map(([k, v]) => `  ${pad(k, 8)}  ${v}`).join('\n')}\n`);
 }
 
 interface StepLike {
@@ -67,7 +68,7 @@ export function toStepLines(steps: unknown[]): string {
         : `${(d?.calls ?? []).map((c) => String(c.tool)).join(', ')}${d?.text ? ` (${clip(d.text, 60)})` : ''}`;
     return `  ${String(step.step_index)}  ${what}`;
   });
-  return `Steps:\n${lines.join('\n')}\n`;
+  return terminalText(`Steps:\n${lines.join('\n')}\n`);
 }
 
 interface ToolCallLike {
@@ -92,5 +93,5 @@ export function toToolCallLines(calls: unknown[]): string {
     const retries = (call.attempts ?? 1) > 1 ? `, ${call.attempts} attempts` : '';
     return `  ${String(call.step_index)}  ${String(call.tool)} ${clip(JSON.stringify(call.args ?? null), 70)} ${String(call.status)}${took}${retries}`;
   });
-  return `Tool calls:\n${lines.join('\n')}\n`;
+  return terminalText(`Tool calls:\n${lines.join('\n')}\n`);
 }

@@ -6,6 +6,7 @@ import { followRun, type Decider } from './follow-run.js';
 import { cliUser } from './os-user.js';
 import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
 import { summarizeRun, toRunExitCode } from './summarize-run.js';
+import { terminalText } from './terminal-text.js';
 
 /** The usage text of `baton run`. */
 export const RUN_USAGE = `Usage: baton run "<input>" [--session <id>] [--approve | --reject] [--json]
@@ -55,7 +56,7 @@ export const runRunCommand = defineCommand({
       ...(backend.inProcess ? { context: { user_id: cliUser() } } : {}),
     });
     if (!values.json) {
-      io.stdout.write(`Run ${run.id} (session ${run.session_id}) on ${backend.where}\n`);
+      io.stdout.write(terminalText(`Run ${run.id} (session ${run.session_id}) on ${backend.where}\n`));
       if (backend.planner) io.stdout.write(`Planner: ${backend.planner}\n`);
     }
     const outcome = await followRun(backend, run.id, { decider, json: values.json, signal }, io);

@@ -2,6 +2,7 @@
 import type { RunJson } from './api-json.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from './exit-codes.js';
+import { terminalText } from './terminal-text.js';
 
 /** Writes the run's outcome: `Answer: …` and `Run <id> <status>`, or `{"type":"summary","run":…}`. */
 export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
@@ -9,8 +10,8 @@ export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
     io.stdout.write(`${JSON.stringify({ type: 'summary', run })}\n`);
     return;
   }
-  if (run.answer !== null) io.stdout.write(`\nAnswer: ${run.answer}\n`);
-  if (run.failure) io.stdout.write(`Failure: ${run.failure.code}: ${run.failure.message}\n`);
+  if (run.answer !== null) io.stdout.write(`\nAnswer: ${terminalText(run.answer)}\n`);
+  if (run.failure) io.stdout.write(`Failure: ${run.failure.code}: ${terminalText(run.failure.message)}\n`);
   const pending = run.pending_approval_id ? `, approval ${run.pending_approval_id}` : '';
   io.stdout.write(`Run ${run.id} ${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}${pending}\n`);
 }

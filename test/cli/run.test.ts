@@ -103,6 +103,17 @@ describe('baton run (in process)', () => {
     expect(runs.stdout).toMatch(new RegExp(`^${run.id} +succeeded`, 'm'));
   });
 
+  it('shows control characters of inputs and answers as escapes, never raw', async () => {
+    const hostile = 'Archive \u001b]0;pwned\u0007\u001b[2J\u009b31m now';
+    const outcome = await batonInProcess(['run', hostile, '--reject', ...place()]);
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stdout).toContain('Archive \\x1b]0;pwned\\x07\\x1b[2J\\x9b31m now');
+    expect(outcome.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const json = await batonInProcess(['run', hostile, '--reject', '--json', ...place()]);
+    // JSON keeps the text exactly, escaped the JSON way.
+    expect(jsonLines(json.stdout)[0]).toMatchObject({ type: 'run.created', data: { input: hostile } });
+  });
+
   it('says a database file that is not there does not exist, instead of reading it as empty', async () => {
     const db = place().slice(0, 2);
     for (const command of [['runs'], ['show', 'run_x'], ['events', 'run_x']]) {
