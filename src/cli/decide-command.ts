@@ -64,9 +64,11 @@ function defineDecide(verb: 'approve' | 'reject') {
       if (approvalId === undefined) {
         const run = await backend.get(runId!);
         if (!run.pending_approval_id) {
+          // The run exists; it is just not waiting for anyone (the same answer as the server's).
           throw new CliError({
-            code: 'approval.not_found',
-            message: `Run '${run.id}' has no pending approval (it is ${run.status})`,
+            code: 'run.invalid_transition',
+            message: `Run '${run.id}' is ${run.status} and waits for no approval`,
+            details: { state: run.status },
           });
         }
         approvalId = run.pending_approval_id;

@@ -43,8 +43,22 @@ export function parseFlags<const O extends Options>(
   argv: string[],
   options: O,
 ): ReturnType<typeof parseArgs<{ args: string[]; options: O; strict: true; allowPositionals: true }>> {
+  // `--limit -1` is a value, not a flag: joined as `--limit=-1` it reaches the flag's own check
+  // (which names what is wrong) instead of parseArgs' "argument is ambiguous".
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    const next = argv[i + 1];
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined;
+    if (name && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      args.push(`${arg}=${next}`);
+      i += 1;
+    } else {
+      args.push(arg);
+    }
+  }
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    return parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (error) {
     throw usageError(error instanceof Error ? error.message : String(error));
   }

@@ -71,9 +71,16 @@ export const runRunCommand = defineCommand({
     const final = await backend.settle(run.id);
     summarizeRun(final, io, values.json);
     if (outcome.kind === 'waiting') {
+      // The commands that work from here: the same server, or the same file.
+      const target = backend.inProcess
+        ? values.db === undefined
+          ? ''
+          : ` --db ${values.db}`
+        : ` --url ${backend.where}`;
       io.stderr.write(
         `Run ${run.id} is left waiting for approval ${outcome.approvalId}: stdin is not a terminal and neither ` +
-          `--approve nor --reject was given. Decide with 'baton approve ${run.id}' or 'baton reject ${run.id}'.\n`,
+          `--approve nor --reject was given. Decide with 'baton approve ${run.id}${target}' or ` +
+          `'baton reject ${run.id}${target}'.\n`,
       );
       return EXIT.waiting;
     }

@@ -4,7 +4,11 @@ import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { toRunsTable } from './format-run.js';
 import { toStatus } from './open-backend.js';
+import { usageError } from './cli-error.js';
 import { TARGET_HELP, TARGET_OPTIONS, takePositionals, toPositiveInt, HELP_FLAG } from './parse-flags.js';
+
+/** The most runs one page holds (the server's limit too). */
+const MAX_LIMIT = 200;
 
 /** The usage text of `baton runs`. */
 export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--json]
@@ -14,7 +18,7 @@ Lists runs, newest first.
 
 Options:
   --status <status>  only runs in this state: ${RUN_STATUSES.join(', ')}
-  --limit <n>        at most n runs (default 20)
+  --limit <n>        at most n runs, 1-200 (default 20)
 ${TARGET_HELP}
 ${HELP_FLAG}
 
@@ -32,6 +36,8 @@ export const runRunsCommand = defineCommand({
     takePositionals(positionals, { required: [] });
     const status = toStatus(values.status, RUN_STATUSES);
     const limit = toPositiveInt(values.limit, '--limit') ?? 20;
+    // The server's limit too: the same flags mean the same thing in process and with --url.
+    if (limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}, not ${limit}`);
     const backend = await open(values, { drive: false });
     const page = await backend.list({ status, limit });
     io.stdout.write(values.json ? `${JSON.stringify(page)}\n` : toRunsTable(page.runs));

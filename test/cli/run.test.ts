@@ -43,6 +43,8 @@ describe('baton run (in process)', () => {
 
     expect(waiting.code, waiting.stderr).toBe(3);
     expect(waiting.stderr).toMatch(/left waiting for approval .*baton approve run_/);
+    // The suggested command names the file, so it works as printed.
+    expect(waiting.stderr).toContain(` --db ${flags[1]}'`);
     const { run } = jsonLines(waiting.stdout).at(-1) as { run: { id: string; status: string } };
     expect(run.status).toBe('waiting_human');
 
@@ -55,9 +57,10 @@ describe('baton run (in process)', () => {
     expect(approved.stdout).toMatch(/^Approval \S+ approved by cli:/m);
     expect(approved.stdout).toMatch(new RegExp(`^Run ${run.id} succeeded$`, 'm'));
 
+    // The run exists and waits for nothing: a conflict (exit 1), as a server answers it, not "not found".
     const again = await batonInProcess(['reject', run.id, ...flags]);
-    expect(again.code).toBe(4);
-    expect(again.stderr).toMatch(/has no pending approval \(it is succeeded\)/);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/is succeeded and waits for no approval \(run\.invalid_transition\)/);
   });
 
   it('ends the run when a rejection says --terminate', async () => {
@@ -147,6 +150,20 @@ describe('baton run (in process)', () => {
     }
     expect(outcomes.map((o) => o.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 4, 4]);
     expect(outcomes[3]!.stderr).toMatch(/--approve and --reject cannot be used together/);
+
+    // Negative numbers are values with their own check, and limits are the server's in process too.
+    const bounds = [];
+    for (const args of [
+      ['runs', '--limit', '-1', ...db],
+      ['runs', '--limit', '201', ...db],
+      ['events', 'run_missing', '--after', '-1', ...db],
+    ]) {
+      bounds.push(await batonInProcess(args));
+    }
+    expect(bounds.map((o) => o.code)).toEqual([2, 2, 2]);
+    expect(bounds[0]!.stderr).toMatch(/--limit must be a positive integer, not '-1'/);
+    expect(bounds[1]!.stderr).toMatch(/--limit must be at most 200, not 201/);
+    expect(bounds[2]!.stderr).toMatch(/--after must be a positive integer, not '-1'/);
   });
 
   it('documents every command and the exit codes in --help', async () => {

@@ -85,6 +85,9 @@ describe('baton serve with the demo agent', () => {
       baton(['run', 'Archive two', '--json', '--url', server.url]),
     ]);
     expect([first.code, second.code]).toEqual([3, 3]);
+    // The hint names the server, so the command it suggests works as printed.
+    expect(first.stderr).toContain(`Decide with 'baton approve `);
+    expect(first.stderr).toContain(` --url ${server.url}'`);
     const idOf = (stdout: string) => (jsonLines(stdout).at(-1) as { run: { id: string } }).run.id;
     const [approveId, cancelId] = [idOf(first.stdout), idOf(second.stdout)];
 
@@ -99,6 +102,11 @@ describe('baton serve with the demo agent', () => {
     });
     expect(cancelled.code, cancelled.stderr).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ id: cancelId, status: 'failed', stop_reason: 'cancelled' });
+
+    // Deciding a run that waits for nothing is a conflict, not a missing run.
+    const finished = await baton(['approve', approveId, '--url', server.url]);
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toMatch(/waits for no approval \(run\.invalid_transition\)/);
 
     const [shown, again, missing] = await Promise.all([
       baton(['show', approveId, '--json', '--url', server.url]),
