@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { resolveAgentPlanner } from '../agent/index.js';
 import { DEMO_AGENT, DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../demo/index.js';
 import { createRuntime, toFailure, type Run, type RunEventRecord, type Runtime } from '../index.js';
+import { toEventJson, toRunJson } from './api-json.js';
 import { askYesNo } from './ask.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
@@ -80,7 +81,8 @@ async function follow(runtime: Runtime, run: Run, options: FollowOptions, io: Cl
     }
     if (drafting) io.stdout.write('\n');
     drafting = false;
-    io.stdout.write(`${options.json ? JSON.stringify(event) : toEventLine(event)}\n`);
+    // The same shapes as `baton run --json` and the HTTP API: snake_case all the way down.
+    io.stdout.write(`${options.json ? JSON.stringify(toEventJson(event, run.tenantId)) : toEventLine(event)}\n`);
     if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
     // Decide once the run is durably waiting: the `state` event carries the approval's id.
     if (event.type !== 'state' || event.data.to !== 'waiting_human') continue;
@@ -95,10 +97,7 @@ async function follow(runtime: Runtime, run: Run, options: FollowOptions, io: Cl
 
 function summarize(run: Run, io: CliIo, json: boolean): void {
   if (json) {
-    const { id, sessionId, status, stopReason, failure, answer, usage } = run;
-    io.stdout.write(
-      `${JSON.stringify({ type: 'summary', runId: id, sessionId, status, stopReason, failure, answer, usage })}\n`,
-    );
+    io.stdout.write(`${JSON.stringify({ type: 'summary', run: toRunJson(run) })}\n`);
     return;
   }
   if (run.answer !== null) io.stdout.write(`\nAnswer: ${terminalText(run.answer)}\n`);

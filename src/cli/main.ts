@@ -2,4 +2,12 @@
 /** The `baton` bin: runs the command line and exits with its code. */
 import { runCli } from './run-cli.js';
 
+// Output piped into a reader that stopped early (`| head`) is not an error of ours.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
+
 process.exitCode = await runCli(process.argv.slice(2));

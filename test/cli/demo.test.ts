@@ -104,10 +104,13 @@ describe('baton demo', () => {
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.find((e) => e.type === 'approval_request')).toBeDefined();
     expect(events.at(-1)).toMatchObject({ type: 'state', data: { from: 'executing', to: 'succeeded' } });
-    expect(summary).toMatchObject({ type: 'summary', status: 'succeeded' });
+    // The shapes of `baton run --json` and the API: snake_case events, a summary holding the run.
+    expect(Object.keys(events[0]!).sort()).toEqual(['created_at', 'data', 'run_id', 'seq', 'type']);
+    expect(summary).toMatchObject({ type: 'summary', run: { status: 'succeeded', usage: { llm_calls: 4 } } });
+    const reported = summary.run as { id: string; status: string; answer: string; session_id: string };
 
-    const { run } = storedRun(db, String(summary.runId));
-    expect(run).toMatchObject({ status: summary.status, answer: summary.answer, sessionId: summary.sessionId });
+    const { run } = storedRun(db, reported.id);
+    expect(run).toMatchObject({ status: reported.status, answer: reported.answer, sessionId: reported.session_id });
   });
 
   it('can run again on the same directory: archived configs are regenerated, in a new session', async () => {
