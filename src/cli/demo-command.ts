@@ -82,7 +82,7 @@ async function follow(runtime: Runtime, run: Run, options: FollowOptions, io: Cl
     if (drafting) io.stdout.write('\n');
     drafting = false;
     // The same shapes as `baton run --json` and the HTTP API: snake_case all the way down.
-    io.stdout.write(`${options.json ? JSON.stringify(toEventJson(event, run.tenantId)) : toEventLine(event)}\n`);
+    io.stdout.write(`${options.json ? JSON.stringify(toEventJson(event)) : toEventLine(event)}\n`);
     if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
     // Decide once the run is durably waiting: the `state` event carries the approval's id.
     if (event.type !== 'state' || event.data.to !== 'waiting_human') continue;

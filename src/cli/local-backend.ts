@@ -64,11 +64,10 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
   }
 
   async function* poll(rt: Runtime, runId: string, after: number, signal?: AbortSignal): AsyncGenerator<EventJson> {
-    const tenant = rt.get(runId).tenantId;
     let last = after;
     for (;;) {
       for await (const event of rt.events(runId, { after: last, follow: false })) {
-        yield toEventJson(event, tenant);
+        yield toEventJson(event);
         last = event.seq;
         if (isTerminalEvent(event)) return;
       }
@@ -79,13 +78,14 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
 
   async function* events(runId: string, opts: { after?: number; follow: boolean; signal?: AbortSignal }) {
     const rt = must(runId);
-    const tenant = rt.get(runId).tenantId;
+    // A missing run answers run.not_found before anything is followed.
+    rt.get(runId);
     if (opts.follow && !driven.has(runId)) {
       yield* abortable(poll(rt, runId, opts.after ?? 0, opts.signal), opts.signal);
       return;
     }
     const source = rt.events(runId, { after: opts.after ?? 0, follow: opts.follow });
-    for await (const event of abortable(source, opts.signal)) yield toEventJson(event, tenant);
+    for await (const event of abortable(source, opts.signal)) yield toEventJson(event);
   }
 
   return {

@@ -5,8 +5,11 @@
  */
 
 // C0 controls but tab and newline, DEL, and the C1 controls (U+0080–U+009F: 8-bit CSI among them).
+// Matching control characters is the point here.
+/* eslint-disable no-control-regex */
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 const CONTROL_OR_NEWLINE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g;
+/* eslint-enable no-control-regex */
 
 function visible(char: string): string {
   const code = char.charCodeAt(0);

@@ -12,6 +12,7 @@ import { fail } from '../failure.js';
 import type { RunRow, Store } from '../store/index.js';
 import { toLimitsData } from './event-data.js';
 import { newId } from './ids.js';
+import { scopeKey } from './tenant-keys.js';
 import type { RunDriver } from './run-driver.js';
 import type { Budget, StartRequest } from './types.js';
 
@@ -41,7 +42,13 @@ const startSchema = z.object({
 /** A checked start request with everything its run is created with. */
 export interface NewRun {
   runId: string;
+  /** The session as the client names it. */
+  clientSessionId: string;
+  /** The session as stored: scoped to the run's tenant. */
   sessionId: string;
+  /** The idempotency key as stored (scoped), if any. */
+  idempotencyKey: string | null;
+  tenantId: string | null;
   request: z.infer<typeof startSchema>;
   limits: MachineLimits;
   deadlineAt: number | null;
@@ -55,9 +62,15 @@ export function planNewRun(request: StartRequest, defaults: { maxSteps?: number;
   const req = parsed.data;
   const now = Date.now();
   const budget = { ...defaults.budget, ...req.options?.budget };
+  const tenantId = typeof req.context?.tenant_id === 'string' ? req.context.tenant_id : null;
+  const clientSessionId = req.sessionId ?? newId('ses');
+  const key = req.options?.idempotencyKey;
   return {
     runId: newId('run'),
-    sessionId: req.sessionId ?? newId('ses'),
+    clientSessionId,
+    sessionId: scopeKey(tenantId, clientSessionId),
+    idempotencyKey: key === undefined ? null : scopeKey(tenantId, key),
+    tenantId,
     request: req,
     limits: {
       maxSteps: req.options?.maxSteps ?? defaults.maxSteps ?? DEFAULTS.maxSteps,
@@ -85,8 +98,8 @@ export function toNewRow(run: NewRun, snapshot: string, owner: string): RunRow {
     input: run.request.input,
     context: JSON.stringify(run.request.context ?? {}),
     options: JSON.stringify(run.request.options ?? {}),
-    idempotency_key: run.request.options?.idempotencyKey ?? null,
-    tenant_id: typeof run.request.context?.tenant_id === 'string' ? run.request.context.tenant_id : null,
+    idempotency_key: run.idempotencyKey,
+    tenant_id: run.tenantId,
     answer: null,
     snapshot,
     machine_version: MACHINE_VERSION,
@@ -123,7 +136,7 @@ function canonical(value: unknown): string {
 export function requestDifferences(row: RunRow, run: NewRun): string[] {
   const differences: string[] = [];
   if (row.input !== run.request.input) differences.push('input');
-  if (run.request.sessionId !== undefined && row.session_id !== run.request.sessionId) differences.push('session');
+  if (run.request.sessionId !== undefined && row.session_id !== run.sessionId) differences.push('session');
   if (canonical(JSON.parse(row.context)) !== canonical(run.request.context ?? {})) differences.push('context');
   if (canonical(JSON.parse(row.options)) !== canonical(run.request.options ?? {})) differences.push('options');
   return differences;
@@ -156,7 +169,7 @@ export function stageCreation(store: Store, driver: RunDriver, run: NewRun, row:
     }
     driver.writeEvent('run.created', {
       input: run.request.input,
-      session_id: run.sessionId,
+      session_id: run.clientSessionId,
       limits: toLimitsData(run.limits),
       deadline_at: run.deadlineAt,
     });

@@ -1,6 +1,7 @@
 /** Conversions from stored rows to the public API's shapes. */
 import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../machines/types.js';
 import { corruptRow } from './quarantine.js';
+import { unscopeKey } from './tenant-keys.js';
 import type { Failure } from '../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../store/index.js';
 import type { Usage } from '../../machines/types.js';
@@ -32,7 +33,7 @@ export function toRun(row: RunRow): Run {
   const failure = row.failure ? (parse('failure', row.failure) as Failure | null) : null;
   return {
     id: row.id,
-    sessionId: row.session_id,
+    sessionId: unscopeKey(row.tenant_id, row.session_id),
     status: row.status as RunStatus,
     stopReason: row.stop_reason as StopReason | null,
     failure: damage ?? failure,
@@ -42,7 +43,7 @@ export function toRun(row: RunRow): Run {
     answer: row.answer,
     context,
     tenantId: row.tenant_id,
-    idempotencyKey: row.idempotency_key,
+    idempotencyKey: unscopeKey(row.tenant_id, row.idempotency_key),
     // Each step is one planner decision acted upon.
     usage: {
       steps: row.llm_calls,

@@ -31,6 +31,7 @@ import { deadlineActor } from './deadline-actor.js';
 import { followEvents, waitForRun, type FollowContext } from './follow.js';
 import { planNewRun, requestDifferences, stageCreation, toNewRow } from './new-run.js';
 import { checkRunRow, endQuarantinedRun, parseColumn } from './quarantine.js';
+import { scopeKey } from './tenant-keys.js';
 import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
@@ -271,8 +272,8 @@ export function createRuntime(options: RuntimeOptions) {
       }
       if (result.kind === 'busy') {
         const active = result.runId ? ` '${result.runId}'` : '';
-        fail('session.busy', `Session '${run.sessionId}' already has an active run${active}`, {
-          details: { session_id: run.sessionId, active_run_id: result.runId },
+        fail('session.busy', `Session '${run.clientSessionId}' already has an active run${active}`, {
+          details: { session_id: run.clientSessionId, active_run_id: result.runId },
         });
       }
       failpoint('run.created');
@@ -296,7 +297,9 @@ export function createRuntime(options: RuntimeOptions) {
       if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {
         fail('input.invalid', `Invalid cursor '${filter.cursor.slice(0, 60)}': pass the next_cursor of a page`);
       }
-      const rows = store.listRuns({ ...filter, limit });
+      // A session is named as its client names it, within the filter's tenant (the default one without).
+      const sessionId = filter.sessionId === undefined ? undefined : scopeKey(filter.tenantId, filter.sessionId);
+      const rows = store.listRuns({ ...filter, sessionId, limit });
       const last = rows[rows.length - 1];
       return {
         runs: rows.map((row) => withQuarantine(toRun(row))),

@@ -1,12 +1,11 @@
 /** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
 import type { Approval, Run, RunEventRecord } from '../index.js';
-import { unscopeId } from './tenancy.js';
 
 /** A run as the API answers it. */
 export function toRunJson(run: Run) {
   return {
     id: run.id,
-    session_id: unscopeId(run.tenantId, run.sessionId),
+    session_id: run.sessionId,
     status: run.status,
     stop_reason: run.stopReason,
     failure: run.failure,
@@ -16,7 +15,7 @@ export function toRunJson(run: Run) {
     answer: run.answer,
     context: run.context,
     tenant_id: run.tenantId,
-    idempotency_key: unscopeId(run.tenantId, run.idempotencyKey),
+    idempotency_key: run.idempotencyKey,
     usage: {
       steps: run.usage.steps,
       llm_calls: run.usage.llmCalls,
@@ -48,13 +47,9 @@ export function toApprovalJson(approval: Approval) {
   };
 }
 
-/** An event as an SSE frame's data; `tenantId` is the run's, to give back the client's session id. */
-export function toEventJson(event: RunEventRecord, tenantId: string | null) {
-  let data = event.data;
-  if (event.type === 'run.created' && typeof data.session_id === 'string') {
-    data = { ...data, session_id: unscopeId(tenantId, data.session_id) };
-  }
-  return { run_id: event.runId, seq: event.seq, type: event.type, data, created_at: event.createdAt };
+/** An event as the API sends it (an SSE frame's data, a `--json` line). */
+export function toEventJson(event: RunEventRecord) {
+  return { run_id: event.runId, seq: event.seq, type: event.type, data: event.data, created_at: event.createdAt };
 }
 
 // Values under these keys are user or model data, or already in their final shape.

@@ -111,6 +111,7 @@ describe('baton run (in process)', () => {
     const outcome = await batonInProcess(['run', hostile, '--reject', ...place()]);
     expect(outcome.code, outcome.stderr).toBe(0);
     expect(outcome.stdout).toContain('Archive \\x1b]0;pwned\\x07\\x1b[2J\\x9b31m now');
+    // eslint-disable-next-line no-control-regex -- looking for raw control characters is the test
     expect(outcome.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     const json = await batonInProcess(['run', hostile, '--reject', '--json', ...place()]);
     // JSON keeps the text exactly, escaped the JSON way.

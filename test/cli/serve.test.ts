@@ -47,6 +47,21 @@ describe('baton serve with the demo agent', () => {
     }
   });
 
+  it('means the same session in process as on the server: a busy one is busy for both', async () => {
+    const started = await fetch(`${server.url}/v1/runs?wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'Archive the stale configs', session_id: 'ops-shared' }),
+    });
+    const run = (await started.json()) as { id: string; status: string; session_id: string };
+    expect(run).toMatchObject({ status: 'waiting_human', session_id: 'ops-shared' });
+    const second = await baton(['run', 'Archive again', '--session', 'ops-shared', '--db', join(dir, 'b.db')]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain(`Session 'ops-shared' already has an active run '${run.id}' (session.busy)`);
+    const cancelled = await fetch(`${server.url}/v1/runs/${run.id}/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+  });
+
   it('runs against it with live progress and ends with the answer', async () => {
     const { code, stdout, stderr } = await baton([
       'run',

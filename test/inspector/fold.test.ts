@@ -16,8 +16,7 @@ import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 
 async function wireEvents(runtime: Runtime, runId: string): Promise<EventJson[]> {
-  const tenant = runtime.get(runId).tenantId;
-  return (await eventsOf(runtime, runId)).map((event) => toEventJson(event, tenant) as EventJson);
+  return (await eventsOf(runtime, runId)).map((event) => toEventJson(event) as EventJson);
 }
 
 /** What the log says at `seq`, computed the plain way: the last state event, and every one before it. */

@@ -3,6 +3,7 @@ import { createScriptedPlanner, type Decision } from '../../src/index.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { scopeKey } from '../../src/runtime/tenant-keys.js';
 
 const call = (tool: string, value: string): Decision => ({ type: 'tool_calls', calls: [{ tool, args: { value } }] });
 
@@ -55,7 +56,7 @@ describe('runtime lifecycle', () => {
     });
     const ok = await runtime.wait((await runtime.start({ input: 'hello', sessionId: 'ses_1' })).id);
     expect(ok.status).toBe('succeeded');
-    expect(runtime.store.listMessages('ses_1').map((m) => [m.role, m.content])).toEqual([
+    expect(runtime.store.listMessages(scopeKey(null, 'ses_1')).map((m) => [m.role, m.content])).toEqual([
       ['user', 'hello'],
       ['assistant', 'answer to hello'],
     ]);
@@ -66,7 +67,7 @@ describe('runtime lifecycle', () => {
     expect(failed.status).toBe('failed');
     expect(failed.stopReason).toBe('max_steps');
     expect(failed.answer).toBeNull();
-    expect(runtime.store.listMessages('ses_1')).toHaveLength(2);
+    expect(runtime.store.listMessages(scopeKey(null, 'ses_1'))).toHaveLength(2);
   });
 
   it('shows the planner the session history and the tool observations', async () => {

@@ -10,6 +10,7 @@ import { startFakeOpenAI, textReply, toolCallsReply, type FakeOpenAI } from '../
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { scopeKey } from '../../src/runtime/tenant-keys.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/model-child.ts', import.meta.url));
 
@@ -82,10 +83,10 @@ describe('crashes around a model call', () => {
     server.enqueue(textReply('The finished answer.'));
     const runtime = reopen(db, effects);
     const [listed] = runtime.list().runs;
-    expect(runtime.store.listMessages(listed!.sessionId)).toEqual([]);
+    expect(runtime.store.listMessages(scopeKey(null, listed!.sessionId))).toEqual([]);
     const run = await runtime.wait(listed!.id);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'The finished answer.' });
-    expect(runtime.store.listMessages(listed!.sessionId).map((m) => m.content)).toEqual([
+    expect(runtime.store.listMessages(scopeKey(null, listed!.sessionId)).map((m) => m.content)).toEqual([
       'crash while the model answers',
       'The finished answer.',
     ]);

@@ -19,6 +19,7 @@ import {
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { scopeKey } from '../../src/runtime/tenant-keys.js';
 
 let server: FakeOpenAI;
 beforeEach(async () => {
@@ -77,7 +78,10 @@ describe('runtime with the OpenAI-compatible planner', () => {
     const stored = runtime.store.listEvents(run.id);
     expect(stored.some((e) => e.type === 'draft')).toBe(false);
     expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
-    expect(runtime.store.listMessages('s').map((m) => m.content)).toEqual(['what is it?', 'The answer is forty-two.']);
+    expect(runtime.store.listMessages(scopeKey(null, 's')).map((m) => m.content)).toEqual([
+      'what is it?',
+      'The answer is forty-two.',
+    ]);
     expect(done.usage).toMatchObject({ llmCalls: 2, tokens: 30 });
     // The tool output reached the model as an observation.
     expect(toolMessages(1)).toEqual(['{"value":"a","replayed":false}']);
@@ -94,7 +98,7 @@ describe('runtime with the OpenAI-compatible planner', () => {
     const drafts: RunEventRecord[] = [];
     for await (const event of runtime.events(run.id)) if (event.type === 'draft') drafts.push(event);
     expect(runtime.get(run.id)).toMatchObject({ status: 'succeeded', answer: 'The whole answer.' });
-    expect(runtime.store.listMessages('s').map((m) => m.content)).toEqual(['x', 'The whole answer.']);
+    expect(runtime.store.listMessages(scopeKey(null, 's')).map((m) => m.content)).toEqual(['x', 'The whole answer.']);
     expect(server.requests).toHaveLength(2);
     // Each draft says which attempt it belongs to, so a reader can drop the broken one.
     expect(new Set(drafts.map((d) => d.data.attempt))).toEqual(new Set([1, 2]));

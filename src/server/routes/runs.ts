@@ -4,11 +4,10 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { BatonError, RUN_STATUSES } from '../../index.js';
+import { RUN_STATUSES } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 import { parseInput, readBody } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
-import { scopeId, unscopeId } from '../tenancy.js';
 import { toApprovalJson, toRunJson, toSnakeJson } from '../to-json.js';
 import { startBodySchema, toStartRequest } from './start-run.js';
 import { waitSettled } from './wait-settled.js';
@@ -24,19 +23,6 @@ const listQuerySchema = z.object({
 
 const cancelBodySchema = z.strictObject({ reason: z.string().max(2000).optional() }).optional();
 
-// A busy session is named by its stored id; the client knows it without the tenant prefix.
-function toClientFailure(error: unknown, tenant: string): unknown {
-  if (!(error instanceof BatonError) || error.failure.code !== 'session.busy') return error;
-  const { details = {}, message } = error.failure;
-  const stored = typeof details.session_id === 'string' ? details.session_id : '';
-  const session = unscopeId(tenant, stored);
-  return new BatonError({
-    ...error.failure,
-    message: message.replace(`'${stored}'`, `'${session}'`),
-    details: { ...details, session_id: session },
-  });
-}
-
 /** The run routes, under `/v1/runs`. */
 export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   const { runtime } = deps;
@@ -46,9 +32,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     const principal = requireRole(c, 'submit');
     const query = parseInput(startQuerySchema, c.req.query(), 'query');
     const body = await readBody(c, startBodySchema);
-    const run = await runtime.start(toStartRequest(body, principal)).catch((error: unknown) => {
-      throw toClientFailure(error, principal.tenant);
-    });
+    const run = await runtime.start(toStartRequest(body, principal));
     const wait = query.wait === 'true' || query.wait === '1';
     const answer = wait
       ? await waitSettled(runtime, run.id, deps.limits.waitTimeoutMs, [deps.closing, c.req.raw.signal])
@@ -63,7 +47,8 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     const query = parseInput(listQuerySchema, Object.fromEntries(given), 'query');
     const page = runtime.list({
       ...(query.status ? { status: query.status } : {}),
-      ...(query.session_id ? { sessionId: scopeId(principal.tenant, query.session_id) } : {}),
+      ...(query.session_id ? { sessionId: query.session_id } : {}),
+      // Dev mode sees every tenant's runs; a session id is still the default tenant's.
       ...(principal.allTenants ? {} : { tenantId: principal.tenant }),
       ...(query.limit ? { limit: query.limit } : {}),
       ...(query.cursor ? { cursor: query.cursor } : {}),

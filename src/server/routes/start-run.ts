@@ -3,7 +3,6 @@ import { z } from 'zod';
 import type { StartRequest } from '../../index.js';
 import type { Principal } from '../auth/principal.js';
 import { httpError } from '../http-error.js';
-import { scopeId } from '../tenancy.js';
 
 const count = z.number().int().nonnegative();
 
@@ -55,7 +54,7 @@ export function toStartRequest(body: StartBody, principal: Principal): StartRequ
   }
   const budget = body.options?.budget;
   const options = defined({
-    idempotencyKey: body.options?.idempotency_key && scopeId(principal.tenant, body.options.idempotency_key),
+    idempotencyKey: body.options?.idempotency_key,
     maxSteps: body.options?.max_steps,
     budget: budget
       ? defined({
@@ -69,7 +68,7 @@ export function toStartRequest(body: StartBody, principal: Principal): StartRequ
   });
   return defined({
     input: body.input,
-    sessionId: body.session_id && scopeId(principal.tenant, body.session_id),
+    sessionId: body.session_id,
     context: defined({
       ...rest,
       user_id: user_id ?? principal.name,

@@ -45,8 +45,7 @@ export async function prepareRunStream(
 
   async function pump(sse: SseWriter): Promise<void> {
     sse.signal.addEventListener('abort', () => queue.stop(), { once: true });
-    const send = (event: RunEventRecord) =>
-      sse.frame({ event: event.type, data: toEventJson(event, run.tenantId), id: event.seq });
+    const send = (event: RunEventRecord) => sse.frame({ event: event.type, data: toEventJson(event), id: event.seq });
     let last = after;
     try {
       for (let item = first; !item.done; item = await replay.next()) {
@@ -61,7 +60,7 @@ export async function prepareRunStream(
           return;
         }
         if (event.type === 'draft') {
-          if (event.seq >= last) await sse.frame({ event: 'draft', data: toEventJson(event, run.tenantId) });
+          if (event.seq >= last) await sse.frame({ event: 'draft', data: toEventJson(event) });
           continue;
         }
         if (event.seq <= last) continue;

@@ -35,7 +35,7 @@ export function prepareTenantStream(
           if (queue.overflowed) throw httpError('stream.lagging', 'The client fell too far behind the event stream');
           return;
         }
-        await sse.frame({ event: event.type, data: toEventJson(event, bus.tenantOf(event.runId)) });
+        await sse.frame({ event: event.type, data: toEventJson(event) });
       }
     } finally {
       unsubscribe();
