@@ -3,8 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Upper bounds, not waits: tests wait on conditions. Child processes and a browser on a busy
+    // shared runner can take a while, which must make the suite slow, not red.
+    testTimeout: 90_000,
+    hookTimeout: 90_000,
     pool: 'forks',
     // Most tests wait on child processes, a browser or disk rather than the CPU: three files at
     // once on two cores keeps the suite short, and every wait is on a condition, so a busy

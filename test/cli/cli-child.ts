@@ -72,7 +72,7 @@ export function startServe(
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       reject(new Error(`baton serve did not start:\n${output}`));
-    }, 15_000);
+    }, 60_000);
     proc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let listening = false;
     proc.stdout.on('data', (chunk: Buffer) => {

@@ -143,7 +143,7 @@ async function runCell(point: Point, effect: Effect, mode: Mode): Promise<string
     const child = await pool(() =>
       spawnChild(CHILD, [JSON.stringify(scenario)], {
         env: { BATON_FAILPOINTS: point === 'tool.effect' ? '' : `${point}=${mode}`, BATON_FAILPOINTS_LOG: log },
-        timeoutMs: 20_000,
+        timeoutMs: 60_000,
       }),
     );
     const problems: string[] = [];

@@ -58,6 +58,8 @@ export interface FakeOpenAI {
   /** The base URL to give the client, ending in `/v1`. */
   baseURL: string;
   requests: RecordedRequest[];
+  /** Streams that have reached their scripted `pause` (the client holds a partial answer). */
+  readonly paused: number;
   enqueue(...responses: FakeResponse[]): void;
   close(): Promise<void>;
 }
@@ -185,7 +187,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function writeStream(
   res: ServerResponse,
   chunks: unknown[],
-  options: { cutAfter?: number; pause?: { after: number; ms: number }; done?: boolean },
+  options: { cutAfter?: number; pause?: { after: number; ms: number }; done?: boolean; onPause?: () => void },
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const [i, chunk] of chunks.entries()) {
@@ -196,7 +198,10 @@ async function writeStream(
       res.socket?.destroy();
       return;
     }
-    if (options.pause && options.pause.after === i) await sleep(options.pause.ms);
+    if (options.pause && options.pause.after === i) {
+      options.onPause?.();
+      await sleep(options.pause.ms);
+    }
     if (res.destroyed) return;
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
     await sleep(1);
@@ -205,7 +210,12 @@ async function writeStream(
   res.end();
 }
 
-async function respond(res: ServerResponse, response: FakeResponse, body: Record<string, unknown>): Promise<void> {
+async function respond(
+  res: ServerResponse,
+  response: FakeResponse,
+  body: Record<string, unknown>,
+  onPause?: () => void,
+): Promise<void> {
   const model = String(body.model ?? 'fake-model');
   switch (response.kind) {
     case 'error':
@@ -214,7 +224,7 @@ async function respond(res: ServerResponse, response: FakeResponse, body: Record
       return;
     case 'delay':
       await sleep(response.ms);
-      if (!res.destroyed) await respond(res, response.then, body);
+      if (!res.destroyed) await respond(res, response.then, body, onPause);
       return;
     case 'raw':
       await writeStream(res, response.chunks, { done: response.done ?? true });
@@ -226,7 +236,8 @@ async function respond(res: ServerResponse, response: FakeResponse, body: Record
         return;
       }
       const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-      const options: { cutAfter?: number; pause?: { after: number; ms: number } } = {};
+      const options: { cutAfter?: number; pause?: { after: number; ms: number }; onPause?: () => void } = {};
+      if (onPause) options.onPause = onPause;
       if (response.cutAfter !== undefined) options.cutAfter = response.cutAfter;
       if (response.pause) options.pause = response.pause;
       await writeStream(res, toChunks(response, model, includeUsage), options);
@@ -238,6 +249,8 @@ async function respond(res: ServerResponse, response: FakeResponse, body: Record
 export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   const queue: FakeResponse[] = [];
   const requests: RecordedRequest[] = [];
+  let paused = 0;
+  const onPause = () => void (paused += 1);
   const server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (part: Buffer) => parts.push(part));
@@ -265,7 +278,7 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
         return;
       }
       const response = queue.shift() ?? errorReply(500, 'fake-openai: no scripted response left');
-      respond(res, response, record.body).catch(() => res.destroy());
+      respond(res, response, record.body, onPause).catch(() => res.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -273,6 +286,9 @@ export async function startFakeOpenAI(): Promise<FakeOpenAI> {
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    get paused() {
+      return paused;
+    },
     enqueue: (...responses) => void queue.push(...responses),
     close: () =>
       new Promise<void>((resolve) => {

@@ -24,7 +24,7 @@ export function runNode(args: string[], options: { timeoutMs?: number } = {}): P
     const child = execFile(
       process.execPath,
       ['--import', 'tsx', ...args],
-      { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: options.timeoutMs ?? 20_000 },
+      { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: options.timeoutMs ?? 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });

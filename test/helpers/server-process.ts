@@ -39,7 +39,7 @@ export function startServerChild(
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`The server child did not start: ${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`The server child did not start: ${stderr}`)), 60_000);
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
