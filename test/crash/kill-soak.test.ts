@@ -17,6 +17,7 @@ import { spawnChild } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorldTools } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
+import { scopeKey } from '../../src/runtime/tenant-keys.js';
 
 const SEED = Number(process.env.SOAK_SEED ?? 1_129);
 const RUNS = Number(process.env.SOAK_RUNS ?? 100);
@@ -89,7 +90,7 @@ describe('kill soak', () => {
         const total = runtime.store.db.sqlite.prepare('select count(*) as n from runs').get() as { n: number };
         if (total.n !== RUNS) problems.push(`${total.n} runs in the file, expected ${RUNS}`);
         for (let index = 0; index < RUNS; index += 1) {
-          const row = runtime.store.findRunByIdempotencyKey(`soak-${index}`);
+          const row = runtime.store.findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
           if (!row) {
             problems.push(`run #${index} was never created`);
             continue;
