@@ -6,7 +6,15 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveAgentPlanner } from '../agent/index.js';
 import { DEMO_AGENT, DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../demo/index.js';
-import { createRuntime, toFailure, type Run, type RunEventRecord, type Runtime } from '../index.js';
+import {
+  BatonError,
+  createFailure,
+  createRuntime,
+  toFailure,
+  type Run,
+  type RunEventRecord,
+  type Runtime,
+} from '../index.js';
 import { toEventJson, toRunJson } from './api-json.js';
 import { askYesNo } from './ask.js';
 import type { CliIo } from './cli-io.js';
@@ -105,6 +113,20 @@ function summarize(run: Run, io: CliIo, json: boolean): void {
   io.stdout.write(`Run ${run.id} ${run.status}${run.stopReason ? ` (${run.stopReason})` : ''}\n`);
 }
 
+/** Writes the demo configs into `dir`; a path that cannot be that directory is the user's to fix. */
+function demoConfigsIn(dir: string): string[] {
+  try {
+    return ensureDemoConfigs(dir);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new BatonError(
+      createFailure('input.invalid', `Cannot use '${dir}' as the demo's config directory: ${reason}`, {
+        details: { path: dir },
+      }),
+    );
+  }
+}
+
 /** Runs `baton demo` with its arguments; resolves with the exit code. */
 export async function runDemoCommand(argv: string[], io: CliIo): Promise<number> {
   let values;
@@ -141,7 +163,7 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
   const by = cliUser();
   let runtime: Runtime | undefined;
   try {
-    const written = ensureDemoConfigs(dir);
+    const written = demoConfigsIn(dir);
     if (!values.json) {
       io.stdout.write(`Configs: ${dir}${written.length > 0 ? ` (wrote ${written.join(', ')})` : ''}\n`);
       io.stdout.write(`Database: ${database}\n`);

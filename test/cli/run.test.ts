@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/index.js';
@@ -126,6 +126,23 @@ describe('baton run (in process)', () => {
       expect(outcome.stderr).toContain(`The database '${db[1]}' does not exist`);
     }
     expect(existsSync(db[1]!)).toBe(false);
+  });
+
+  it('names the path when --db or the demo directory cannot be what it should be', async () => {
+    const dir = tempDir();
+    const plain = join(dir, 'notes.txt');
+    writeFileSync(plain, 'not a database\n'.repeat(100));
+    const asDir = await batonInProcess(['runs', '--db', dir]);
+    expect(asDir.code).toBe(1);
+    expect(asDir.stderr).toContain(`Cannot open the database '${dir}'`);
+    expect(asDir.stderr).toContain('(store.open_failed)');
+    const notSqlite = await batonInProcess(['runs', '--db', plain]);
+    expect(notSqlite.stderr).toContain(`'${plain}' is not a Baton database, or is damaged`);
+    expect(notSqlite.stderr).toContain('(store.corrupt)');
+    const demoDir = await batonInProcess(['demo', '--approve', '--db', join(dir, 'b.db'), '--dir', plain]);
+    expect(demoDir.code).toBe(1);
+    expect(demoDir.stderr).toContain(`Cannot use '${plain}' as the demo's config directory`);
+    expect(demoDir.stderr).not.toContain('internal.error');
   });
 
   it('answers with the documented exit codes on usage errors and missing runs', async () => {
