@@ -12,7 +12,7 @@ import { DEFAULTS } from '../defaults.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { normalizeOutput, reconcileTool, runTool, type ToolRun, type UnknownCause } from '../tools/run-tool.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
-import { approvalHash, callRow, resultEventData, type PreparedCall, type Recovery } from './prepared-call.js';
+import { callRow, pendingApproval, resultEventData, type PreparedCall, type Recovery } from './prepared-call.js';
 import { failpoint } from './failpoints.js';
 import { uncertainApprovalId } from './ids.js';
 
@@ -139,23 +139,8 @@ function askHuman(
   const row = callRow(runId, stepIndex, call, { status: 'unknown', result: call.row?.result ?? null });
   call.row = row;
   live.driver.stageToolCall(row);
-  const now = Date.now();
-  live.driver.stage(() => {
-    env.store.insertApproval({
-      id: approvalId,
-      run_id: runId,
-      step_index: stepIndex,
-      kind: 'uncertain',
-      tool_call_ids: JSON.stringify([call.id]),
-      args_hash: approvalHash([call]),
-      status: 'pending',
-      resolution: null,
-      decided_by: null,
-      reason: null,
-      created_at: now,
-      decided_at: null,
-    });
-  });
+  const approval = pendingApproval(approvalId, runId, stepIndex, 'uncertain', [call]);
+  live.driver.stage(() => env.store.insertApproval(approval));
   live.driver.emit('approval_request', {
     approval_id: approvalId,
     reason: 'uncertain_side_effect',

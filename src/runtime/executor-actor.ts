@@ -13,7 +13,14 @@ import { executeCall, type CallScope } from './execute-call.js';
 import { failpoint } from './failpoints.js';
 import { hashOf, stepApprovalId } from './ids.js';
 import { loadDecision } from './planner-actor.js';
-import { approvalHash, callRow, prepareCalls, resultEventData, type PreparedCall } from './prepared-call.js';
+import {
+  approvalHash,
+  callRow,
+  pendingApproval,
+  prepareCalls,
+  resultEventData,
+  type PreparedCall,
+} from './prepared-call.js';
 import { FAILED_STATUSES, SETTLED_STATUSES } from './transcript.js';
 
 /** Creates the executor actor logic for a runtime. */
@@ -67,23 +74,8 @@ export function createExecutorActor(env: RuntimeEnv) {
       const hash = approvalHash(needing);
       if (!approval) {
         failpoint('approval.requesting');
-        const now = Date.now();
-        driver.stage(() =>
-          store.insertApproval({
-            id: approvalId,
-            run_id: runId,
-            step_index: stepIndex,
-            kind: 'tool',
-            tool_call_ids: JSON.stringify(needing.map((c) => c.id)),
-            args_hash: hash,
-            status: 'pending',
-            resolution: null,
-            decided_by: null,
-            reason: null,
-            created_at: now,
-            decided_at: null,
-          }),
-        );
+        const row = pendingApproval(approvalId, runId, stepIndex, 'tool', needing);
+        driver.stage(() => store.insertApproval(row));
         driver.emit('approval_request', {
           approval_id: approvalId,
           reason: 'approval',

@@ -4,7 +4,7 @@
  */
 import { createFailure, type Failure } from '../failure.js';
 import { decide } from '../policy/index.js';
-import type { ToolCallRow } from '../store/index.js';
+import type { ApprovalRow, ToolCallRow } from '../store/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
@@ -133,6 +133,30 @@ export function resultEventData(call: PreparedCall, status: string, result: Tool
  * (`unsafe`), or run again because a human chose `retry`.
  */
 export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry';
+
+/** A new, pending approval of `calls`: bound to their ids and the hash of their arguments. */
+export function pendingApproval(
+  id: string,
+  runId: string,
+  stepIndex: number,
+  kind: 'tool' | 'uncertain',
+  calls: PreparedCall[],
+): ApprovalRow {
+  return {
+    id,
+    run_id: runId,
+    step_index: stepIndex,
+    kind,
+    tool_call_ids: JSON.stringify(calls.map((c) => c.id)),
+    args_hash: approvalHash(calls),
+    status: 'pending',
+    resolution: null,
+    decided_by: null,
+    reason: null,
+    created_at: Date.now(),
+    decided_at: null,
+  };
+}
 
 /** The hash an approval binds to: the exact call ids and their argument hashes. */
 export function approvalHash(calls: PreparedCall[]): string {
