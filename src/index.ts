@@ -37,6 +37,8 @@ export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
 export { describeMachine } from '../machines/describe-machine.js';
 export type { MachineDescription, MachineState, MachineTransition } from '../machines/describe-machine.js';
 export { defineAgent, resolveAgentPlanner } from './agent/index.js';
+export { fromBatonRun } from './embed/index.js';
+export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';
 export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
 export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';
 export type { RunStatus, StopReason, RunEvent, RunContext } from '../machines/types.js';
