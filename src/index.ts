@@ -42,5 +42,6 @@ export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index
 export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
 export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';
 export type { RunStatus, StopReason, RunEvent, RunContext } from '../machines/types.js';
-export { openDatabase } from './store/index.js';
+export { openDatabase, TOOL_CALL_STATUSES } from './store/index.js';
+export type { ToolCallStatus } from './store/index.js';
 export { DEFAULTS, OPENAI_PLANNER_DEFAULTS } from './defaults.js';

@@ -13,6 +13,7 @@ import { callRow, prepareCalls, resultEventData } from './prepared-call.js';
 import { failpoint } from './failpoints.js';
 import { SETTLED_STATUSES } from './transcript.js';
 import type { UncertainResolution } from './types.js';
+import type { ToolCallStatus } from '../store/index.js';
 
 /** A decision as the runtime applies it. */
 export interface DecisionInput {
@@ -29,7 +30,7 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
   const { driver } = live;
   const calls = prepareCalls(env, live, approval.run_id, approval.step_index);
   const bound = new Set(JSON.parse(approval.tool_call_ids) as string[]);
-  const write = (call: (typeof calls)[number], status: string, result: ToolResult) => {
+  const write = (call: (typeof calls)[number], status: ToolCallStatus, result: ToolResult) => {
     driver.writeToolCall(
       callRow(approval.run_id, approval.step_index, call, {
         status,

@@ -15,6 +15,7 @@ import type { LiveRun, RuntimeEnv } from './env.js';
 import { callRow, pendingApproval, resultEventData, type PreparedCall, type Recovery } from './prepared-call.js';
 import { failpoint } from './failpoints.js';
 import { uncertainApprovalId } from './ids.js';
+import type { ToolCallStatus } from '../store/index.js';
 
 /** Why an outcome is unknown: a cause from running it here, or `interrupted` (found `started` on resume). */
 export type UnknownOutcome = UnknownCause | 'interrupted';
@@ -30,7 +31,7 @@ export interface CallScope {
   stepIndex: number;
   signal: AbortSignal;
   /** Settles the call in the ledger (row and `result` event). */
-  settle(call: PreparedCall, status: string, result: ToolResult, extra?: Record<string, unknown>): void;
+  settle(call: PreparedCall, status: ToolCallStatus, result: ToolResult, extra?: Record<string, unknown>): void;
 }
 
 /** Runs (or resolves) one call that is allowed to run. */

@@ -22,6 +22,7 @@ import {
   type PreparedCall,
 } from './prepared-call.js';
 import { FAILED_STATUSES, SETTLED_STATUSES } from './transcript.js';
+import type { ToolCallStatus } from '../store/index.js';
 
 /** Creates the executor actor logic for a runtime. */
 export function createExecutorActor(env: RuntimeEnv) {
@@ -55,7 +56,12 @@ export function createExecutorActor(env: RuntimeEnv) {
 
     failpoint('step.validating');
     const calls = prepareCalls(env, live, runId, stepIndex);
-    const settle = (call: PreparedCall, status: string, result: ToolResult, extra: Record<string, unknown> = {}) => {
+    const settle = (
+      call: PreparedCall,
+      status: ToolCallStatus,
+      result: ToolResult,
+      extra: Record<string, unknown> = {},
+    ) => {
       const row = callRow(runId, stepIndex, call, { status, result: JSON.stringify(result), finished_at: Date.now() });
       call.row = row;
       driver.stageToolCall(row);

@@ -8,19 +8,11 @@ import type { ToolResult } from '../tools/tool-result.js';
 import { toolCallId } from './ids.js';
 import type { RunMemory } from './run-memory.js';
 
-/** Ledger statuses that are settled: the call will not run (again). */
-export const SETTLED_STATUSES: ReadonlySet<string> = new Set([
-  'succeeded',
-  'failed',
-  'invalid',
-  'not_found',
-  'denied',
-  'rejected',
-  'skipped',
-]);
-
-/** Settled statuses in which the call did not achieve anything (for loop detection). */
-export const FAILED_STATUSES: ReadonlySet<string> = new Set(['failed', 'invalid', 'not_found', 'denied']);
+/** Ledger statuses that are settled, and those that achieved nothing (see `tool-call-statuses.ts`). */
+export {
+  SETTLED_TOOL_CALL_STATUSES as SETTLED_STATUSES,
+  FAILED_TOOL_CALL_STATUSES as FAILED_STATUSES,
+} from '../store/index.js';
 
 /** The text the model sees for one tool call. */
 export function toObservation(row: ToolCallRow): string {

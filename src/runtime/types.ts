@@ -5,6 +5,7 @@ import type { ContextReport } from './context-builder.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { Failure } from '../failure.js';
 import type { RunUserContext } from '../tools/define-tool.js';
+import type { ToolCallStatus } from '../store/index.js';
 
 /** Per-run budget: each one, when used up, ends the run `failed` with `budget_exceeded` (or `timeout`). */
 export interface Budget {
@@ -126,8 +127,8 @@ export interface ToolCall {
   /** The tool's declared risk in this runtime (null for a tool it does not know). */
   risk: string | null;
   args: unknown;
-  /** started, succeeded, failed, invalid, not_found, denied, rejected, skipped or unknown. */
-  status: string;
+  /** Where the call is in the ledger (`TOOL_CALL_STATUSES`). */
+  status: ToolCallStatus;
   result: ToolResult | null;
   attempts: number;
   startedAt: number | null;

@@ -9,3 +9,9 @@ export { MIGRATIONS, type Migration } from './migrations.js';
 export { createStore } from './store.js';
 export type * from './store.js';
 export type { Database } from './schema.js';
+export {
+  TOOL_CALL_STATUSES,
+  SETTLED_TOOL_CALL_STATUSES,
+  FAILED_TOOL_CALL_STATUSES,
+  type ToolCallStatus,
+} from './tool-call-statuses.js';

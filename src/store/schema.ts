@@ -1,5 +1,6 @@
 /** The tables of a Baton database, as Kysely sees them: snake_case, epoch-ms integers, JSON as text. */
 import type { Generated } from 'kysely';
+import type { ToolCallStatus } from './tool-call-statuses.js';
 
 export interface SessionTable {
   id: string;
@@ -66,7 +67,7 @@ export interface ToolCallTable {
   effect: string | null;
   args: string;
   args_hash: string;
-  status: string;
+  status: ToolCallStatus;
   result: string | null;
   attempts: number;
   started_at: number | null;
