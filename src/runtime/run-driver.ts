@@ -7,7 +7,7 @@
 import { createActor, type Actor, type InspectionEvent, type Snapshot } from 'xstate';
 import { MACHINE_VERSION, type RunMachine } from '../../machines/run-machine.js';
 import type { RunContext, RunInput, RunStatus } from '../../machines/types.js';
-import { createFailure, toFailure, type Failure } from '../failure.js';
+import { BatonError, createFailure, toFailure, type Failure } from '../failure.js';
 import type { Store, ToolCallRow } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
 import { failpoint } from './failpoints.js';
@@ -81,7 +81,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     pendingFlush = null;
     // A stopped driver writes nothing more, as if the process had died here; whoever waits
     // on this flush learns that the runtime closed.
-    if (stopped) throw createFailure('run.closed', `Run '${runId}' stopped before this write`);
+    if (stopped) throw new BatonError(createFailure('run.closed', `Run '${runId}' stopped before this write`));
     const ops = buffer;
     buffer = [];
     written = [];
@@ -112,9 +112,11 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           updated_at: Date.now(),
         });
         if (!saved) {
-          throw createFailure('run.version_conflict', `Run '${runId}' was written by another runtime`, {
-            details: { expected_version: version },
-          });
+          throw new BatonError(
+            createFailure('run.version_conflict', `Run '${runId}' was written by another runtime`, {
+              details: { expected_version: version },
+            }),
+          );
         }
         version += 1;
         persistedJson = json;
@@ -223,7 +225,9 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     },
     /** Makes everything buffered so far durable; resolves after the COMMIT. */
     flush(): Promise<void> {
-      if (retired) return Promise.reject(createFailure('run.closed', `Run '${runId}' is no longer driven here`));
+      if (retired) {
+        return Promise.reject(new BatonError(createFailure('run.closed', `Run '${runId}' is no longer driven here`)));
+      }
       if (!pendingFlush) {
         pendingFlush = store.queue.write(write).then((committed) => {
           failpoint('commit.publishing');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
+import { BatonError, createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
@@ -38,9 +38,10 @@ describe('sessions', () => {
     await expect(two.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({ code: 'session.busy' });
     // The second runtime does not take over a run the first one drives.
     expect(two.recover()).toEqual([]);
-    await expect(two.approve(first.id, one.get(first.id).pendingApprovalId!, { by: 'x' })).rejects.toMatchObject({
-      code: 'run.version_conflict',
-    });
+    const refused = two.approve(first.id, one.get(first.id).pendingApprovalId!, { by: 'x' });
+    await expect(refused).rejects.toMatchObject({ code: 'run.version_conflict' });
+    // The public API throws one error class.
+    await expect(refused).rejects.toBeInstanceOf(BatonError);
   });
 
   it('accepts a new run on the session once the previous one is terminal', async () => {
