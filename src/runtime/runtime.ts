@@ -36,6 +36,9 @@ import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
 import { buildTrace, type Trace } from './trace.js';
+import type { Runtime } from './runtime-api.js';
+
+export type { Runtime } from './runtime-api.js';
 import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
 import type {
   Approval,
@@ -81,7 +84,7 @@ const MAX_READOPTIONS = 3;
  * console.log((await runtime.wait(run.id)).answer);
  * await runtime.close();
  */
-export function createRuntime(options: RuntimeOptions) {
+export function createRuntime(options: RuntimeOptions): Runtime {
   const store = createStore(options.database);
   const hub = createEventHub();
   const owner = newOwner();
@@ -245,7 +248,7 @@ export function createRuntime(options: RuntimeOptions) {
     run.driver.actor.send(event);
   }
 
-  const runtime = {
+  const runtime: Runtime = {
     /** Creates a run, commits it, and starts it; resolves once the run is durable. */
     async start(request: StartRequest): Promise<Run> {
       assertOpen();
@@ -486,6 +489,4 @@ export function createRuntime(options: RuntimeOptions) {
   return runtime;
 }
 
-/** A Baton runtime. */
-export type Runtime = ReturnType<typeof createRuntime>;
 export type { RunStatus };

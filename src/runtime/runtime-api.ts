@@ -1,0 +1,55 @@
+/** `Runtime`: what `createRuntime` gives an embedder, member by member. */
+import type { Failure } from '../failure.js';
+import type { RunFilter, Store } from '../store/index.js';
+import type { Trace } from './trace.js';
+import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
+
+/** A Baton runtime: runs on one SQLite file, driven by this process. */
+export interface Runtime {
+  /** Creates a run, commits it, and starts it; resolves once the run is durable. The same idempotency key returns the same run. */
+  start(request: StartRequest): Promise<Run>;
+  /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure); throws `run.not_found`. */
+  get(runId: string): Run;
+  /** Runs, newest first, filtered by status, session and tenant; page with `cursor` (the previous page's `nextCursor`). */
+  list(filter?: RunFilter): { runs: Run[]; nextCursor: string | null };
+  /** The committed events of a run after `after`, then live ones until the run ends (unless `follow: false`). */
+  events(runId: string, opts?: { after?: number; follow?: boolean }): AsyncGenerator<RunEventRecord>;
+  /** Resolves when the run is terminal or waiting for a human (durably); a quarantined run rejects. */
+  wait(runId: string): Promise<Run>;
+  /** The planner steps of a run: each decision, its usage and its context report. */
+  steps(runId: string): Step[];
+  /** The tool-call ledger of a run, in step and call order. */
+  toolCalls(runId: string): ToolCall[];
+  /** The trace of a run: steps and timed spans built from its committed events. */
+  trace(runId: string): Trace;
+  /** Listens to the committed events of every run (and live drafts); returns the unsubscribe function. */
+  watch(listener: (event: RunEventRecord) => void): () => void;
+  /** The approvals of a run, oldest first. */
+  approvals(runId: string): Approval[];
+  /** Approves a pending approval: exactly its calls run; for an uncertain call, `resolution` says retry or record as done. */
+  approve(
+    runId: string,
+    approvalId: string,
+    decision: { by: string; reason?: string; resolution?: UncertainResolution },
+  ): Promise<Approval>;
+  /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected`. */
+  reject(
+    runId: string,
+    approvalId: string,
+    decision: { by: string; reason?: string; terminate?: boolean },
+  ): Promise<Approval>;
+  /** Cancels a run: it ends `failed` with `cancelled`; a running tool is aborted and its call settled. */
+  cancel(runId: string, opts?: { reason?: string }): Promise<Run>;
+  /** Delivers a machine event to a run, as one of its actors would (tools, tests); refused with `run.invalid_transition` if its state does not take it. */
+  send(runId: string, event: unknown): Promise<Run>;
+  /** Resumes every non-terminal run of the file that no live runtime drives; returns their ids. */
+  recover(): string[];
+  /** Runs that `recover()` found but could not resume (quarantined rows among them), with why. */
+  readonly recoveryFailures: ReadonlyMap<string, Failure>;
+  /** Group commits so far (for benchmarks). */
+  readonly commits: number;
+  /** The raw store, for tests and tools that inspect the ledger. */
+  readonly store: Store;
+  /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */
+  close(): Promise<void>;
+}
