@@ -24,16 +24,10 @@ export const TOOL_CALL_STATUSES = [
 ] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
-/** Settled statuses: the call will not run (again). */
-export const SETTLED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<ToolCallStatus>([
-  'succeeded',
-  'failed',
-  'invalid',
-  'not_found',
-  'denied',
-  'rejected',
-  'skipped',
-]);
+/** Settled statuses: the call will not run (again) — all but the two still open. */
+export const SETTLED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set(
+  TOOL_CALL_STATUSES.filter((status) => status !== 'started' && status !== 'unknown'),
+);
 
 /** Settled statuses in which the call did not achieve anything (for loop detection). */
 export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<ToolCallStatus>([
