@@ -208,6 +208,7 @@ export function applyEvent(state, event) {
         status: 'pending',
         decidedBy: null,
         decisionReason: null,
+        votes: [],
         requestedSeq: event.seq,
         decidedSeq: null,
       };
@@ -217,6 +218,11 @@ export function applyEvent(state, event) {
       const id = String(data.approval_id);
       const asked = next.approvals[id];
       if (!asked) return next;
+      // A vote: the machine took the decision and still waits on this approval.
+      if (data.final === false) {
+        const vote = { by: str(data.by), decision: str(data.decision), reason: str(data.reason), seq: event.seq };
+        return { ...next, approvals: { ...next.approvals, [id]: { ...asked, votes: [...asked.votes, vote] } } };
+      }
       const decided = {
         ...asked,
         status: str(data.decision) ?? 'decided',

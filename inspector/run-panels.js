@@ -138,6 +138,15 @@ export function renderApprovals(root, state, approvals, actions) {
           { class: 'muted mono' },
           `${pending.id} · bound to ${pending.toolCalls.length} call(s) and the hash of their arguments ${byId.get(pending.id)?.args_hash.slice(0, 12) ?? ''}…`,
         ),
+        pending.votes.length > 0
+          ? h(
+              'p',
+              { 'data-testid': 'votes' },
+              'So far: ',
+              pending.votes.map((v) => `${v.decision ?? '?'} by ${v.by ?? '?'}`).join(', '),
+              ' — the run waits for another decision.',
+            )
+          : null,
         h(
           'table',
           { class: 'bound-calls' },

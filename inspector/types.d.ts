@@ -134,6 +134,8 @@ export interface FoldApproval {
   status: string;
   decidedBy: string | null;
   decisionReason: string | null;
+  /** Decisions the run's machine took without deciding the approval (a first of two approvers). */
+  votes: { by: string | null; decision: string | null; reason: string | null; seq: number }[];
   requestedSeq: number;
   decidedSeq: number | null;
 }

@@ -7,6 +7,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { describeGuard, guardNames } from './describe-guard.js';
 import { MACHINE_VERSION, runMachine } from './run-machine.js';
+import { BATON_MACHINE_NAME } from './variants.js';
 
 /** One transition: `event` in `source` goes to `target` when `guard` holds (branches in order). */
 export interface MachineTransition {
@@ -39,6 +40,8 @@ export interface MachineState {
 /** What `describeMachine` answers (and `GET /v1/machine` serves). */
 export interface MachineDescription {
   id: string;
+  /** The name its snapshots are stored under: `baton.run`, or a variant's. */
+  name: string;
   version: number;
   initial: string | null;
   /** Actors invoked for the run's whole life (the deadline). */
@@ -114,13 +117,18 @@ function describeState(node: NodeLike, transitions: MachineTransition[]): Machin
  * transitions.filter((t) => t.event === 'rejected').map((t) => t.guard);
  * // ['and(isPendingApproval, isTerminatingRejection)', …, 'isPendingApproval']
  */
-export function describeMachine(machine: AnyStateMachine = runMachine, version = MACHINE_VERSION): MachineDescription {
+export function describeMachine(
+  machine: AnyStateMachine = runMachine,
+  version = MACHINE_VERSION,
+  name = BATON_MACHINE_NAME,
+): MachineDescription {
   const root = machine.root as unknown as NodeLike;
   const transitions: MachineTransition[] = [];
   const states: Record<string, MachineState> = {};
   for (const [key, child] of Object.entries(root.states)) states[key] = describeState(child, transitions);
   return {
     id: machine.id,
+    name,
     version,
     initial: typeof root.config.initial === 'string' ? root.config.initial : null,
     invoke: root.invoke.map(sourceOf),

@@ -1,6 +1,6 @@
 /** The run machine's events as a zod schema, so events from outside are checked before they reach it. */
 import { z } from 'zod';
-import { BUDGETS, WAIT_REASONS, type RunEvent } from './types.js';
+import { BUDGETS, RISKS, WAIT_REASONS, type RunEvent } from './types.js';
 
 const failure = z.object({
   code: z.string(),
@@ -28,9 +28,15 @@ export const runEventSchema = z.discriminatedUnion('type', [
     approvalId: z.string(),
     reason: z.enum(WAIT_REASONS),
     toolCalls: count,
+    risk: z.enum(RISKS).nullable().optional(),
   }),
-  z.object({ type: z.literal('approved'), approvalId: z.string() }),
-  z.object({ type: z.literal('rejected'), approvalId: z.string(), terminate: z.boolean() }),
+  z.object({ type: z.literal('approved'), approvalId: z.string(), by: z.string().optional() }),
+  z.object({
+    type: z.literal('rejected'),
+    approvalId: z.string(),
+    terminate: z.boolean(),
+    by: z.string().optional(),
+  }),
   z.object({ type: z.literal('exec_error'), failure }),
   z.object({ type: z.literal('cancel'), reason: z.string().optional() }),
   z.object({ type: z.literal('timeout') }),

@@ -1,7 +1,8 @@
 /**
- * The run machine: six public states, the events of DESIGN §2, and three invoked actors
- * (`planner`, `executor`, `deadline`) that are declared here by name and supplied by the
- * runtime with `machine.provide()`. It is pure: no I/O, no clients, JSON-only context.
+ * The run machine: six public states, the events of DESIGN §2, and the invoked actors
+ * (`planner`, `executor`, `deadline`, and `timer` for variants' durable delays) that are
+ * declared here by name and supplied by the runtime with `machine.provide()`. It is pure: no
+ * I/O, no clients, JSON-only context.
  */
 import { and, assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { Failure } from '../src/failure.js';
@@ -15,6 +16,7 @@ import type {
   RunEvent,
   RunInput,
   StopReason,
+  TimerActorInput,
 } from './types.js';
 
 /** Stored with every snapshot; bump it when a persisted snapshot would no longer restore. */
@@ -83,6 +85,8 @@ export const runMachine = setup({
     planner: fromPromise<PlannerOutcome, PlannerActorInput>(() => unprovided('planner')),
     executor: fromPromise<ExecutorOutcome, ExecutorActorInput>(() => unprovided('executor')),
     deadline: fromCallback<RunEvent, DeadlineActorInput>(() => unprovided('deadline')),
+    // For variants: a delay whose instant is data (see `durableDelay` in ./variants.ts).
+    timer: fromCallback<RunEvent, TimerActorInput>(() => unprovided('timer')),
   },
   actions: {
     stop: assign((_, params: { reason: StopReason; failure: Failure | null }) => ({

@@ -24,6 +24,10 @@ export const STOP_REASONS = [
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/** How much a call needs a human: `low` runs, `high` needs approval, `destructive` is denied by default. */
+export const RISKS = ['low', 'high', 'destructive'] as const;
+export type Risk = (typeof RISKS)[number];
+
 /** Which budget ran out. */
 export const BUDGETS = ['max_llm_calls', 'max_tool_calls', 'max_tokens', 'max_cost_usd'] as const;
 export type BudgetName = (typeof BUDGETS)[number];
@@ -81,9 +85,17 @@ export type RunEvent =
   | { type: 'plan_error'; failure: Failure }
   | { type: 'next_step'; toolCalls: number; loopSignature: string | null }
   | { type: 'done' }
-  | { type: 'need_approval'; approvalId: string; reason: WaitReason; toolCalls: number }
-  | { type: 'approved'; approvalId: string }
-  | { type: 'rejected'; approvalId: string; terminate: boolean }
+  | {
+      type: 'need_approval';
+      approvalId: string;
+      reason: WaitReason;
+      toolCalls: number;
+      /** The highest risk among the calls waiting (absent in events sent before it existed). */
+      risk?: Risk | null;
+    }
+  /** `by` names who decided, so a variant can ask for more than one approver. */
+  | { type: 'approved'; approvalId: string; by?: string }
+  | { type: 'rejected'; approvalId: string; terminate: boolean; by?: string }
   | { type: 'exec_error'; failure: Failure }
   | { type: 'cancel'; reason?: string }
   | { type: 'timeout' }
@@ -129,6 +141,12 @@ export interface ExecutorActorInput {
 export interface DeadlineActorInput {
   runId: string;
   deadlineAt: number | null;
+}
+
+/** Input of a durable timer (`durableDelay`): the stored instant and the event it sends then. */
+export interface TimerActorInput {
+  at: number | null;
+  event: { type: string };
 }
 
 /** Events the planner actor resolves with. */

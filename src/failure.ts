@@ -18,6 +18,12 @@ export const FAILURE_CODES = {
   'idempotency.mismatch': 'user',
   'approval.not_found': 'user',
   'approval.already_decided': 'user',
+  // The run's machine (a variant) does not take this decision now, e.g. a second vote by the same approver.
+  'approval.refused': 'user',
+  // The run was made by another machine (or variant) than the runtime's.
+  'run.machine_mismatch': 'user',
+  // createRuntime({ machine }) was given a machine the runtime cannot drive.
+  'machine.incompatible': 'user',
   'tool.invalid_arguments': 'model',
   'tool.not_found': 'model',
   'planner.empty_response': 'model',

@@ -35,6 +35,17 @@ export { BatonError, createFailure, toFailure, isFailure, FAILURE_CODES, FAILURE
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
 export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
 export { describeMachine } from '../machines/describe-machine.js';
+export {
+  batonRunMachine,
+  BATON_MACHINE_NAME,
+  checkRunMachine,
+  defineRunMachine,
+  durableDelay,
+  extendRunMachine,
+  REQUIRED_EVENTS,
+} from '../machines/variants.js';
+export type { RunMachineDefinition, VariantSpec, VariantGuard, StateConfigs } from '../machines/variants.js';
+export { statusOf, stateName } from '../machines/run-status.js';
 export type { MachineDescription, MachineState, MachineTransition } from '../machines/describe-machine.js';
 export { defineAgent, resolveAgentPlanner } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';

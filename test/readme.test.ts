@@ -12,39 +12,56 @@ afterEach(() => {
 });
 
 /**
- * The README's first ```ts block, pointed at this checkout's source and a temp database, and the
- * output its `console.log(…); // output` comment promises.
+ * A ```ts block of the README (the first one after `heading`, or the first of all), pointed at
+ * this checkout's source and a temp database, and the lines its `console.log(…); // output`
+ * comments promise, in order.
  */
-function readmeExample(database: string): { code: string; expected: string } {
+function readmeExample(database: string, heading?: string): { code: string; block: string; expected: string[] } {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const from = heading === undefined ? 0 : readme.indexOf(`\n${heading}\n`);
+  expect(from, `README.md has a section '${heading}'`).toBeGreaterThanOrEqual(0);
+  const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(from))?.[1] ?? '';
   expect(block, 'README.md has a ```ts block').not.toBe('');
   expect(block).toMatch(/from 'baton'/);
   expect(block).toMatch(/database: '[^']*'/);
-  const expected = /console\.log\(.*\); \/\/ (.+)$/m.exec(block)?.[1];
-  expect(expected, 'the example says what it prints').toBeDefined();
+  const expected = [...block.matchAll(/console\.log\(.*\); \/\/ (.+)$/gm)].map((m) => m[1]!);
+  expect(expected.length, 'the example says what it prints').toBeGreaterThan(0);
   const source = pathToFileURL(join(REPO_ROOT, 'src', 'index.ts')).href;
   const code = block
     .replaceAll(`from 'baton'`, `from ${JSON.stringify(source)}`)
     .replace(/database: '[^']*'/, `database: ${JSON.stringify(database)}`);
-  return { code, expected: expected! };
+  return { code, block, expected };
 }
+
+/** Writes an example inside the repo (so its own imports, zod and xstate, resolve) and runs it. */
+async function runExample(code: string) {
+  mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.tmp', 'readme-'));
+  scratch.push(dir);
+  const file = join(dir, 'example.ts');
+  writeFileSync(file, code);
+  return runNode([file]);
+}
+
+const squash = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 describe('README', () => {
   it('runs its embedding example to a printed answer', async () => {
-    const database = join(tempDir(), 'readme.db');
-    // Inside the repo, so the example's own imports (zod) resolve from its node_modules.
-    mkdirSync(join(REPO_ROOT, '.tmp'), { recursive: true });
-    const dir = mkdtempSync(join(REPO_ROOT, '.tmp', 'readme-'));
-    scratch.push(dir);
-    const file = join(dir, 'example.ts');
-    const example = readmeExample(database);
-    writeFileSync(file, example.code);
-
-    const { code, stdout, stderr } = await runNode([file]);
-
+    const example = readmeExample(join(tempDir(), 'readme.db'));
+    const { code, stdout, stderr } = await runExample(example.code);
     expect(code, stderr).toBe(0);
-    expect(stdout.trim()).toBe(example.expected);
+    expect(stdout.trim().split('\n')).toEqual(example.expected);
     expect(stdout).toContain('succeeded');
+  });
+
+  it('runs its machine variant example, the same variant the model-based tests cover', async () => {
+    const example = readmeExample(join(tempDir(), 'variant.db'), '## Machine variants');
+    const fixture = readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'two-approvers.ts'), 'utf8');
+    const variant = fixture.split('// --- README: two-approvers ---')[1]!.split('// --- end ---')[0]!;
+    expect(squash(example.block)).toContain(squash(variant.replace('export const', 'const')));
+    const { code, stdout, stderr } = await runExample(example.code);
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim().split('\n')).toEqual(['approval.refused', 'old_orders is gone']);
+    expect(example.expected).toEqual(['approval.refused', 'old_orders is gone']);
   });
 });

@@ -84,7 +84,11 @@ function defineDecide(verb: 'approve' | 'reject') {
         io.stdout.write(`${JSON.stringify({ approval, run })}\n`);
         return EXIT.ok;
       }
-      io.stdout.write(terminalText(`Approval ${approval.id} ${approval.status} by ${String(approval.decided_by)}\n`));
+      const line =
+        approval.status === 'pending'
+          ? `Approval ${approval.id}: ${verb === 'approve' ? 'approved' : 'rejected'} by you, recorded; the run waits for another decision`
+          : `Approval ${approval.id} ${approval.status} by ${String(approval.decided_by)}`;
+      io.stdout.write(terminalText(`${line}\n`));
       summarizeRun(run, io, false);
       return EXIT.ok;
     },

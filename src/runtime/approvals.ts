@@ -5,6 +5,9 @@
  * (a rejection, an uncertain call recorded as done or not done) write those ledger rows in the
  * same unit, so no restart can run a call a human refused.
  */
+import { getNextSnapshot, type StateValue } from 'xstate';
+import { stateName, statusOf } from '../../machines/run-status.js';
+import type { RunEvent } from '../../machines/types.js';
 import { BatonError, createFailure, fail } from '../failure.js';
 import type { ApprovalRow, Store } from '../store/index.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
@@ -12,7 +15,7 @@ import type { LiveRun, RuntimeEnv } from './env.js';
 import { callRow, prepareCalls, resultEventData } from './prepared-call.js';
 import { failpoint } from './failpoints.js';
 import { SETTLED_STATUSES } from './transcript.js';
-import type { UncertainResolution } from './types.js';
+import type { ApprovalVote, UncertainResolution } from './types.js';
 import type { ToolCallStatus } from '../store/index.js';
 
 /** A decision as the runtime applies it. */
@@ -76,7 +79,28 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
   }
 }
 
-/** Decides an approval of a live run; resolves once the decision and the resumed transition are durable. */
+/** The machine event of a decision. */
+function decisionEvent(approvalId: string, input: DecisionInput): RunEvent {
+  return input.approve
+    ? { type: 'approved', approvalId, by: input.by }
+    : { type: 'rejected', approvalId, terminate: input.terminate === true, by: input.by };
+}
+
+/** True when a snapshot waits for a human on this approval. */
+function waitsOn(snapshot: { value: StateValue; context: { pendingApprovalId: string | null } }, id: string): boolean {
+  return statusOf(snapshot.value) === 'waiting_human' && snapshot.context.pendingApprovalId === id;
+}
+
+type Outcome = 'final' | 'vote' | 'refused' | 'decided';
+
+/**
+ * Decides an approval of a live run; resolves once the decision and the resumed transition are
+ * durable. The run's machine says what a decision is: Baton's machine leaves the wait on any
+ * decision (the approval is decided, single use); a variant may take it and keep waiting on the
+ * same approval (a vote, recorded on the approval, which stays pending), or not take it at all
+ * (`approval.refused`). What the machine does is read from the snapshot inside the run's write
+ * unit, so the classification and the compare-and-set see the same state.
+ */
 export async function decideApproval(
   env: RuntimeEnv,
   live: LiveRun,
@@ -89,10 +113,42 @@ export async function decideApproval(
   if (!existing || existing.run_id !== runId) {
     fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
   }
-  let won = false;
+  const event = decisionEvent(approvalId, input);
+  const decision = input.approve ? ('approved' as const) : ('rejected' as const);
+  // Set inside the write unit below; read once it has committed.
+  let outcome = 'decided' as Outcome;
+  let refusedIn = '';
   driver.stage(() => {
+    const snapshot = driver.actor.getSnapshot();
+    const waiting = waitsOn(snapshot, approvalId);
+    if (waiting && !snapshot.can(event)) {
+      outcome = 'refused';
+      refusedIn = stateName(snapshot.value);
+      return;
+    }
+    const vote = waiting && waitsOn(getNextSnapshot(driver.actor.logic, snapshot, event), approvalId);
+    if (vote) {
+      const at = Date.now();
+      const current = env.store.getApproval(approvalId) ?? existing;
+      const votes = [
+        ...(JSON.parse(current.votes) as ApprovalVote[]),
+        { by: input.by, decision, reason: input.reason, at },
+      ];
+      if (!env.store.setApprovalVotes(approvalId, JSON.stringify(votes))) return;
+      outcome = 'vote';
+      driver.writeEvent('approval_result', {
+        approval_id: approvalId,
+        decision,
+        by: input.by,
+        reason: input.reason,
+        final: false,
+      });
+      // In this unit: the snapshot holding the vote is written with it.
+      driver.actor.send(event);
+      return;
+    }
     const decided = env.store.decideApproval(approvalId, {
-      status: input.approve ? 'approved' : 'rejected',
+      status: decision,
       // How a human resolved an uncertain call (retry by default), or a rejection that ends the run.
       resolution:
         input.approve && existing.kind === 'uncertain'
@@ -105,19 +161,29 @@ export async function decideApproval(
       at: Date.now(),
     });
     if (!decided) return;
-    won = true;
+    outcome = 'final';
     driver.writeEvent('approval_result', {
       approval_id: approvalId,
-      decision: input.approve ? 'approved' : 'rejected',
+      decision,
       by: input.by,
       reason: input.reason,
+      final: true,
       ...(input.resolution ? { resolution: input.resolution } : {}),
       ...(input.terminate ? { terminate: true } : {}),
     });
     settleWithoutRunning(env, live, existing, input);
   });
   await driver.flush();
-  if (!won) {
+  if (outcome === 'refused') {
+    throw new BatonError(
+      createFailure(
+        'approval.refused',
+        `Run '${runId}' in state '${refusedIn}' does not take this decision by ${input.by} on approval '${approvalId}'`,
+        { details: { state: refusedIn, by: input.by, decision } },
+      ),
+    );
+  }
+  if (outcome === 'decided') {
     const now = env.store.getApproval(approvalId)!;
     throw new BatonError(
       createFailure(
@@ -129,6 +195,7 @@ export async function decideApproval(
       ),
     );
   }
+  if (outcome === 'vote') return env.store.getApproval(approvalId)!;
   failpoint('approval.committed');
   resumeAfterDecision(live, env.store.getApproval(approvalId)!);
   await driver.flush();
@@ -138,11 +205,11 @@ export async function decideApproval(
 /** Sends the machine the event a committed decision calls for, if it is still waiting on it. */
 export function resumeAfterDecision(live: LiveRun, approval: ApprovalRow): void {
   const { actor } = live.driver;
-  const snapshot = actor.getSnapshot();
-  if (snapshot.value !== 'waiting_human' || snapshot.context.pendingApprovalId !== approval.id) return;
-  if (approval.status === 'approved') actor.send({ type: 'approved', approvalId: approval.id });
+  if (!waitsOn(actor.getSnapshot(), approval.id)) return;
+  const by = approval.decided_by ?? undefined;
+  if (approval.status === 'approved') actor.send({ type: 'approved', approvalId: approval.id, by });
   else if (approval.status === 'rejected') {
-    actor.send({ type: 'rejected', approvalId: approval.id, terminate: approval.resolution === 'terminate' });
+    actor.send({ type: 'rejected', approvalId: approval.id, terminate: approval.resolution === 'terminate', by });
   }
 }
 

@@ -16,6 +16,7 @@ import { loadDecision } from './planner-actor.js';
 import {
   approvalHash,
   callRow,
+  highestRisk,
   pendingApproval,
   prepareCalls,
   resultEventData,
@@ -93,9 +94,11 @@ export function createExecutorActor(env: RuntimeEnv) {
             ...(c.policyReason ? { reason: c.policyReason } : {}),
           })),
         });
-        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0 };
+        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0, risk: highestRisk(needing) };
       }
-      if (approval.status === 'pending') return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0 };
+      if (approval.status === 'pending') {
+        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0, risk: highestRisk(needing) };
+      }
       if (approval.args_hash !== hash) {
         return {
           type: 'exec_error',
@@ -134,6 +137,7 @@ export function createExecutorActor(env: RuntimeEnv) {
           approvalId: step.approvalId,
           reason: 'uncertain_side_effect',
           toolCalls: executed,
+          risk: highestRisk([call]),
         };
       }
       if (step.ran) executed += 1;

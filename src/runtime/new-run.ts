@@ -5,7 +5,7 @@
  * unique indexes stay the last word.
  */
 import { z } from 'zod';
-import { MACHINE_VERSION } from '../../machines/run-machine.js';
+import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { MachineLimits } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { fail } from '../failure.js';
@@ -86,7 +86,12 @@ export function planNewRun(request: StartRequest, defaults: { maxSteps?: number;
 }
 
 /** The row of a new run, owned by the runtime that creates it. */
-export function toNewRow(run: NewRun, snapshot: string, owner: string): RunRow {
+export function toNewRow(
+  run: NewRun,
+  snapshot: string,
+  owner: string,
+  machine: Pick<RunMachineDefinition, 'name' | 'version'>,
+): RunRow {
   return {
     id: run.runId,
     session_id: run.sessionId,
@@ -102,7 +107,8 @@ export function toNewRow(run: NewRun, snapshot: string, owner: string): RunRow {
     tenant_id: run.tenantId,
     answer: null,
     snapshot,
-    machine_version: MACHINE_VERSION,
+    machine_name: machine.name,
+    machine_version: machine.version,
     version: 0,
     step_index: 0,
     llm_calls: 0,

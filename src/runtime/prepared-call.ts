@@ -2,6 +2,7 @@
  * The calls of a step, prepared: each validated (zod) and put through policy, with its ledger
  * row so far; and the shapes their ledger rows and `result` events take.
  */
+import { RISKS, type Risk } from '../../machines/types.js';
 import { createFailure, type Failure } from '../failure.js';
 import { decide } from '../policy/index.js';
 import type { ApprovalRow, ToolCallRow } from '../store/index.js';
@@ -155,7 +156,18 @@ export function pendingApproval(
     reason: null,
     created_at: Date.now(),
     decided_at: null,
+    votes: '[]',
   };
+}
+
+/** The highest declared risk among calls (null when none of their tools is known). */
+export function highestRisk(calls: readonly PreparedCall[]): Risk | null {
+  let highest: Risk | null = null;
+  for (const call of calls) {
+    const risk = call.tool?.risk;
+    if (risk && (highest === null || RISKS.indexOf(risk) > RISKS.indexOf(highest))) highest = risk;
+  }
+  return highest;
 }
 
 /** The hash an approval binds to: the exact call ids and their argument hashes. */

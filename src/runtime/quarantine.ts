@@ -4,6 +4,7 @@
  * it answers `store.corrupt_row` naming the run and the column, it blocks no other run, and an
  * operator can still end it (`cancel`), which writes it `failed` without its snapshot.
  */
+import { isRunStateValue } from '../../machines/run-status.js';
 import { RUN_STATUSES, type RunStatus } from '../../machines/types.js';
 import { BatonError, createFailure, type Failure } from '../failure.js';
 import type { RunRow, Store } from '../store/index.js';
@@ -37,8 +38,8 @@ function isRunSnapshot(value: unknown, runId: string): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const snapshot = value as { value?: unknown; status?: unknown; context?: { runId?: unknown } };
   return (
-    typeof snapshot.value === 'string' &&
-    STATUSES.has(snapshot.value) &&
+    // A variant's nested state (`{ waiting_human: 'review' }`) is inside one of the six too.
+    isRunStateValue(snapshot.value) &&
     (snapshot.status === 'active' || snapshot.status === 'done') &&
     typeof snapshot.context === 'object' &&
     snapshot.context !== null &&

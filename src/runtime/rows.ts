@@ -8,7 +8,7 @@ import type { Usage } from '../../machines/types.js';
 import { decisionSchema } from '../planner/types.js';
 import type { ContextReport } from './context-builder.js';
 import type { RunUserContext } from '../tools/define-tool.js';
-import type { Approval, Run, RunEventName, RunEventRecord, Step, ToolCall } from './types.js';
+import type { Approval, ApprovalVote, Run, RunEventName, RunEventRecord, Step, ToolCall } from './types.js';
 import type { ToolResult } from '../tools/tool-result.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
@@ -84,6 +84,7 @@ export function toApproval(row: ApprovalRow): Approval {
     reason: row.reason,
     createdAt: row.created_at,
     decidedAt: row.decided_at,
+    votes: JSON.parse(row.votes) as ApprovalVote[],
   };
 }
 

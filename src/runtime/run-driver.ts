@@ -4,8 +4,9 @@
  * ledger rows, the events and the latest snapshot in one compare-and-set unit of the shared
  * transaction. Actors flush before any side effect, so what they act on is already durable.
  */
-import { createActor, type Actor, type InspectionEvent, type Snapshot } from 'xstate';
-import { MACHINE_VERSION, type RunMachine } from '../../machines/run-machine.js';
+import { createActor, type Actor, type InspectionEvent, type Snapshot, type StateValue } from 'xstate';
+import type { RunMachine } from '../../machines/run-machine.js';
+import { statusOf } from '../../machines/run-status.js';
 import type { RunContext, RunInput, RunStatus } from '../../machines/types.js';
 import { BatonError, createFailure, toFailure, type Failure } from '../failure.js';
 import type { Store, ToolCallRow } from '../store/index.js';
@@ -18,7 +19,10 @@ import type { RunEventName, RunEventRecord } from './types.js';
 export interface DriverDeps {
   store: Store;
   hub: EventHub;
+  /** The runtime's machine (Baton's or a checked variant), with its actors provided. */
   machine: RunMachine;
+  /** The version stored with every snapshot this driver writes. */
+  machineVersion: number;
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** Called in the transition to `succeeded`, to stage the answer's commit to the session. */
   onSucceeded(driver: RunDriver): void;
@@ -56,7 +60,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   let pendingFlush: Promise<void> | null = null;
   let retired = false;
   let stopped = false;
-  let lastStatus = actor.getSnapshot().value as RunStatus;
+  let lastStatus = statusOf(actor.getSnapshot().value);
   const memory = createRunMemory(store, runId, origin.kind === 'restore');
 
   function context(): RunContext {
@@ -88,11 +92,11 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     for (const op of ops) op();
     if (dirty) {
       dirty = false;
-      const latest = actor.getPersistedSnapshot() as unknown as { context: RunContext; value: RunStatus };
+      const latest = actor.getPersistedSnapshot() as unknown as { context: RunContext; value: StateValue };
       const json = JSON.stringify(latest);
       if (json !== persistedJson) {
         const ctx = latest.context;
-        const status = latest.value;
+        const status = statusOf(latest.value);
         if (TERMINAL.has(status)) failpoint('run.terminal');
         const saved = store.saveProgress({
           id: runId,
@@ -108,7 +112,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           tool_calls: ctx.toolCalls,
           tokens: ctx.tokens,
           cost_usd: ctx.costUsd,
-          machine_version: MACHINE_VERSION,
+          machine_version: deps.machineVersion,
           updated_at: Date.now(),
         });
         if (!saved) {
@@ -241,7 +245,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     start(): void {
       actor.subscribe({
         next(snapshot) {
-          const status = snapshot.value as RunStatus;
+          const status = statusOf(snapshot.value);
           if (status !== lastStatus) {
             const ctx = snapshot.context;
             if (TERMINAL.has(status)) settleOpenCalls(ctx.stopReason);
@@ -272,7 +276,6 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
       stopped = true;
       actor.stop();
     },
-    machineVersion: MACHINE_VERSION,
   };
   return driver;
 }

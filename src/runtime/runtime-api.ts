@@ -1,4 +1,5 @@
 /** `Runtime`: what `createRuntime` gives an embedder, member by member. */
+import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { Failure } from '../failure.js';
 import type { RunFilter, Store } from '../store/index.js';
 import type { Trace } from './trace.js';
@@ -50,6 +51,8 @@ export interface Runtime {
   readonly commits: number;
   /** The raw store, for tests and tools that inspect the ledger. */
   readonly store: Store;
+  /** The machine this runtime drives its runs with: Baton's (`baton.run`) or the variant it was given. */
+  readonly machine: RunMachineDefinition;
   /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */
   close(): Promise<void>;
 }

@@ -5,9 +5,10 @@
  */
 import type { InspectionEvent } from 'xstate';
 import { z } from 'zod';
-import { runMachine, MACHINE_VERSION } from '../../machines/run-machine.js';
+import type { RunMachine } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
-import { upgradeSnapshot } from '../../machines/upgrade-snapshot.js';
+import { stateName } from '../../machines/run-status.js';
+import { batonRunMachine, checkRunMachine, type RunMachineDefinition } from '../../machines/variants.js';
 import {
   ACTIVE_STATUSES,
   RUN_STATUSES,
@@ -27,7 +28,7 @@ import type { LiveRun, RuntimeEnv, RuntimeHooks } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
-import { deadlineActor } from './deadline-actor.js';
+import { deadlineActor, timerActor } from './deadline-actor.js';
 import { followEvents, waitForRun, type FollowContext } from './follow.js';
 import { planNewRun, requestDifferences, stageCreation, toNewRow } from './new-run.js';
 import { checkRunRow, endQuarantinedRun, parseColumn } from './quarantine.js';
@@ -68,6 +69,12 @@ export interface RuntimeOptions {
   contextTokens?: number;
   /** For test harnesses: a place to hold each actor before it produces its event. */
   hooks?: RuntimeHooks;
+  /**
+   * The run machine: Baton's own by default, or a variant (`extendRunMachine`,
+   * `defineRunMachine`) that keeps the six public states and the events the runtime sends.
+   * Checked before the file is opened; runs made by another machine are never driven.
+   */
+  machine?: RunMachineDefinition;
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
@@ -85,6 +92,17 @@ const MAX_READOPTIONS = 3;
  * await runtime.close();
  */
 export function createRuntime(options: RuntimeOptions): Runtime {
+  const definition = options.machine ?? batonRunMachine;
+  const problems = checkRunMachine(definition);
+  if (problems.length > 0) {
+    fail(
+      'machine.incompatible',
+      `The run machine '${String(definition.name)}' cannot be driven: ${problems.join('; ')}`,
+      {
+        details: { machine: definition.name, problems },
+      },
+    );
+  }
   const store = createStore(options.database);
   const hub = createEventHub();
   const owner = newOwner();
@@ -113,17 +131,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return run;
     },
   };
-  const machine = runMachine.provide({
+  // Checked above: a variant keeps the states, actors, events and context the runtime uses.
+  const machine = definition.machine.provide({
     actors: {
       planner: createPlannerActor(env),
       executor: createExecutorActor(env),
       deadline: deadlineActor,
+      timer: timerActor,
     },
-  });
+  }) as RunMachine;
   const deps: DriverDeps = {
     store,
     hub,
     machine,
+    machineVersion: definition.version,
     inspect: options.inspect,
     onSucceeded(driver) {
       const run = live.get(driver.runId);
@@ -191,13 +212,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   /** Loads a persisted run into this runtime and starts driving it. */
   function resume(row: RunRow): LiveRun | undefined {
+    const snapshot = snapshotToRestore(row);
     const now = Date.now();
     if (!store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner)) return undefined;
-    // Snapshots of older machine versions are brought up to date; newer ones are refused.
-    const snapshot =
-      row.machine_version === MACHINE_VERSION
-        ? row.snapshot
-        : JSON.stringify(upgradeSnapshot(JSON.parse(row.snapshot), row.machine_version));
     const driver = createDriver(deps, row.id, {
       kind: 'restore',
       snapshot,
@@ -214,6 +231,31 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (approval && approval.status !== 'pending') resumeAfterDecision(run, approval);
     }
     return run;
+  }
+
+  /**
+   * The snapshot of a row as this runtime's machine restores it: a run of another machine is
+   * refused, one of an older version is upgraded, one of a newer version is refused.
+   */
+  function snapshotToRestore(row: RunRow): string {
+    if (row.machine_name !== definition.name) {
+      fail(
+        'run.machine_mismatch',
+        `Run '${row.id}' was made by machine '${row.machine_name}', this runtime drives '${definition.name}'`,
+        { details: { run_id: row.id, machine: row.machine_name, runtime_machine: definition.name } },
+      );
+    }
+    if (row.machine_version === definition.version) return row.snapshot;
+    if (row.machine_version > definition.version || !definition.upgrade) {
+      const why =
+        row.machine_version > definition.version ? 'newer than this machine' : 'and the machine has no upgrade';
+      fail(
+        'run.machine_mismatch',
+        `Run '${row.id}' was saved by version ${row.machine_version} of machine '${row.machine_name}', ${why} (version ${definition.version})`,
+        { details: { run_id: row.id, machine: row.machine_name, version: row.machine_version } },
+      );
+    }
+    return JSON.stringify(definition.upgrade(JSON.parse(row.snapshot), row.machine_version));
   }
 
   /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
@@ -239,7 +281,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!snapshot.can(event)) {
       fail(
         'run.invalid_transition',
-        `Run '${run.driver.runId}' in state '${String(snapshot.value)}' cannot take '${event.type}'`,
+        `Run '${run.driver.runId}' in state '${stateName(snapshot.value)}' cannot take '${event.type}'`,
         {
           details: { state: snapshot.value, event: event.type },
         },
@@ -257,7 +299,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         kind: 'new',
         input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
       });
-      const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner);
+      const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition);
       const outcome = stageCreation(store, driver, run, row);
       await driver.flush();
       const result = outcome();
@@ -468,6 +510,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     /** The raw store, for tests and tools that inspect the ledger. */
     store,
+
+    /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */
+    machine: definition,
 
     /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */
     async close(): Promise<void> {

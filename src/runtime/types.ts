@@ -104,6 +104,19 @@ export interface Approval {
   reason: string | null;
   createdAt: number;
   decidedAt: number | null;
+  /**
+   * Decisions the run's machine took while it kept waiting on this approval (a variant that
+   * asks two approvers records the first here); empty for Baton's own machine.
+   */
+  votes: ApprovalVote[];
+}
+
+/** One decision on an approval that did not decide it (see `Approval.votes`). */
+export interface ApprovalVote {
+  by: string;
+  decision: 'approved' | 'rejected';
+  reason: string | null;
+  at: number;
 }
 
 /** One planner step of a run, as the API reports it. */

@@ -27,6 +27,8 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'session.busy',
   'idempotency.mismatch',
   'approval.already_decided',
+  'approval.refused',
+  'run.machine_mismatch',
   'run.invalid_transition',
   'run.cancelled',
 ]);

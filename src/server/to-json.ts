@@ -44,6 +44,7 @@ export function toApprovalJson(approval: Approval) {
     reason: approval.reason,
     created_at: approval.createdAt,
     decided_at: approval.decidedAt,
+    votes: approval.votes.map((vote) => ({ by: vote.by, decision: vote.decision, reason: vote.reason, at: vote.at })),
   };
 }
 

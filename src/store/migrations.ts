@@ -162,4 +162,20 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'tool call deadlines',
     up: (db) => [db.schema.alterTable('tool_calls').addColumn('deadline_at', 'integer').compile()],
   },
+  {
+    version: 5,
+    name: 'machine variants and approval votes',
+    up: (db) => [
+      // Which machine a run's snapshots belong to: runs of one variant are never driven by another.
+      db.schema
+        .alterTable('runs')
+        .addColumn('machine_name', 'text', (c) => c.notNull().defaultTo('baton.run'))
+        .compile(),
+      // Decisions a variant's machine took without deciding the approval (a first of two approvers).
+      db.schema
+        .alterTable('approvals')
+        .addColumn('votes', 'text', (c) => c.notNull().defaultTo('[]'))
+        .compile(),
+    ],
+  },
 ];

@@ -33,6 +33,8 @@ export interface RunTable {
   tenant_id: string | null;
   answer: string | null;
   snapshot: string;
+  /** The machine the snapshot belongs to (`baton.run`, or a variant's name; migration 5). */
+  machine_name: string;
   machine_version: number;
   version: number;
   step_index: number;
@@ -89,6 +91,8 @@ export interface ApprovalTable {
   reason: string | null;
   created_at: number;
   decided_at: number | null;
+  /** JSON list of decisions the machine took without deciding the approval (migration 5). */
+  votes: string;
 }
 
 export interface EventTable {

@@ -221,6 +221,11 @@ export function createStore(path: string) {
       ).run(decision.status, decision.resolution, decision.by, decision.reason, decision.at, id);
       return info.changes === 1;
     },
+    /** Records the votes of a still pending approval; returns false once it is decided. */
+    setApprovalVotes(id: string, votes: string): boolean {
+      const info = prepare("update approvals set votes = ? where id = ? and status = 'pending'").run(votes, id);
+      return info.changes === 1;
+    },
     listApprovals(runId: string): ApprovalRow[] {
       return prepare('select * from approvals where run_id = ? order by created_at').all(runId) as ApprovalRow[];
     },

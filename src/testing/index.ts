@@ -13,6 +13,7 @@ export {
   serializeRunState,
   MODEL_LIMITS,
   LOOP_SIGNATURE,
+  MODEL_APPROVERS,
   type RunPath,
   type RunSnapshot,
 } from './run-model.js';

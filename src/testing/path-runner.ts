@@ -4,7 +4,8 @@
  * pending approval, ledger) and the event log must agree with the state the model predicts.
  * With `restoreEveryStep`, the runtime is closed and reopened from the file before each event.
  */
-import type { RunStatus } from '../../machines/types.js';
+import { stateName, statusOf } from '../../machines/run-status.js';
+import type { RunMachineDefinition } from '../../machines/variants.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import type { Run } from '../runtime/types.js';
 import { createGates, type GateHit } from './gates.js';
@@ -41,7 +42,7 @@ async function poll<T>(read: () => T, ok: (value: T) => boolean, describe: (valu
 /** Runs one path; resolves with its outcome or rejects with the first mismatch. */
 export async function runPath(
   path: RunPath,
-  options: { database: string; restoreEveryStep?: boolean },
+  options: { database: string; restoreEveryStep?: boolean; machine?: RunMachineDefinition },
 ): Promise<PathOutcome> {
   const scenario = createPathScenario(path);
   const gates = createGates();
@@ -52,6 +53,7 @@ export async function runPath(
       tools: scenario.tools,
       policy: scenario.policy,
       hooks: gates.hooks,
+      ...(options.machine ? { machine: options.machine } : {}),
     });
   let runtime: Runtime = open();
   if (runtime.list({ limit: 1 }).runs.length > 0) {
@@ -67,7 +69,7 @@ export async function runPath(
   };
   const predicted: string[] = [];
   const label = (i: number) =>
-    `step ${i} (${path.steps[i]?.event.type ?? 'end'} from ${String(path.steps[i]?.before.value ?? 'end')})`;
+    `step ${i} (${path.steps[i]?.event.type ?? 'end'} from ${path.steps[i] ? stateName(path.steps[i].before.value) : 'end'})`;
 
   const run = await runtime.start({
     input: 'model path',
@@ -76,7 +78,7 @@ export async function runPath(
 
   /** Waits until the file shows `expected`, then checks everything else against the model. */
   const checkpoint = async (expected: RunSnapshot, where: string) => {
-    const status = expected.value as RunStatus;
+    const status = statusOf(expected.value);
     const persisted = await poll(
       () => runtime.get(run.id),
       (r) => r.status === status,
@@ -105,7 +107,7 @@ export async function runPath(
   /** Takes the next actor at its gate, checking it is the one the step expects. */
   const take = async (step: RunPath['steps'][number], where: string): Promise<GateHit> => {
     const hit = await gates.next(SETTLE_MS);
-    const actor = step.before.value === 'planning' ? 'planner' : 'executor';
+    const actor = statusOf(step.before.value) === 'planning' ? 'planner' : 'executor';
     if (hit.actor !== actor || hit.stepIndex !== step.before.context.stepIndex) {
       throw new PathMismatchError(
         `${where}: expected the ${actor} of step ${step.before.context.stepIndex}, got the ${hit.actor} of step ${hit.stepIndex}`,
@@ -119,7 +121,7 @@ export async function runPath(
       const { event, before } = step;
       const where = label(i);
       if (event.type !== 'start') {
-        const held = before.value === 'planning' || before.value === 'executing';
+        const held = statusOf(before.value) === 'planning' || statusOf(before.value) === 'executing';
         let hit = held ? await take(step, where) : undefined;
         await checkpoint(before, where);
         if (options.restoreEveryStep) {
@@ -137,14 +139,14 @@ export async function runPath(
             // An uncertain side effect is run again; an ordinary approval takes no resolution.
             const waiting = runtime.get(run.id);
             await runtime.approve(run.id, waiting.pendingApprovalId!, {
-              by: 'model',
+              by: event.by ?? 'model',
               ...(waiting.waitReason === 'uncertain_side_effect' ? { resolution: 'retry' as const } : {}),
             });
             break;
           }
           case 'rejected':
             await runtime.reject(run.id, runtime.get(run.id).pendingApprovalId!, {
-              by: 'model',
+              by: event.by ?? 'model',
               terminate: event.terminate,
             });
             break;
@@ -161,11 +163,12 @@ export async function runPath(
             hit!.release();
         }
       }
-      if (step.after.value !== before.value) predicted.push(String(step.after.value));
+      if (statusOf(step.after.value) !== statusOf(before.value)) predicted.push(statusOf(step.after.value));
     }
     const last = path.steps.at(-1)!;
     let held: GateHit | undefined;
-    if (last.after.value === 'planning' || last.after.value === 'executing') {
+    const lastStatus = statusOf(last.after.value);
+    if (lastStatus === 'planning' || lastStatus === 'executing') {
       held = await take({ ...last, before: last.after }, 'end');
     }
     await checkpoint(last.after, 'end');

@@ -3,6 +3,7 @@
  * step so the executor produces the next event, tools with known effects, and the run's limits.
  */
 import { z } from 'zod';
+import { statusOf } from '../../machines/run-status.js';
 import type { RunEvent } from '../../machines/types.js';
 import { createScriptedPlanner } from '../planner/scripted-planner.js';
 import type { Decision } from '../planner/types.js';
@@ -14,7 +15,7 @@ import { LOOP_SIGNATURE, MODEL_LIMITS, type RunPath } from './run-model.js';
 /** Deadline of runs whose path ends in `timeout`: long enough to reach the held actor first. */
 export const MODEL_TIMEOUT_MS = 1_000;
 
-type StepPlan = 'final' | 'ok' | 'invalid' | 'guarded' | 'fragile' | 'explode' | 'throw';
+type StepPlan = 'final' | 'ok' | 'invalid' | 'guarded' | 'destroy' | 'fragile' | 'explode' | 'throw';
 
 /** The tools, planner, policy and limits that make the runtime follow one path. */
 export interface PathScenario {
@@ -37,7 +38,8 @@ function planFor(next: RunEvent | undefined): StepPlan {
     case 'done':
       return 'final';
     case 'need_approval':
-      return next.reason === 'approval' ? 'guarded' : 'fragile';
+      if (next.reason !== 'approval') return 'fragile';
+      return next.risk === 'destructive' ? 'destroy' : 'guarded';
     case 'exec_error':
       return 'explode';
     default:
@@ -52,6 +54,7 @@ const DECISIONS: Record<Exclude<StepPlan, 'throw'>, (step: number) => Decision> 
   // The same invalid call every time: a loop the runtime must detect.
   invalid: () => ({ type: 'tool_calls', calls: [{ tool: 'ok', args: { n: 'not a number' } }] }),
   guarded: (n) => ({ type: 'tool_calls', calls: [{ tool: 'guarded', args: { n } }] }),
+  destroy: (n) => ({ type: 'tool_calls', calls: [{ tool: 'destroy', args: { n } }] }),
   fragile: (n) => ({ type: 'tool_calls', calls: [{ tool: 'fragile', args: { n } }] }),
   explode: () => ({ type: 'tool_calls', calls: [{ tool: 'explode', args: {} }] }),
 };
@@ -73,7 +76,7 @@ export function createPathScenario(path: RunPath): PathScenario {
     if (event.type === 'next_step' && event.loopSignature === null) executedCalls += 1;
     if (event.type === 'timeout') budget.timeoutMs = MODEL_TIMEOUT_MS;
     if (event.type === 'budget_exceeded') {
-      if (before.value === 'planning') budget.maxLlmCalls = plannerCalls;
+      if (statusOf(before.value) === 'planning') budget.maxLlmCalls = plannerCalls;
       else budget.maxToolCalls = executedCalls;
     }
   });
@@ -95,6 +98,17 @@ export function createPathScenario(path: RunPath): PathScenario {
       risk: 'high',
       execute: ({ n }, ctx) => {
         record('guarded', ctx.idempotencyKey);
+        return { n };
+      },
+    }),
+    defineTool({
+      name: 'destroy',
+      description: 'a destructive idempotent effect: the policy asks a human instead of denying it',
+      input,
+      effect: 'idempotent',
+      risk: 'destructive',
+      execute: ({ n }, ctx) => {
+        record('destroy', ctx.idempotencyKey);
         return { n };
       },
     }),
@@ -124,7 +138,7 @@ export function createPathScenario(path: RunPath): PathScenario {
   ];
   const policy: Policy = ({ tool }) => {
     if (tool.name === 'explode') throw new Error('policy bug: explode');
-    return undefined;
+    return tool.risk === 'destructive' ? 'needs_approval' : undefined;
   };
   const planner = createScriptedPlanner((request) => {
     // Past the path, the run is drained: the model answers.

@@ -7,9 +7,9 @@ import { fail } from '../failure.js';
 export const EFFECTS = ['read', 'idempotent', 'reconcilable', 'unsafe'] as const;
 export type Effect = (typeof EFFECTS)[number];
 
-/** How much a call needs a human: `low` runs, `high` needs approval, `destructive` is denied. */
-export const RISKS = ['low', 'high', 'destructive'] as const;
-export type Risk = (typeof RISKS)[number];
+/** How much a call needs a human (declared with the machine's events, which carry it). */
+export { RISKS, type Risk } from '../../machines/types.js';
+import type { Risk } from '../../machines/types.js';
 
 /** The caller's identity and scope, as given to `start({ context })`. */
 export interface RunUserContext {

@@ -3,7 +3,7 @@
  * both closed after the test; and a small JSON client over `fetch`.
  */
 import { afterEach } from 'vitest';
-import { createRuntime, type Runtime } from '../../src/index.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/index.js';
 import { createServer, type AuthConfig, type ServerLimits } from '../../src/server/index.js';
 import { createServerAgent } from './server-agent.js';
 import { tempFiles } from './temp.js';
@@ -41,11 +41,21 @@ export interface TestServer {
 
 /** Starts a runtime and a server on an ephemeral loopback port, closed after the test. */
 export async function startTestServer(
-  options: { auth?: AuthConfig; limits?: Partial<ServerLimits> } = {},
+  options: {
+    auth?: AuthConfig;
+    limits?: Partial<ServerLimits>;
+    /** Runtime options that replace the test agent's (machine, planner, tools, policy). */
+    runtime?: (effects: string) => Partial<RuntimeOptions>;
+  } = {},
 ): Promise<TestServer> {
   const { db, effects } = tempFiles();
   const agent = createServerAgent(effects);
-  const runtime = createRuntime({ database: db, planner: agent.planner, tools: agent.tools });
+  const runtime = createRuntime({
+    database: db,
+    planner: agent.planner,
+    tools: agent.tools,
+    ...options.runtime?.(effects),
+  });
   const server = createServer({
     runtime,
     auth: options.auth ?? TEST_AUTH,

@@ -230,4 +230,31 @@ describe('event fold after a crash (SIGKILL of a child process mid-call)', () =>
     expect(state.usage).toEqual({ steps: 1, llmCalls: 1, toolCalls: 0, tokens: 7, costUsd: 0.5 });
     expect(state.answer).toBe('y');
   });
+
+  it("keeps an approval pending through a variant's vote, and shows who voted", () => {
+    const request = { approval_id: 'a', reason: 'approval', tool_calls: [{ id: 'c', tool: 'db.drop', args: {} }] };
+    const state = foldEvents([
+      { run_id: 'r', seq: 1, type: 'approval_request', data: request, created_at: 1 },
+      {
+        run_id: 'r',
+        seq: 2,
+        type: 'approval_result',
+        data: { approval_id: 'a', decision: 'approved', by: 'alice', reason: null, final: false },
+        created_at: 2,
+      },
+    ]);
+    expect(state.approvals.a).toMatchObject({
+      status: 'pending',
+      decidedBy: null,
+      votes: [{ by: 'alice', decision: 'approved', reason: null, seq: 2 }],
+    });
+    const decided = applyEvent(state, {
+      run_id: 'r',
+      seq: 3,
+      type: 'approval_result',
+      data: { approval_id: 'a', decision: 'approved', by: 'bob', reason: null, final: true },
+      created_at: 3,
+    });
+    expect(decided.approvals.a).toMatchObject({ status: 'approved', decidedBy: 'bob', votes: [{ by: 'alice' }] });
+  });
 });

@@ -20,6 +20,7 @@ function runRow(id: string, sessionId: string, status = 'pending') {
     tenant_id: null,
     answer: null,
     snapshot: '{}',
+    machine_name: 'baton.run',
     machine_version: 1,
     version: 0,
     step_index: 0,

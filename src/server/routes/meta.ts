@@ -11,8 +11,9 @@ export function metaRoutes(deps: ServerDeps): Hono<AppEnv> {
     const { ticket, expiresAt } = deps.tickets.issue(c.get('principal'));
     return c.json({ ticket, expires_at: expiresAt }, 201);
   });
-  // The description never changes while the process lives: build it once.
-  const machine = describeMachine();
+  // The runtime's machine (a variant's, if it was given one); it never changes while the process lives.
+  const { machine: definition, name, version } = deps.runtime.machine;
+  const machine = describeMachine(definition, version, name);
   app.get('/machine', (c) => c.json(machine));
   return app;
 }

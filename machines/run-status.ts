@@ -1,0 +1,40 @@
+/**
+ * A run's public status from its machine's state value. Baton's machine has flat states; a
+ * variant may nest states inside one of the six (a review inside `waiting_human`), and its
+ * status is still the top-level state.
+ */
+import type { StateValue } from 'xstate';
+import { RUN_STATUSES, type RunStatus } from './types.js';
+
+const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
+
+/** The top-level state of a state value, or null when it is none of the six. */
+export function topStateOf(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const keys = Object.keys(value);
+  return keys.length === 1 ? keys[0]! : null;
+}
+
+/** True when a state value belongs to one of the six public states. */
+export function isRunStateValue(value: unknown): boolean {
+  const top = topStateOf(value);
+  return top !== null && STATUSES.has(top);
+}
+
+/** The public status of a state value (`{ waiting_human: 'review' }` → `waiting_human`). */
+export function statusOf(value: StateValue): RunStatus {
+  const top = topStateOf(value);
+  if (top === null || !STATUSES.has(top)) {
+    throw new Error(`State ${JSON.stringify(value)} is not inside one of the six public states`);
+  }
+  return top as RunStatus;
+}
+
+/** A state value as a dotted path, for messages: `waiting_human.second_approval`. */
+export function stateName(value: StateValue): string {
+  if (typeof value === 'string') return value;
+  return Object.entries(value)
+    .map(([key, child]) => (child === undefined ? key : `${key}.${stateName(child as StateValue)}`))
+    .join(', ');
+}

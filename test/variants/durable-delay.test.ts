@@ -1,0 +1,119 @@
+/**
+ * Durable delays in a variant: the instant is stored in the snapshot and re-armed on restore,
+ * so a restart neither loses the delay nor starts it over.
+ */
+import { describe, expect, it } from 'vitest';
+import { createScriptedPlanner, durableDelay, extendRunMachine, type RuntimeOptions } from '../../src/index.js';
+import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
+import { tempFiles } from '../helpers/temp.js';
+import { createWorld, readEffects } from '../helpers/world.js';
+
+const DELAY_MS = 4_000;
+
+/** An approval that expires: nobody decided within DELAY_MS, the run ends `failed` (`timeout`). */
+const expiringApproval = extendRunMachine({
+  name: 'expiring-approval',
+  version: 1,
+  states: ({ waiting_human, ...rest }) => ({
+    ...rest,
+    waiting_human: {
+      ...waiting_human,
+      ...durableDelay('approval', DELAY_MS, { type: 'approval_expired' }),
+      on: {
+        ...waiting_human.on,
+        approval_expired: {
+          target: '#run.failed',
+          actions: {
+            type: 'stop',
+            params: {
+              reason: 'timeout',
+              failure: { code: 'run.timeout', kind: 'system', message: 'Nobody decided in time' },
+            },
+          },
+        },
+      },
+    },
+  }),
+});
+
+function setup(db: string, effects: string): RuntimeOptions {
+  return {
+    database: db,
+    machine: expiringApproval,
+    planner: createScriptedPlanner([
+      { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'send' } }] },
+      { type: 'final', answer: 'sent' },
+    ]),
+    tools: [createWorld(effects, { risk: 'high' }).unsafe],
+  };
+}
+
+/** The instant the delay stored in the run's persisted snapshot. */
+function storedInstant(runtime: ReturnType<typeof openRuntime>, runId: string): number {
+  const snapshot = JSON.parse(runtime.store.getRun(runId)!.snapshot) as {
+    context: { timers?: Record<string, number> };
+  };
+  const at = snapshot.context.timers?.approval;
+  expect(at).toBeTypeOf('number');
+  return at!;
+}
+
+async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('a durable delay in a variant', () => {
+  it('fires at its stored instant after a restart that outlived it, not a full delay later', async () => {
+    const { db, effects } = tempFiles();
+    const options = setup(db, effects);
+    let runtime = openRuntime(options);
+    const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
+    expect(run.status).toBe('waiting_human');
+    const at = storedInstant(runtime, run.id);
+    expect(at - run.updatedAt).toBeLessThanOrEqual(DELAY_MS + 1_000);
+
+    await runtime.close();
+    // Down past the instant: the delay must not be lost, nor started over from the restart.
+    await until(() => Date.now() > at + 500);
+    const reopenedAt = Date.now();
+    runtime = await restart(runtime, options);
+    const ended = await runtime.wait(run.id);
+    expect(ended).toMatchObject({
+      status: 'failed',
+      stopReason: 'timeout',
+      failure: { message: 'Nobody decided in time' },
+    });
+    const fired = (await eventsOf(runtime, run.id)).find((e) => e.type === 'state' && e.data.to === 'failed')!;
+    expect(fired.createdAt).toBeGreaterThanOrEqual(at);
+    expect(fired.createdAt - reopenedAt).toBeLessThan(DELAY_MS);
+    expect(readEffects(effects)).toEqual([]);
+  });
+
+  it('keeps its instant across a restart before it, and is forgotten once a human decides', async () => {
+    const { db, effects } = tempFiles();
+    const options = setup(db, effects);
+    let runtime = openRuntime(options);
+    const expiring = await runtime.wait((await runtime.start({ input: 'x', sessionId: 'a' })).id);
+    const at = storedInstant(runtime, expiring.id);
+    const decided = await runtime.wait((await runtime.start({ input: 'y', sessionId: 'b' })).id);
+
+    runtime = await restart(runtime, options);
+    // Re-armed from the stored instant, not from the restart.
+    expect(storedInstant(runtime, expiring.id)).toBe(at);
+    await runtime.approve(decided.id, decided.pendingApprovalId!, { by: 'alice' });
+    expect((await runtime.wait(decided.id)).status).toBe('succeeded');
+    const done = JSON.parse(runtime.store.getRun(decided.id)!.snapshot) as { context: { timers: object } };
+    expect(done.context.timers).toEqual({});
+
+    await until(() => runtime.get(expiring.id).status === 'failed');
+    expect(runtime.get(expiring.id)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
+    const fired = (await eventsOf(runtime, expiring.id)).find((e) => e.type === 'state' && e.data.to === 'failed')!;
+    expect(fired.createdAt).toBeGreaterThanOrEqual(at);
+    // The approved run's effect happened once; the expired one's never.
+    expect(readEffects(effects)).toHaveLength(1);
+  });
+});
