@@ -91,7 +91,7 @@ export function formatContention(measured: readonly { name: string; otherCpus: n
 export function formatLegend(): string {
   return [
     `A run: ${LOOP_STEPS} steps of one tool call each, then a final answer (scripted planner, zod tool, risk 'low').`,
-    'commits: group-commit transactions (runtime.commits), one fsync each. ckpts: snapshot writes (runs.version).',
+    'commits: group-commit transactions (runtime.stats().commits), one fsync each. ckpts: snapshot writes (runs.version).',
     "trans: state transitions, each durable as a committed 'state' event; one checkpoint may carry several.",
     '÷ raw: durable transitions/s over the raw one-row-per-transaction rate; above 1× only by sharing commits.',
     `others busy: CPUs used by other processes meanwhile (from /proc/stat); above ${CONTENDED_CPUS} the numbers are contended.`,

@@ -31,10 +31,7 @@ export async function measureSnapshotSize(
     const ids: string[] = [];
     // Above the default limit (25), so a 50-step loop can finish.
     for (let i = 0; i < runs; i += 1) ids.push(await runOnce(runtime, { maxSteps: 100 }));
-    const sizeOf = runtime.store.db.sqlite
-      .prepare('select length(cast(snapshot as blob)) from runs where id = ?')
-      .pluck();
-    const bytes = Math.max(...ids.map((id) => sizeOf.get(id) as number));
+    const bytes = Math.max(...ids.map((id) => runtime.checkpoint(id).bytes));
     return { steps, runs, bytes };
   } finally {
     await runtime.close();

@@ -10,7 +10,7 @@ export interface Throughput {
   runs: number;
   seconds: number;
   runsPerSecond: number;
-  /** Group-commit transactions in the window (`runtime.commits`). */
+  /** Group-commit transactions in the window (`runtime.stats().commits`). */
   commits: number;
   /** Snapshot writes of the timed runs (the `runs.version` each ended with). */
   checkpoints: number;
@@ -66,26 +66,26 @@ export async function measureThroughput(
   let started = 0;
   await pool(runtime, options.concurrency, () => started++ >= warmup);
 
-  const commitsBefore = runtime.commits;
+  const commitsBefore = runtime.stats().commits;
   const before = sampleCpu();
   const deadline = before.at + options.durationMs;
   const ids = await pool(runtime, options.concurrency, () => performance.now() >= deadline);
   const after = sampleCpu();
-  const commits = runtime.commits - commitsBefore;
+  const commits = runtime.stats().commits - commitsBefore;
   const seconds = (after.at - before.at) / 1_000;
   const { ownMs, otherCpus } = cpuBetween(before, after);
 
-  const { sqlite } = runtime.store.db;
-  const versionOf = sqlite.prepare('select version from runs where id = ?').pluck();
-  const stateEventsOf = sqlite.prepare("select count(*) from events where run_id = ? and type = 'state'").pluck();
+  const versionOf = (id: string) => runtime.checkpoint(id).version;
+  const stateEventsOf = (id: string) =>
+    runtime.readEvents(id, { limit: 10_000 }).filter((event) => event.type === 'state').length;
   const sum = (count: (id: string) => number) => ids.reduce((total, id) => total + count(id), 0);
   return {
     runs: ids.length,
     seconds,
     runsPerSecond: ids.length / seconds,
     commits,
-    checkpoints: sum((id) => versionOf.get(id) as number),
-    transitions: sum((id) => stateEventsOf.get(id) as number),
+    checkpoints: sum(versionOf),
+    transitions: sum(stateEventsOf),
     cpuMs: ownMs,
     otherCpus,
   };

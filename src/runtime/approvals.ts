@@ -12,11 +12,10 @@ import { BatonError, createFailure, fail } from '../failure.js';
 import type { ApprovalRow, Store } from '../store/index.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
-import { callRow, prepareCalls, resultEventData } from './prepared-call.js';
+import { alreadyDecided, settleCall, SETTLED_STATUSES, stepCalls, type LedgerCall } from './ledger.js';
 import { failpoint } from './failpoints.js';
-import { SETTLED_STATUSES } from './transcript.js';
 import type { ApprovalVote, UncertainResolution } from './types.js';
-import type { ToolCallStatus } from '../store/index.js';
+import type { ToolCallStatus } from './ledger.js';
 
 /** A decision as the runtime applies it. */
 export interface DecisionInput {
@@ -31,18 +30,10 @@ export interface DecisionInput {
 
 function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: ApprovalRow, input: DecisionInput): void {
   const { driver } = live;
-  const calls = prepareCalls(env, live, approval.run_id, approval.step_index);
+  const calls = stepCalls(env, live, approval.run_id, approval.step_index);
   const bound = new Set(JSON.parse(approval.tool_call_ids) as string[]);
-  const write = (call: (typeof calls)[number], status: ToolCallStatus, result: ToolResult) => {
-    driver.writeToolCall(
-      callRow(approval.run_id, approval.step_index, call, {
-        status,
-        result: JSON.stringify(result),
-        finished_at: Date.now(),
-      }),
-    );
-    driver.writeEvent('result', resultEventData(call, status, result));
-  };
+  const write = (call: LedgerCall, status: ToolCallStatus, result: ToolResult) =>
+    settleCall(driver, approval.step_index, call, status, result, { mode: 'write' });
   if (approval.kind === 'uncertain') {
     const call = calls.find((c) => bound.has(c.id));
     if (!call) return;
@@ -183,18 +174,7 @@ export async function decideApproval(
       ),
     );
   }
-  if (outcome === 'decided') {
-    const now = env.store.getApproval(approvalId)!;
-    throw new BatonError(
-      createFailure(
-        'approval.already_decided',
-        `Approval '${approvalId}' was already ${now.status} by ${now.decided_by}`,
-        {
-          details: { status: now.status, decided_by: now.decided_by },
-        },
-      ),
-    );
-  }
+  if (outcome === 'decided') throw new BatonError(alreadyDecided(env.store.getApproval(approvalId)!));
   if (outcome === 'vote') return env.store.getApproval(approvalId)!;
   failpoint('approval.committed');
   resumeAfterDecision(live, env.store.getApproval(approvalId)!);
@@ -220,13 +200,5 @@ export function assertPendingApproval(store: Store, runId: string, approvalId: s
   if (!approval || approval.run_id !== runId) {
     fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
   }
-  if (approval.status !== 'pending') {
-    fail(
-      'approval.already_decided',
-      `Approval '${approvalId}' was already ${approval.status} by ${approval.decided_by}`,
-      {
-        details: { status: approval.status, decided_by: approval.decided_by },
-      },
-    );
-  }
+  if (approval.status !== 'pending') throw new BatonError(alreadyDecided(approval));
 }

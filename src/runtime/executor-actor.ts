@@ -15,15 +15,14 @@ import { hashOf, stepApprovalId } from './ids.js';
 import { loadDecision } from './planner-actor.js';
 import {
   approvalHash,
-  callRow,
+  FAILED_STATUSES,
   highestRisk,
   pendingApproval,
-  prepareCalls,
-  resultEventData,
-  type PreparedCall,
-} from './prepared-call.js';
-import { FAILED_STATUSES, SETTLED_STATUSES } from './transcript.js';
-import type { ToolCallStatus } from '../store/index.js';
+  settleCall,
+  SETTLED_STATUSES,
+  type ToolCallStatus,
+} from './ledger.js';
+import { prepareCalls, type PreparedCall } from './prepared-call.js';
 
 /** Creates the executor actor logic for a runtime. */
 export function createExecutorActor(env: RuntimeEnv) {
@@ -63,10 +62,7 @@ export function createExecutorActor(env: RuntimeEnv) {
       result: ToolResult,
       extra: Record<string, unknown> = {},
     ) => {
-      const row = callRow(runId, stepIndex, call, { status, result: JSON.stringify(result), finished_at: Date.now() });
-      call.row = row;
-      driver.stageToolCall(row);
-      driver.emit('result', { ...resultEventData(call, status, result), ...extra });
+      settleCall(driver, stepIndex, call, status, result, { mode: 'stage', extra });
     };
     const scope: CallScope = { env, live, runId, stepIndex, signal, settle };
 

@@ -1,9 +1,27 @@
 /** `Runtime`: what `createRuntime` gives an embedder, member by member. */
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { Failure } from '../failure.js';
-import type { RunFilter, Store } from '../store/index.js';
+import type { RunFilter } from '../store/index.js';
 import type { Trace } from './trace.js';
 import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
+
+/** A run's persisted snapshot, as `checkpoint()` reports it. */
+export interface Checkpoint {
+  /** How many times the snapshot was written (the compare-and-set version). */
+  version: number;
+  /** Size of the stored snapshot JSON, in bytes. */
+  bytes: number;
+  /** The machine and version the snapshot belongs to. */
+  machine: { name: string; version: number };
+}
+
+/** What `stats()` counts. */
+export interface RuntimeStats {
+  /** Group-commit transactions (each one fsync) since the runtime opened. */
+  commits: number;
+  /** Runs this runtime drives right now (each holds an actor in memory). */
+  liveRuns: number;
+}
 
 /** A Baton runtime: runs on one SQLite file, driven by this process. */
 export interface Runtime {
@@ -47,10 +65,15 @@ export interface Runtime {
   recover(): string[];
   /** Runs that `recover()` found but could not resume (quarantined rows among them), with why. */
   readonly recoveryFailures: ReadonlyMap<string, Failure>;
-  /** Group commits so far (for benchmarks). */
-  readonly commits: number;
-  /** The raw store, for tests and tools that inspect the ledger. */
-  readonly store: Store;
+  /**
+   * A page of a run's committed events after `after` (default 0), oldest first, at most `limit`
+   * (default 1,000): the synchronous read of what `events()` replays. Throws `run.not_found`.
+   */
+  readEvents(runId: string, opts?: { after?: number; limit?: number }): RunEventRecord[];
+  /** Where a run's persisted snapshot stands: how often it was written, its size, its machine. Throws `run.not_found`. */
+  checkpoint(runId: string): Checkpoint;
+  /** Counters of this runtime since it opened (for benchmarks and monitoring). */
+  stats(): RuntimeStats;
   /** The machine this runtime drives its runs with: Baton's (`baton.run`) or the variant it was given. */
   readonly machine: RunMachineDefinition;
   /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */

@@ -37,7 +37,8 @@ import { isDeadOwner, newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
 import { buildTrace, type Trace } from './trace.js';
-import type { Runtime } from './runtime-api.js';
+import type { Checkpoint, Runtime, RuntimeStats } from './runtime-api.js';
+import { registerStore } from './internals.js';
 
 export type { Runtime } from './runtime-api.js';
 import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
@@ -503,13 +504,25 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return recoveryFailures;
     },
 
-    /** Group commits so far (for benchmarks). */
-    get commits(): number {
-      return store.queue.commits;
+    readEvents(runId: string, opts: { after?: number; limit?: number } = {}): RunEventRecord[] {
+      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+      const limit = Math.min(Math.max(opts.limit ?? 1_000, 1), 10_000);
+      return store.listEvents(runId, opts.after ?? 0, limit).map(toEvent);
     },
 
-    /** The raw store, for tests and tools that inspect the ledger. */
-    store,
+    checkpoint(runId: string): Checkpoint {
+      const row = store.getRun(runId);
+      if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+      return {
+        version: row.version,
+        bytes: Buffer.byteLength(row.snapshot),
+        machine: { name: row.machine_name, version: row.machine_version },
+      };
+    },
+
+    stats(): RuntimeStats {
+      return { commits: store.queue.commits, liveRuns: live.size };
+    },
 
     /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */
     machine: definition,
@@ -530,6 +543,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       store.close();
     },
   };
+  registerStore(runtime, store);
   if (options.recover !== false) runtime.recover();
   return runtime;
 }

@@ -8,12 +8,6 @@ import type { ToolResult } from '../tools/tool-result.js';
 import { toolCallId } from './ids.js';
 import type { RunMemory } from './run-memory.js';
 
-/** Ledger statuses that are settled, and those that achieved nothing (see `tool-call-statuses.ts`). */
-export {
-  SETTLED_TOOL_CALL_STATUSES as SETTLED_STATUSES,
-  FAILED_TOOL_CALL_STATUSES as FAILED_STATUSES,
-} from '../store/index.js';
-
 /** The text the model sees for one tool call. */
 export function toObservation(row: ToolCallRow): string {
   if (!row.result) return `Tool '${row.tool}' has no result (status ${row.status}).`;

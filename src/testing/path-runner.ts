@@ -190,7 +190,7 @@ export async function runPath(
       states: statesOf(runtime, run.id),
       final: runtime.get(run.id),
       effects: [...scenario.effects],
-      ledger: runtime.store.listToolCalls(run.id).map((row) => `${row.tool}:${row.status}`),
+      ledger: runtime.toolCalls(run.id).map((call) => `${call.tool}:${call.status}`),
       restarts,
     };
   } finally {
@@ -199,17 +199,17 @@ export async function runPath(
 }
 
 function statesOf(runtime: Runtime, runId: string): string[] {
-  const events = runtime.store.listEvents(runId, 0, 10_000);
+  const events = runtime.readEvents(runId, { limit: 10_000 });
   events.forEach((event, i) => {
     if (event.seq !== i + 1) throw new PathMismatchError(`event ${i + 1} of run '${runId}' has seq ${event.seq}`);
   });
-  return events.filter((e) => e.type === 'state').map((e) => (JSON.parse(e.data) as { to: string }).to);
+  return events.filter((e) => e.type === 'state').map((e) => String(e.data.to));
 }
 
 /** The ledger and the outside world agree, no effect happened twice, approved calls ran. */
 function checkLedger(runtime: Runtime, runId: string, effects: string[], where: string): void {
   if (new Set(effects).size !== effects.length) throw new PathMismatchError(`${where}: an effect happened twice`);
-  const rows = runtime.store.listToolCalls(runId);
+  const rows = runtime.toolCalls(runId);
   for (const approval of runtime.approvals(runId)) {
     if (approval.status !== 'approved' || approval.kind !== 'tool') continue;
     for (const id of approval.toolCallIds) {

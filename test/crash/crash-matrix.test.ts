@@ -19,6 +19,7 @@ import { drainRun, type OperatorAction } from '../helpers/operator.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { createWorldTools, worldToolName } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 // `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
 // planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
@@ -178,7 +179,7 @@ async function runCell(point: Point, effect: Effect, mode: Mode): Promise<string
       const { run, actions } = await drainRun(runtime, runId, scenario.effects);
       const key = `${runId}.s0.c0`;
       const effects = readEffects(scenario.effects);
-      const row = runtime.store.getToolCall(key);
+      const row = storeOf(runtime).getToolCall(key);
       const seen = {
         status: run.status,
         effects: effects.filter((e) => e.key === key).length,

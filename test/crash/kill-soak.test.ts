@@ -18,6 +18,7 @@ import { tempFiles } from '../helpers/temp.js';
 import { createWorldTools } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
 import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const SEED = Number(process.env.SOAK_SEED ?? 1_129);
 const RUNS = Number(process.env.SOAK_RUNS ?? 100);
@@ -87,10 +88,10 @@ describe('kill soak', () => {
       try {
         for (const line of journal) if (line.type === 'violation') problems.push(`run #${line.index}: ${line.text}`);
         const effects = readEffects(files.effects);
-        const total = runtime.store.db.sqlite.prepare('select count(*) as n from runs').get() as { n: number };
+        const total = storeOf(runtime).db.sqlite.prepare('select count(*) as n from runs').get() as { n: number };
         if (total.n !== RUNS) problems.push(`${total.n} runs in the file, expected ${RUNS}`);
         for (let index = 0; index < RUNS; index += 1) {
-          const row = runtime.store.findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
+          const row = storeOf(runtime).findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
           if (!row) {
             problems.push(`run #${index} was never created`);
             continue;
@@ -115,7 +116,7 @@ describe('kill soak', () => {
             const refused = approvals.some((a) => a.stepIndex === step && a.kind === 'tool' && a.status === 'rejected');
             calls.forEach((call, k) => {
               const id = `${row.id}.s${step}.c${k}`;
-              const status = runtime.store.getToolCall(id)?.status ?? 'missing';
+              const status = storeOf(runtime).getToolCall(id)?.status ?? 'missing';
               const expected = !refused ? 'succeeded' : call.risk === 'high' ? 'rejected' : 'skipped';
               if (status !== expected) say(`call ${id} (${call.tool}) is '${status}', expected '${expected}'`);
             });

@@ -6,6 +6,7 @@
 import type { Runtime } from '../../src/index.js';
 import { eventsOf } from './runtime.js';
 import type { EffectLine } from './world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const TERMINAL: ReadonlySet<string> = new Set(['succeeded', 'failed']);
 
@@ -50,7 +51,7 @@ export async function runProblems(
   const count = new Map<string, number>();
   for (const line of mine) if (effectOf(line) !== 'read') count.set(line.key, (count.get(line.key) ?? 0) + 1);
   for (const [key, n] of count) if (n > 1) say(`call ${key} took effect ${n} times`);
-  const rows = runtime.store.listToolCalls(runId);
+  const rows = storeOf(runtime).listToolCalls(runId);
   const byId = new Map(rows.map((row) => [row.id, row]));
   for (const key of count.keys()) if (!byId.has(key)) say(`call ${key} took effect but has no ledger row`);
   for (const row of rows) {
@@ -73,7 +74,7 @@ export async function runProblems(
 
   // Events 1..n without gaps; the API's view is the whole log (nothing hides after a terminal event).
   const events = await eventsOf(runtime, runId);
-  const stored = runtime.store.listEvents(runId, 0, 1_000_000);
+  const stored = storeOf(runtime).listEvents(runId, 0, 1_000_000);
   const seqs = stored.map((e) => e.seq);
   if (seqs.some((seq, i) => seq !== i + 1)) say(`event seqs have gaps: ${seqs.join(',')}`);
   if (events.length !== stored.length) say(`${stored.length - events.length} events follow the terminal state event`);
@@ -100,6 +101,6 @@ export async function runProblems(
 
 /** SQLite's own check of the file. */
 export function integrityProblems(runtime: Runtime): string[] {
-  const result = runtime.store.db.sqlite.pragma('integrity_check', { simple: true });
+  const result = storeOf(runtime).db.sqlite.pragma('integrity_check', { simple: true });
   return result === 'ok' ? [] : [`integrity_check: ${String(result)}`];
 }

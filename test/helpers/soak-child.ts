@@ -13,6 +13,7 @@ import { operatorDecision, pendingApproval } from './operator.js';
 import { approverChoice, soakPauses, soakPlanner } from './soak-plan.js';
 import { createWorldTools } from './world-tools.js';
 import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 /** What the child is given. */
 export interface SoakScenario {
@@ -95,7 +96,7 @@ async function drive(index: number): Promise<void> {
 const unfinished: number[] = [];
 const missing: number[] = [];
 for (let index = 0; index < scenario.runs; index += 1) {
-  const row = runtime.store.findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
+  const row = storeOf(runtime).findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
   if (!row) missing.push(index);
   else if (row.status !== 'succeeded' && row.status !== 'failed') unfinished.push(index);
 }

@@ -8,6 +8,7 @@ import { INSPECTOR_HEADERS } from '../../src/server/index.js';
 import { numbersOf, openPage, type WatchedPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
 import { apiClient, startTestServer, TEST_AUTH, token } from '../helpers/server.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -128,7 +129,7 @@ describe('inspector (Chromium, dev mode)', () => {
     expect(download.suggestedFilename()).toBe(`${runId}.json`);
     const exported = JSON.parse(await readDownload(download));
     expect(exported).toMatchObject({ format: 'baton.run-export', run: { id: runId, status: 'succeeded' } });
-    const stored = server.runtime.store.listEvents(runId, 0, 10_000);
+    const stored = storeOf(server.runtime).listEvents(runId, 0, 10_000);
     expect(exported.events.map((e: { seq: number }) => e.seq)).toEqual(stored.map((e) => e.seq));
     expect(exported.tool_calls).toHaveLength(5);
     expect(exported.steps).toHaveLength(4);

@@ -8,6 +8,7 @@ import type { Planner } from '../../src/index.js';
 import { dataOf, openPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
 import { apiClient } from '../helpers/server.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -56,7 +57,7 @@ describe('inspector replay (Chromium)', () => {
     await call('POST', `/v1/runs/${runId}/approvals/${waiting.body.pending_approval_id}`, { decision: 'approve' });
     await server.runtime.wait(runId);
     expect(server.runtime.get(runId).status).toBe('succeeded');
-    const events: StoredEvent[] = server.runtime.store
+    const events: StoredEvent[] = storeOf(server.runtime)
       .listEvents(runId, 0, 10_000)
       .map((row) => ({ seq: row.seq, type: row.type, data: JSON.parse(row.data) as Record<string, unknown> }));
 

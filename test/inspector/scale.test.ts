@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { dataOf, openPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const WAIT = { timeout: 60_000 };
 const RUNS = 1_000;
@@ -19,7 +20,7 @@ describe('inspector at size (Chromium)', () => {
     const long = await runtime.start({ input: `write:${LONG_STEPS}`, options: { maxSteps: LONG_STEPS + 5 } });
     await runtime.wait(long.id);
     for (const run of runtime.list({ limit: 200 }).runs) await runtime.wait(run.id);
-    const events = runtime.store.listEvents(long.id, 0, 100_000).length;
+    const events = storeOf(runtime).listEvents(long.id, 0, 100_000).length;
     expect(events).toBeGreaterThanOrEqual(500);
 
     const watched = await openPage(server.url);

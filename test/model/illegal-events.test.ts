@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { createRuntime, createScriptedPlanner, defineTool, type Runtime } from '../../src/index.js';
 import { createGates, createRunModel, MODEL_LIMITS, runModelEvents } from '../../src/testing/index.js';
 import { tempDir } from '../helpers/temp.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 /** One sample of each event type, as the runtime's actors or a caller would send it. */
 function sampleEvents(): Map<string, RunEvent> {
@@ -31,11 +32,11 @@ function illegalPairs(): [RunStatus, string][] {
 
 /** Everything the database knows about a run, to show an illegal event changed nothing. */
 function fingerprint(runtime: Runtime, runId: string): string {
-  const { sqlite } = runtime.store.db;
+  const { sqlite } = storeOf(runtime).db;
   const count = (table: string) =>
     (sqlite.prepare(`select count(*) as n from ${table} where run_id = ?`).get(runId) as { n: number }).n;
   return JSON.stringify({
-    run: runtime.store.getRun(runId),
+    run: storeOf(runtime).getRun(runId),
     events: count('events'),
     steps: count('steps'),
     toolCalls: count('tool_calls'),

@@ -12,6 +12,7 @@ import {
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 function setup() {
   const { db, effects } = tempFiles();
@@ -27,6 +28,37 @@ function setup() {
 }
 
 describe('runtime API for services', () => {
+  it('reads a page of the event log, the checkpoint of a run and its own counters', async () => {
+    const runtime = setup();
+    const before = runtime.stats();
+    expect(before).toEqual({ commits: expect.any(Number), liveRuns: 0 });
+    const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
+    expect(run.status).toBe('waiting_human');
+    expect(runtime.stats().liveRuns).toBe(1);
+    expect(runtime.stats().commits).toBeGreaterThan(before.commits);
+
+    const all = runtime.readEvents(run.id);
+    const following: RunEventRecord[] = [];
+    for await (const event of runtime.events(run.id, { follow: false })) following.push(event);
+    expect(all).toEqual(following);
+    expect(runtime.readEvents(run.id, { after: 2, limit: 3 })).toEqual(all.slice(2, 5));
+    expect(runtime.readEvents(run.id, { after: all.length })).toEqual([]);
+
+    const row = storeOf(runtime).getRun(run.id)!;
+    expect(runtime.checkpoint(run.id)).toEqual({
+      version: row.version,
+      bytes: Buffer.byteLength(row.snapshot),
+      machine: { name: 'baton.run', version: MACHINE_VERSION },
+    });
+    expect(() => runtime.checkpoint('run_missing')).toThrow(/does not exist/);
+    expect(() => runtime.readEvents('run_missing')).toThrow(/does not exist/);
+
+    await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
+    await runtime.wait(run.id);
+    // A finished run is no longer held in memory.
+    await expect.poll(() => runtime.stats().liveRuns).toBe(0);
+  });
+
   it('keeps the tenant of a run and lists by tenant', async () => {
     const runtime = setup();
     const a = await runtime.start({ input: 'a', context: { tenant_id: 'acme', user_id: 'u1' } });
@@ -77,7 +109,11 @@ describe('runtime API for services', () => {
     stop();
     for (const id of [a.id, b.id]) {
       const own = seen.filter((e) => e.runId === id).map((e) => e.seq);
-      expect(own).toEqual(runtime.store.listEvents(id).map((e) => e.seq));
+      expect(own).toEqual(
+        storeOf(runtime)
+          .listEvents(id)
+          .map((e) => e.seq),
+      );
     }
     const before = seen.length;
     await runtime.start({ input: 'c' });

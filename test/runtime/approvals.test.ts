@@ -3,6 +3,7 @@ import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 function highRiskSetup(db: string, effects: string): RuntimeOptions {
   return {
@@ -94,7 +95,11 @@ describe('approvals', () => {
     expect(done.answer).toContain('carol rejected tool');
     expect(done.answer).toContain('too risky');
     expect(readEffects(effects)).toEqual([]);
-    expect(runtime.store.listToolCalls(run.id).map((c) => c.status)).toEqual(['skipped', 'rejected']);
+    expect(
+      storeOf(runtime)
+        .listToolCalls(run.id)
+        .map((c) => c.status),
+    ).toEqual(['skipped', 'rejected']);
   });
 
   it('ends the run rejected when the reviewer stops it', async () => {

@@ -10,6 +10,7 @@ import { BatonError, createScriptedPlanner, type Runtime } from '../../src/index
 import { createServerAgent } from '../helpers/server-agent.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 async function twoWaitingRuns() {
   const files = tempFiles();
@@ -70,7 +71,7 @@ describe('corrupt rows', () => {
     const cancelled = await runtime.cancel(bad, { reason: 'bad row' });
     expect(cancelled).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
     expect(cancelled.failure).toMatchObject({ code: 'store.corrupt_row' });
-    expect(runtime.store.listEvents(bad, 0, 1000).at(-1)).toMatchObject({ type: 'state' });
+    expect(storeOf(runtime).listEvents(bad, 0, 1000).at(-1)).toMatchObject({ type: 'state' });
   });
 
   it('quarantines a run whose snapshot is not JSON', async () => {

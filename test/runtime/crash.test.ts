@@ -8,6 +8,7 @@ import { crashPlanner, runChild, type CrashScenario } from '../helpers/crash-sce
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const KILL_POINTS = ['planner.answered', 'tool.started', 'tool.effect', 'tool.returned'] as const;
 type KillPoint = (typeof KILL_POINTS)[number];
@@ -33,7 +34,7 @@ async function checkInvariants(runtime: Runtime, runId: string): Promise<void> {
   expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
   const terminal = events.findIndex((e) => e.type === 'state' && ['succeeded', 'failed'].includes(String(e.data.to)));
   if (terminal >= 0) expect(terminal).toBe(events.length - 1);
-  expect(runtime.store.db.sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+  expect(storeOf(runtime).db.sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
 }
 
 /** How many times the effect happened, counted outside Baton, as the design requires. */
@@ -57,7 +58,7 @@ describe('crash recovery (SIGKILL of a child process)', () => {
           expect(run).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
           const happened = readEffects(files.effects).length;
           expect(happened).toBe(point === 'tool.started' ? 0 : 1);
-          expect(runtime.store.listToolCalls(runId)[0]!.status).toBe('unknown');
+          expect(storeOf(runtime).listToolCalls(runId)[0]!.status).toBe('unknown');
           // The human checks the outside world: retry if it did not happen, record it as done if it did.
           await runtime.approve(runId, run.pendingApprovalId!, {
             by: 'ops',
@@ -70,7 +71,7 @@ describe('crash recovery (SIGKILL of a child process)', () => {
         const effects = readEffects(files.effects);
         expect(effects).toHaveLength(expectedEffects(effect, point));
         if (effect !== 'read') expect(new Set(effects.map((e) => e.key)).size).toBe(effects.length);
-        expect(runtime.store.listToolCalls(runId)[0]!.status).toBe('succeeded');
+        expect(storeOf(runtime).listToolCalls(runId)[0]!.status).toBe('succeeded');
         await checkInvariants(runtime, runId);
       });
     }

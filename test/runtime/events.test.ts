@@ -5,6 +5,7 @@ import { createScriptedPlanner, defineTool, type RunEventRecord } from '../../sr
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 describe('events', () => {
   it('streams committed events live, in order, and ends after the terminal one', async () => {
@@ -113,7 +114,11 @@ describe('events', () => {
     await driver.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
     await driver.wait(run.id);
     await following;
-    expect(seen.map((e) => e.seq)).toEqual(driver.store.listEvents(run.id).map((e) => e.seq));
+    expect(seen.map((e) => e.seq)).toEqual(
+      storeOf(driver)
+        .listEvents(run.id)
+        .map((e) => e.seq),
+    );
     expect(seen.at(-1)!.data.to).toBe('succeeded');
   });
 });

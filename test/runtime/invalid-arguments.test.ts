@@ -3,6 +3,7 @@ import { createScriptedPlanner, type PlannerRequest } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 describe('invalid tool calls', () => {
   it('shows the model the zod issues of invalid arguments as an observation', async () => {
@@ -25,7 +26,7 @@ describe('invalid tool calls', () => {
     expect(observation.content).toContain('tool.invalid_arguments');
     expect(observation.content).toContain('- value: Invalid input: expected string, received number');
     expect(readEffects(effects)).toEqual([]);
-    expect(runtime.store.listToolCalls(run.id)[0]).toMatchObject({ status: 'invalid', attempts: 0 });
+    expect(storeOf(runtime).listToolCalls(run.id)[0]).toMatchObject({ status: 'invalid', attempts: 0 });
   });
 
   it('tells the model about an unknown tool and lists the known ones', async () => {
@@ -59,7 +60,11 @@ describe('invalid tool calls', () => {
     expect(run.status).toBe('failed');
     expect(run.stopReason).toBe('loop_detected');
     expect(run.failure?.code).toBe('run.loop_detected');
-    expect(runtime.store.listToolCalls(run.id).map((c) => c.status)).toEqual(['invalid', 'invalid', 'invalid']);
+    expect(
+      storeOf(runtime)
+        .listToolCalls(run.id)
+        .map((c) => c.status),
+    ).toEqual(['invalid', 'invalid', 'invalid']);
   });
 
   it('does not count different failing calls as a loop', async () => {

@@ -4,6 +4,7 @@ import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const call = (tool: string, value: string): Decision => ({ type: 'tool_calls', calls: [{ tool, args: { value } }] });
 
@@ -35,7 +36,7 @@ describe('runtime lifecycle', () => {
     expect(events.filter((e) => e.type === 'action').map((e) => e.data.tool)).toEqual(['world.read', 'world.unsafe']);
     expect(readEffects(effects).map((e) => e.value)).toEqual(['a', 'b']);
 
-    const calls = runtime.store.listToolCalls(run.id);
+    const calls = storeOf(runtime).listToolCalls(run.id);
     expect(calls.map((c) => [c.tool, c.status, c.attempts])).toEqual([
       ['world.read', 'succeeded', 1],
       ['world.unsafe', 'succeeded', 1],
@@ -56,7 +57,11 @@ describe('runtime lifecycle', () => {
     });
     const ok = await runtime.wait((await runtime.start({ input: 'hello', sessionId: 'ses_1' })).id);
     expect(ok.status).toBe('succeeded');
-    expect(runtime.store.listMessages(scopeKey(null, 'ses_1')).map((m) => [m.role, m.content])).toEqual([
+    expect(
+      storeOf(runtime)
+        .listMessages(scopeKey(null, 'ses_1'))
+        .map((m) => [m.role, m.content]),
+    ).toEqual([
       ['user', 'hello'],
       ['assistant', 'answer to hello'],
     ]);
@@ -67,7 +72,7 @@ describe('runtime lifecycle', () => {
     expect(failed.status).toBe('failed');
     expect(failed.stopReason).toBe('max_steps');
     expect(failed.answer).toBeNull();
-    expect(runtime.store.listMessages(scopeKey(null, 'ses_1'))).toHaveLength(2);
+    expect(storeOf(runtime).listMessages(scopeKey(null, 'ses_1'))).toHaveLength(2);
   });
 
   it('shows the planner the session history and the tool observations', async () => {

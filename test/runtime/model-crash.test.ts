@@ -11,6 +11,7 @@ import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/model-child.ts', import.meta.url));
 
@@ -84,13 +85,14 @@ describe('crashes around a model call', () => {
     server.enqueue(textReply('The finished answer.'));
     const runtime = reopen(db, effects);
     const [listed] = runtime.list().runs;
-    expect(runtime.store.listMessages(scopeKey(null, listed!.sessionId))).toEqual([]);
+    expect(storeOf(runtime).listMessages(scopeKey(null, listed!.sessionId))).toEqual([]);
     const run = await runtime.wait(listed!.id);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'The finished answer.' });
-    expect(runtime.store.listMessages(scopeKey(null, listed!.sessionId)).map((m) => m.content)).toEqual([
-      'crash while the model answers',
-      'The finished answer.',
-    ]);
+    expect(
+      storeOf(runtime)
+        .listMessages(scopeKey(null, listed!.sessionId))
+        .map((m) => m.content),
+    ).toEqual(['crash while the model answers', 'The finished answer.']);
     expect(server.requests).toHaveLength(2);
   });
 });

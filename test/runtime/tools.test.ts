@@ -11,6 +11,7 @@ import {
 } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 /** Runs one call of `tool` and returns what the model observed and the ledger row. */
 async function observe(tool: AnyTool, args: unknown = {}) {
@@ -27,7 +28,7 @@ async function observe(tool: AnyTool, args: unknown = {}) {
   });
   const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
   expect(run.status).toBe('succeeded');
-  const row = runtime.store.listToolCalls(run.id)[0]!;
+  const row = storeOf(runtime).listToolCalls(run.id)[0]!;
   return { observation: observed!.messages.at(-1)!.content, row, runtime, run };
 }
 
@@ -44,7 +45,7 @@ describe('tool calls', () => {
     expect(result).toMatchObject({ status: 'ok', truncated: true, artifact: { sha256, size: 5000 } });
     expect((result.content as string).length).toBe(1000);
     expect(observation).toContain(`artifact sha256:${sha256}`);
-    expect(runtime.store.getArtifact(sha256)!.content.toString()).toBe(big);
+    expect(storeOf(runtime).getArtifact(sha256)!.content.toString()).toBe(big);
   });
 
   it('times a tool out, aborts it, and tells the model it may retry', async () => {

@@ -3,6 +3,7 @@ import { createScriptedPlanner, MACHINE_VERSION, type RuntimeOptions } from '../
 import { openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 /** Rewrites a stored version-2 snapshot the way machine version 1 saved it. */
 function toVersion1(json: string): string {
@@ -34,16 +35,16 @@ describe('machine versions', () => {
     let runtime = openRuntime(options);
     const run = await runtime.wait((await runtime.start({ input: 'x', options: { budget: { maxCostUsd: 5 } } })).id);
     expect(run.status).toBe('waiting_human');
-    const row = runtime.store.getRun(run.id)!;
-    runtime.store.db.sqlite
-      .prepare('update runs set snapshot = ?, machine_version = 1 where id = ?')
+    const row = storeOf(runtime).getRun(run.id)!;
+    storeOf(runtime)
+      .db.sqlite.prepare('update runs set snapshot = ?, machine_version = 1 where id = ?')
       .run(toVersion1(row.snapshot), run.id);
     runtime = await restart(runtime, options);
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
     const done = await runtime.wait(run.id);
     expect(done).toMatchObject({ status: 'succeeded', answer: 'sent', usage: { costUsd: 0 } });
     expect(readEffects(effects)).toHaveLength(1);
-    expect(runtime.store.getRun(run.id)!.machine_version).toBe(MACHINE_VERSION);
+    expect(storeOf(runtime).getRun(run.id)!.machine_version).toBe(MACHINE_VERSION);
   });
 
   it('leaves a run saved by a newer machine as it is, and resumes the others', async () => {
@@ -55,11 +56,11 @@ describe('machine versions', () => {
     };
     let runtime = openRuntime(options);
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
-    runtime.store.db.sqlite.prepare('update runs set machine_version = 99 where id = ?').run(run.id);
+    storeOf(runtime).db.sqlite.prepare('update runs set machine_version = 99 where id = ?').run(run.id);
     const other = await runtime.start({ input: 'y' });
     runtime = await restart(runtime, options);
     expect(runtime.recoveryFailures.get(run.id)?.message).toMatch(/newer than this machine/);
-    expect(runtime.store.getRun(run.id)).toMatchObject({ status: 'waiting_human', machine_version: 99 });
+    expect(storeOf(runtime).getRun(run.id)).toMatchObject({ status: 'waiting_human', machine_version: 99 });
     // The other runs of the file are resumed all the same.
     expect((await runtime.wait(other.id)).status).toBe('waiting_human');
     expect(runtime.recoveryFailures.has(other.id)).toBe(false);

@@ -7,6 +7,7 @@ import { createScriptedPlanner, durableDelay, extendRunMachine, type RuntimeOpti
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const DELAY_MS = 4_000;
 
@@ -50,7 +51,7 @@ function setup(db: string, effects: string): RuntimeOptions {
 
 /** The instant the delay stored in the run's persisted snapshot. */
 function storedInstant(runtime: ReturnType<typeof openRuntime>, runId: string): number {
-  const snapshot = JSON.parse(runtime.store.getRun(runId)!.snapshot) as {
+  const snapshot = JSON.parse(storeOf(runtime).getRun(runId)!.snapshot) as {
     context: { timers?: Record<string, number> };
   };
   const at = snapshot.context.timers?.approval;
@@ -106,7 +107,7 @@ describe('a durable delay in a variant', () => {
     expect(storedInstant(runtime, expiring.id)).toBe(at);
     await runtime.approve(decided.id, decided.pendingApprovalId!, { by: 'alice' });
     expect((await runtime.wait(decided.id)).status).toBe('succeeded');
-    const done = JSON.parse(runtime.store.getRun(decided.id)!.snapshot) as { context: { timers: object } };
+    const done = JSON.parse(storeOf(runtime).getRun(decided.id)!.snapshot) as { context: { timers: object } };
     expect(done.context.timers).toEqual({});
 
     await until(() => runtime.get(expiring.id).status === 'failed');

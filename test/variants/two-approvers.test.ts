@@ -19,6 +19,7 @@ import { twoApprovers } from '../fixtures/two-approvers.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { tempDir, tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 const model = createRunModel(twoApprovers);
 
@@ -151,7 +152,7 @@ describe('the two-approver variant in the runtime', () => {
     let runtime = openRuntime(options);
     const run = await runtime.wait((await runtime.start({ input: 'drop' })).id);
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
-    const before = runtime.store.getRun(run.id)!;
+    const before = storeOf(runtime).getRun(run.id)!;
     expect(before).toMatchObject({ machine_name: 'two-approvers', machine_version: 1 });
 
     const stockOptions: RuntimeOptions = { ...options };
@@ -164,10 +165,10 @@ describe('the two-approver variant in the runtime', () => {
     });
     await expect(runtime.cancel(run.id)).rejects.toMatchObject({ failure: { code: 'run.machine_mismatch' } });
     // Only the lease the closed runtime released differs.
-    expect(runtime.store.getRun(run.id)).toEqual({ ...before, owner: null, lease_until: null });
+    expect(storeOf(runtime).getRun(run.id)).toEqual({ ...before, owner: null, lease_until: null });
     // A run made by Baton's machine in the same file is unaffected.
     const plain = await runtime.start({ input: 'x', sessionId: 'other' });
-    expect(runtime.store.getRun(plain.id)!.machine_name).toBe('baton.run');
+    expect(storeOf(runtime).getRun(plain.id)!.machine_name).toBe('baton.run');
 
     // A newer version of the variant without an upgrade refuses the old snapshot too.
     runtime = await restart(runtime, { ...options, machine: { ...twoApprovers, version: 2 } });
@@ -178,7 +179,7 @@ describe('the two-approver variant in the runtime', () => {
     expect(runtime.recoveryFailures.has(run.id)).toBe(false);
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'bob' });
     expect(await runtime.wait(run.id)).toMatchObject({ status: 'waiting_human' });
-    expect(runtime.store.getRun(run.id)!.machine_version).toBe(2);
+    expect(storeOf(runtime).getRun(run.id)!.machine_version).toBe(2);
     expect(readEffects(effects).map((e) => e.value)).toEqual(['drop']);
   });
 
