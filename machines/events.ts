@@ -1,14 +1,10 @@
 /** The run machine's events as a zod schema, so events from outside are checked before they reach it. */
 import { z } from 'zod';
+import { failureSchema } from '../src/failure.js';
 import { BUDGETS, RISKS, WAIT_REASONS, type RunEvent } from './types.js';
 
-const failure = z.object({
-  code: z.string(),
-  kind: z.enum(['user', 'model', 'tool', 'policy', 'system']),
-  message: z.string(),
-  retryable: z.boolean().optional(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
+// Failures are declared once, with their closed set of codes.
+const failure = failureSchema;
 const usage = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),

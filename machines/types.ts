@@ -24,6 +24,10 @@ export const STOP_REASONS = [
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/** What happens if a call is interrupted mid-way (DESIGN §3): what the ledger does on resume. */
+export const EFFECTS = ['read', 'idempotent', 'reconcilable', 'unsafe'] as const;
+export type Effect = (typeof EFFECTS)[number];
+
 /** How much a call needs a human: `low` runs, `high` needs approval, `destructive` is denied by default. */
 export const RISKS = ['low', 'high', 'destructive'] as const;
 export type Risk = (typeof RISKS)[number];

@@ -14,12 +14,9 @@ import {
   type ModelSettings,
   type Runtime,
 } from '../index.js';
-import { abortable, sleep } from './abortable.js';
-import { isTerminalEvent, toApprovalJson, toEventJson, toRunJson, toSnakeJson, type EventJson } from './api-json.js';
+import { abortable } from './abortable.js';
+import { toApprovalJson, toEventJson, toRunJson, toSnakeJson } from './api-json.js';
 import type { Backend } from './backend.js';
-
-/** How often a run driven by another process is polled when followed. */
-const POLL_MS = 200;
 
 /** How a local backend opens its runtime. */
 export interface LocalOptions {
@@ -40,7 +37,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
   const database = resolve(options.database);
   const resolved = options.agent ? resolveAgentPlanner(options.agent, options.model) : undefined;
   let runtime: Runtime | undefined;
-  // Runs this process drives: their events come live; others' are polled from the file.
+  // Runs this process drives (started or decided here): `settle` waits for them to move on.
   const driven = new Set<string>();
 
   /** The runtime, or undefined when reading a file that does not exist. */
@@ -63,28 +60,13 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
     return rt;
   }
 
-  async function* poll(rt: Runtime, runId: string, after: number, signal?: AbortSignal): AsyncGenerator<EventJson> {
-    let last = after;
-    for (;;) {
-      for await (const event of rt.events(runId, { after: last, follow: false })) {
-        yield toEventJson(event);
-        last = event.seq;
-        if (isTerminalEvent(event)) return;
-      }
-      await sleep(POLL_MS, signal);
-      if (signal?.aborted) return;
-    }
-  }
-
   async function* events(runId: string, opts: { after?: number; follow: boolean; signal?: AbortSignal }) {
     const rt = must(runId);
     // A missing run answers run.not_found before anything is followed.
     rt.get(runId);
-    if (opts.follow && !driven.has(runId)) {
-      yield* abortable(poll(rt, runId, opts.after ?? 0, opts.signal), opts.signal);
-      return;
-    }
-    const source = rt.events(runId, { after: opts.after ?? 0, follow: opts.follow });
+    // The runtime's one way to follow a run: live for runs driven here, read from the file for
+    // runs another process drives.
+    const source = rt.events(runId, { after: opts.after ?? 0, follow: opts.follow, signal: opts.signal });
     for await (const event of abortable(source, opts.signal)) yield toEventJson(event);
   }
 

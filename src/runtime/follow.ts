@@ -11,6 +11,8 @@ import type { Run, RunEventRecord } from './types.js';
 const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
 const ACTIVE: ReadonlySet<string> = new Set(['pending', 'planning', 'executing', 'waiting_human']);
 const PAGE = 500;
+/** Live events held for a reader before it is sent back to the log instead (memory per reader stays bounded). */
+export const BUFFER_LIMIT = 1_000;
 /** How often the log of a run driven by another process is read while following it. */
 const REMOTE_POLL_MS = 200;
 
@@ -25,50 +27,104 @@ export interface FollowContext {
   onClose: Set<() => void>;
 }
 
-/** The committed events after `after`, then live ones until the run ends (unless `follow: false`). */
+/** How a run's events are followed. */
+export interface FollowOptions {
+  /** Events with a `seq` above this one (default 0: all). */
+  after?: number | undefined;
+  /** Keep following live events until the run ends (default true); false stops at the end of the log. */
+  follow?: boolean | undefined;
+  /** Ends the iteration (without an error) when aborted. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * A run's committed events after `after`, in `seq` order and each once, then its live ones
+ * until its terminal event (unless `follow: false`); drafts pass through live. The one
+ * subscription primitive: the server's SSE streams and the CLI are built on it.
+ * Invariants: the live subscription is taken before the log is read, so nothing committed in
+ * between is missed; a consumer that falls more than `BUFFER_LIMIT` events behind costs no more
+ * memory — its live buffer is dropped and it reads on from the log, as it does for any gap; a
+ * run driven by another process is read from its log.
+ */
 export async function* followEvents(
   ctx: FollowContext,
   runId: string,
-  opts: { after?: number; follow?: boolean },
+  opts: FollowOptions,
 ): AsyncGenerator<RunEventRecord> {
   const { store, hub } = ctx;
   if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
   const pending: RunEventRecord[] = [];
+  let behind = false;
   let wake: (() => void) | undefined;
   let failed: Failure | undefined;
+  const signal = opts.signal;
+  const onAbort = () => wake?.();
+  signal?.addEventListener('abort', onAbort);
   // Subscribe before reading the log, so nothing committed in between is missed.
   const unsubscribe = hub.subscribe(runId, (event) => {
-    pending.push(event);
+    if (behind) return;
+    if (pending.length >= BUFFER_LIMIT) {
+      // Too slow a reader: the log holds everything committed, it reads on from there.
+      pending.length = 0;
+      behind = true;
+    } else {
+      pending.push(event);
+    }
     wake?.();
   });
   const unsubscribeFailure = hub.onFailure(runId, (failure) => {
     failed = failure;
     wake?.();
   });
-  try {
-    let last = opts.after ?? 0;
+  let last = opts.after ?? 0;
+  let ended = false;
+  /** Everything the log has after `last`, in pages; sets `ended` at the terminal event. */
+  async function* fromLog(): AsyncGenerator<RunEventRecord> {
     for (;;) {
       const page = store.listEvents(runId, last, PAGE).map(toEvent);
       for (const event of page) {
         yield event;
         last = event.seq;
-        if (isTerminalEvent(event)) return;
+        if (isTerminalEvent(event)) {
+          ended = true;
+          return;
+        }
+        if (signal?.aborted) return;
       }
-      if (page.length < PAGE) break;
+      if (page.length < PAGE) return;
     }
-    if (opts.follow === false) return;
+  }
+  try {
+    yield* fromLog();
+    if (ended || opts.follow === false) return;
     for (;;) {
-      while (pending.length > 0) {
+      if (signal?.aborted) return;
+      if (behind) {
+        // Reset first: whatever is published from now on is buffered, the rest is in the log.
+        behind = false;
+        pending.length = 0;
+        yield* fromLog();
+        if (ended) return;
+        continue;
+      }
+      while (pending.length > 0 && !behind) {
         const event = pending.shift()!;
         if (event.type === 'draft') {
           yield event;
           continue;
         }
         if (event.seq <= last) continue;
+        if (event.seq > last + 1) {
+          // A gap (never expected): the log has what was missed.
+          behind = true;
+          break;
+        }
         yield event;
         last = event.seq;
         if (isTerminalEvent(event)) return;
+        if (signal?.aborted) return;
       }
+      if (behind) continue;
       if (failed) throw new BatonError(failed);
       if (ctx.isClosed()) return;
       // A run driven by another process publishes nothing here: its log is polled instead.
@@ -86,6 +142,7 @@ export async function* followEvents(
         wake = resolve;
         ctx.onClose.add(resolve);
         if (remote) timer = setTimeout(resolve, REMOTE_POLL_MS);
+        if (signal?.aborted) resolve();
       });
       clearTimeout(timer);
       if (wake) ctx.onClose.delete(wake);
@@ -94,6 +151,7 @@ export async function* followEvents(
   } finally {
     unsubscribe();
     unsubscribeFailure();
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The ledger: one module for what a tool call and an approval are on disk. The status
- * vocabulary (one const list, `store/tool-call-statuses.ts`), the calls of a step as the planner
+ * vocabulary (one const list, `store/vocabulary.ts`), the calls of a step as the planner
  * journaled them, the row of a call in each status, the `result` event that goes with it, and
  * "settle" — the one way a call gets a final row, used alike by the executor (running calls) and
  * by human decisions (refusing them, or recording an uncertain one). Approvals: the pending row,

@@ -10,6 +10,7 @@ import type { ContextReport } from './context-builder.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import type { Approval, ApprovalVote, Run, RunEventName, RunEventRecord, Step, ToolCall } from './types.js';
 import type { ToolResult } from '../tools/tool-result.js';
+import type { Risk } from '../../machines/types.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
 
@@ -105,7 +106,7 @@ export function toStep(row: StepRow): Step {
 }
 
 /** A ledger row as the API reports it. */
-export function toToolCall(row: ToolCallRow, risk: string | null = null): ToolCall {
+export function toToolCall(row: ToolCallRow, risk: Risk | null = null): ToolCall {
   return {
     id: row.id,
     stepIndex: row.step_index,

@@ -2,6 +2,7 @@
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
+import type { FollowOptions } from './follow.js';
 import type { Trace } from './trace.js';
 import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
 
@@ -31,8 +32,13 @@ export interface Runtime {
   get(runId: string): Run;
   /** Runs, newest first, filtered by status, session and tenant; page with `cursor` (the previous page's `nextCursor`). */
   list(filter?: RunFilter): { runs: Run[]; nextCursor: string | null };
-  /** The committed events of a run after `after`, then live ones until the run ends (unless `follow: false`). */
-  events(runId: string, opts?: { after?: number; follow?: boolean }): AsyncGenerator<RunEventRecord>;
+  /**
+   * The one way to follow a run: its committed events after `after`, in order and each once,
+   * then live ones until the run ends (unless `follow: false`), drafts included; `signal` stops
+   * it. A slow reader costs bounded memory (it reads on from the log); a run driven by another
+   * process is read from the file. Throws `run.not_found` on the first `next()`.
+   */
+  events(runId: string, opts?: FollowOptions): AsyncGenerator<RunEventRecord>;
   /** Resolves when the run is terminal or waiting for a human (durably); a quarantined run rejects. */
   wait(runId: string): Promise<Run>;
   /** The planner steps of a run: each decision, its usage and its context report. */

@@ -29,7 +29,7 @@ import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
 import { deadlineActor, timerActor } from './deadline-actor.js';
-import { followEvents, waitForRun, type FollowContext } from './follow.js';
+import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
 import { planNewRun, requestDifferences, stageCreation, toNewRow } from './new-run.js';
 import { checkRunRow, endQuarantinedRun, parseColumn } from './quarantine.js';
 import { scopeKey } from './tenant-keys.js';
@@ -339,6 +339,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     /** Runs, newest first, filtered by status and session; page with `cursor`. */
     list(filter: RunFilter = {}): { runs: Run[]; nextCursor: string | null } {
       const limit = filter.limit ?? 50;
+      if (filter.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(filter.status)) {
+        fail(
+          'input.invalid',
+          `Unknown status '${String(filter.status).slice(0, 60)}': one of ${RUN_STATUSES.join(', ')}`,
+        );
+      }
       // A cursor is `<created_at>:<run id>` as a page gave it; anything else would read as the end.
       if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {
         fail('input.invalid', `Invalid cursor '${filter.cursor.slice(0, 60)}': pass the next_cursor of a page`);
@@ -354,7 +360,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     /** The committed events of a run after `after`, then live ones until the run ends (unless `follow: false`). */
-    events(runId: string, opts: { after?: number; follow?: boolean } = {}): AsyncGenerator<RunEventRecord> {
+    events(runId: string, opts: FollowOptions = {}): AsyncGenerator<RunEventRecord> {
       return followEvents(follow, runId, opts);
     },
 

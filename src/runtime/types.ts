@@ -1,5 +1,5 @@
 /** The public shapes of the runtime API. */
-import type { RunStatus, StopReason, Usage, WaitReason } from '../../machines/types.js';
+import type { Effect, Risk, RunStatus, StopReason, Usage, WaitReason } from '../../machines/types.js';
 import type { Decision as PlannerDecision } from '../planner/types.js';
 import type { ContextReport } from './context-builder.js';
 import type { ToolResult } from '../tools/tool-result.js';
@@ -54,20 +54,9 @@ export interface Run {
   updatedAt: number;
 }
 
-/** Event types of a run's log (DESIGN §7), plus `run.created`. */
-export const EVENT_TYPES = [
-  'run.created',
-  'state',
-  'step',
-  'action',
-  'result',
-  'approval_request',
-  'approval_result',
-  'artifact',
-  'error',
-  'draft',
-] as const;
-export type RunEventName = (typeof EVENT_TYPES)[number];
+/** Event types of a run's log (DESIGN §7), plus `run.created` (one list, with the store's other vocabularies). */
+export { EVENT_TYPES, type RunEventName } from '../store/index.js';
+import type { ApprovalKind, ApprovalResolution, ApprovalStatus, RunEventName } from '../store/index.js';
 
 /**
  * One entry of a run's event log; `seq` runs 1..n without gaps. A `draft` (streamed model text)
@@ -95,11 +84,11 @@ export interface Approval {
   id: string;
   runId: string;
   stepIndex: number;
-  kind: 'tool' | 'uncertain';
+  kind: ApprovalKind;
   toolCallIds: string[];
   argsHash: string;
-  status: 'pending' | 'approved' | 'rejected';
-  resolution: string | null;
+  status: ApprovalStatus;
+  resolution: ApprovalResolution | null;
   decidedBy: string | null;
   reason: string | null;
   createdAt: number;
@@ -136,9 +125,9 @@ export interface ToolCall {
   callIndex: number;
   tool: string;
   toolVersion: string | null;
-  effect: string | null;
+  effect: Effect | null;
   /** The tool's declared risk in this runtime (null for a tool it does not know). */
-  risk: string | null;
+  risk: Risk | null;
   args: unknown;
   /** Where the call is in the ledger (`TOOL_CALL_STATUSES`). */
   status: ToolCallStatus;

@@ -11,7 +11,7 @@ import { createRateLimiter } from './auth/rate-limit.js';
 import { createTickets } from './auth/tickets.js';
 import { createApp } from './create-app.js';
 import { toLimits, type ServerLimits } from './defaults.js';
-import { createEventBus } from './sse/event-bus.js';
+import { createTenantLookup } from './sse/tenant-stream.js';
 import { createStreamSlots } from './sse/stream-slots.js';
 
 /** How a server is created. */
@@ -47,12 +47,11 @@ export function createServer(options: ServerOptions): {
   const limits = toLimits(options.limits);
   const closing = new AbortController();
   const slots = createStreamSlots(limits.sseConnectionsPerTenant);
-  const bus = createEventBus(options.runtime);
   const app = createApp({
     runtime: options.runtime,
     auth: options.auth,
     limits,
-    bus,
+    tenantOf: createTenantLookup(options.runtime),
     slots,
     tickets: createTickets({ secret: options.auth.ticketSecret, ttlMs: limits.ticketTtlMs }),
     limiter: createRateLimiter({ burst: limits.rateBurst, perSecond: limits.ratePerSecond }),
@@ -116,7 +115,7 @@ export function createServer(options: ServerOptions): {
             resolve();
           });
           http.closeIdleConnections();
-        }).finally(() => bus.close());
+        });
         return closed;
       },
     };

@@ -1,4 +1,4 @@
-/** What the routes share: the runtime, the event bus, the stream slots, the tickets, the limits. */
+/** What the routes share: the runtime, the stream slots, the tickets, the limits. */
 import type { Context } from 'hono';
 import type { Run, Runtime } from '../index.js';
 import type { AuthConfig } from './auth/auth-config.js';
@@ -10,7 +10,6 @@ import type { AppEnv } from './app-env.js';
 import type { ServerLimits } from './defaults.js';
 import { httpError } from './http-error.js';
 import { BatonError, createFailure } from '../index.js';
-import type { EventBus } from './sse/event-bus.js';
 import type { StreamSlots } from './sse/stream-slots.js';
 
 /** Everything a route needs, built once per server. */
@@ -18,7 +17,8 @@ export interface ServerDeps {
   runtime: Runtime;
   auth: AuthConfig;
   limits: ServerLimits;
-  bus: EventBus;
+  /** The tenant of a run, cached for the stream of every run. */
+  tenantOf: (runId: string) => string | null;
   slots: StreamSlots;
   tickets: Tickets;
   limiter: RateLimiter;

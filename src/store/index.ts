@@ -13,5 +13,15 @@ export {
   TOOL_CALL_STATUSES,
   SETTLED_TOOL_CALL_STATUSES,
   FAILED_TOOL_CALL_STATUSES,
+  APPROVAL_KINDS,
+  APPROVAL_STATUSES,
+  APPROVAL_RESOLUTIONS,
+  EVENT_TYPES,
+  MESSAGE_ROLES,
   type ToolCallStatus,
-} from './tool-call-statuses.js';
+  type ApprovalKind,
+  type ApprovalStatus,
+  type ApprovalResolution,
+  type RunEventName,
+  type MessageRole,
+} from './vocabulary.js';

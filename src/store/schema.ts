@@ -1,6 +1,14 @@
 /** The tables of a Baton database, as Kysely sees them: snake_case, epoch-ms integers, JSON as text. */
 import type { Generated } from 'kysely';
-import type { ToolCallStatus } from './tool-call-statuses.js';
+import type { Effect, RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import type {
+  ApprovalKind,
+  ApprovalResolution,
+  ApprovalStatus,
+  MessageRole,
+  RunEventName,
+  ToolCallStatus,
+} from './vocabulary.js';
 
 export interface SessionTable {
   id: string;
@@ -12,7 +20,7 @@ export interface MessageTable {
   id: Generated<number>;
   session_id: string;
   run_id: string | null;
-  role: string;
+  role: MessageRole;
   content: string;
   created_at: number;
 }
@@ -20,10 +28,11 @@ export interface MessageTable {
 export interface RunTable {
   id: string;
   session_id: string;
-  status: string;
-  stop_reason: string | null;
+  /** One of the six public states (a damaged row may hold anything: `checkRunRow` tells). */
+  status: RunStatus;
+  stop_reason: StopReason | null;
   failure: string | null;
-  wait_reason: string | null;
+  wait_reason: WaitReason | null;
   pending_approval_id: string | null;
   input: string;
   context: string;
@@ -66,7 +75,7 @@ export interface ToolCallTable {
   call_index: number;
   tool: string;
   tool_version: string | null;
-  effect: string | null;
+  effect: Effect | null;
   args: string;
   args_hash: string;
   status: ToolCallStatus;
@@ -82,11 +91,11 @@ export interface ApprovalTable {
   id: string;
   run_id: string;
   step_index: number;
-  kind: string;
+  kind: ApprovalKind;
   tool_call_ids: string;
   args_hash: string;
-  status: string;
-  resolution: string | null;
+  status: ApprovalStatus;
+  resolution: ApprovalResolution | null;
   decided_by: string | null;
   reason: string | null;
   created_at: number;
@@ -98,7 +107,7 @@ export interface ApprovalTable {
 export interface EventTable {
   run_id: string;
   seq: number;
-  type: string;
+  type: RunEventName;
   data: string;
   created_at: number;
 }

@@ -16,6 +16,7 @@ import type {
   StepTable,
   ToolCallTable,
 } from './schema.js';
+import type { RunStatus } from '../../machines/types.js';
 
 export type RunRow = Selectable<RunTable>;
 export type StepRow = Selectable<StepTable>;
@@ -46,7 +47,7 @@ export interface RunProgress {
 
 /** Filter for `listRuns`; `cursor` is the `created_at:id` of the last row already seen. */
 export interface RunFilter {
-  status?: string | undefined;
+  status?: RunStatus | undefined;
   sessionId?: string | undefined;
   tenantId?: string | undefined;
   limit?: number | undefined;

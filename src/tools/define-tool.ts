@@ -3,13 +3,9 @@ import type { z } from 'zod';
 import { DEFAULTS } from '../defaults.js';
 import { fail } from '../failure.js';
 
-/** What happens if a call is interrupted mid-way (DESIGN §3). */
-export const EFFECTS = ['read', 'idempotent', 'reconcilable', 'unsafe'] as const;
-export type Effect = (typeof EFFECTS)[number];
-
 /** How much a call needs a human (declared with the machine's events, which carry it). */
-export { RISKS, type Risk } from '../../machines/types.js';
-import type { Risk } from '../../machines/types.js';
+export { EFFECTS, RISKS, type Effect, type Risk } from '../../machines/types.js';
+import type { Effect, Risk } from '../../machines/types.js';
 
 /** The caller's identity and scope, as given to `start({ context })`. */
 export interface RunUserContext {

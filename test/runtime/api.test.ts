@@ -51,6 +51,7 @@ describe('runtime API for services', () => {
       machine: { name: 'baton.run', version: MACHINE_VERSION },
     });
     expect(() => runtime.checkpoint('run_missing')).toThrow(/does not exist/);
+    expect(() => runtime.list({ status: 'done' as never })).toThrow(/Unknown status 'done'/);
     expect(() => runtime.readEvents('run_missing')).toThrow(/does not exist/);
 
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });

@@ -6,6 +6,7 @@ import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { BUFFER_LIMIT } from '../../src/runtime/follow.js';
 
 describe('events', () => {
   it('streams committed events live, in order, and ends after the terminal one', async () => {
@@ -120,5 +121,52 @@ describe('events', () => {
         .map((e) => e.seq),
     );
     expect(seen.at(-1)!.data.to).toBe('succeeded');
+  });
+
+  it('gives a reader that fell far behind every event once, in order, read on from the log', async () => {
+    const { db, effects } = tempFiles();
+    const steps = 400;
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner((request) =>
+        request.stepIndex < steps
+          ? { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: String(request.stepIndex) } }] }
+          : { type: 'final', answer: 'long' },
+      ),
+      tools: [createWorld(effects).read],
+    });
+    const run = await runtime.start({ input: 'x', options: { maxSteps: steps + 1 } });
+    const reader = runtime.events(run.id);
+    // Subscribed (the first event read), then not read again until the run has ended.
+    const first = await reader.next();
+    expect(first.value).toMatchObject({ seq: 1, type: 'run.created' });
+    const ended = await runtime.wait(run.id);
+    expect(ended.status).toBe('succeeded');
+    const total = runtime.readEvents(run.id, { limit: 10_000 }).length;
+    expect(total).toBeGreaterThan(BUFFER_LIMIT);
+    const seqs = [1];
+    for await (const event of reader) if (event.type !== 'draft') seqs.push(event.seq);
+    expect(seqs).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+  });
+
+  it('stops following when its signal is aborted', async () => {
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner([{ type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'v' } }] }]),
+      tools: [createWorld(effects, { risk: 'high' }).unsafe],
+    });
+    const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
+    expect(run.status).toBe('waiting_human');
+    const stop = new AbortController();
+    const seen: RunEventRecord[] = [];
+    const following = (async () => {
+      for await (const event of runtime.events(run.id, { signal: stop.signal })) seen.push(event);
+    })();
+    await expect.poll(() => seen.at(-1)?.type).toBe('state');
+    stop.abort();
+    await following;
+    expect(seen.map((e) => e.seq)).toEqual(runtime.readEvents(run.id).map((e) => e.seq));
+    expect(runtime.get(run.id).status).toBe('waiting_human');
   });
 });

@@ -2,8 +2,9 @@ import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, createStore, openDatabase } from '../../src/store/index.js';
 import { tempFiles } from '../helpers/temp.js';
+import type { RunStatus } from '../../src/index.js';
 
-function runRow(id: string, sessionId: string, status = 'pending') {
+function runRow(id: string, sessionId: string, status: RunStatus = 'pending') {
   const now = Date.now();
   return {
     id,

@@ -17,7 +17,7 @@ const afterSchema = z
 
 /** The event streams: `/v1/runs/{id}/events` and `/v1/events`. */
 export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
-  const { runtime, bus, slots, limits } = deps;
+  const { runtime, slots, limits } = deps;
   const app = new Hono<AppEnv>();
   const sseOptions = (release: () => void) => ({
     slots,
@@ -34,7 +34,7 @@ export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
     const after = cursor === undefined || cursor === '' ? 0 : parseInput(afterSchema, cursor, 'Last-Event-ID / after');
     const release = slots.acquire(principal.tenant);
     try {
-      const prepared = await prepareRunStream({ runtime, bus, queueLimit: limits.sseQueue }, run, after);
+      const prepared = prepareRunStream({ runtime }, run, after);
       // 204 tells an EventSource not to reconnect: the run has ended and nothing is left.
       if (prepared.kind === 'none') {
         release();
@@ -55,7 +55,7 @@ export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
     if (cursor !== undefined && cursor !== '') parseInput(afterSchema, cursor, 'Last-Event-ID / after');
     const release = slots.acquire(principal.tenant);
     try {
-      const pump = prepareTenantStream({ bus, queueLimit: limits.sseQueue }, principal);
+      const pump = prepareTenantStream({ runtime, tenantOf: deps.tenantOf, queueLimit: limits.sseQueue }, principal);
       return openSse(c, sseOptions(release), pump);
     } catch (error) {
       release();

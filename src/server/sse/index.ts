@@ -5,7 +5,6 @@
  * event; nothing from a run the caller may not see enters a caller's queue.
  */
 export { openSse, type SseWriter, type SseOptions } from './open-sse.js';
-export { createEventBus, type EventBus } from './event-bus.js';
 export { createStreamSlots, type StreamSlots } from './stream-slots.js';
 export { prepareRunStream, isTerminalEvent, type PreparedRunStream } from './run-stream.js';
-export { prepareTenantStream } from './tenant-stream.js';
+export { prepareTenantStream, createTenantLookup } from './tenant-stream.js';

@@ -3,28 +3,43 @@
  * `id:`, since there is no global sequence to resume from). Other tenants' events never enter
  * the caller's queue.
  */
-import type { RunEventRecord } from '../../index.js';
+import type { Runtime, RunEventRecord } from '../../index.js';
 import { canSee, type Principal } from '../auth/principal.js';
 import { httpError } from '../http-error.js';
 import { toEventJson } from '../to-json.js';
-import type { EventBus } from './event-bus.js';
 import { createEventQueue } from './event-queue.js';
 import type { SseWriter } from './open-sse.js';
 
 const TYPES: ReadonlySet<string> = new Set(['run.created', 'state']);
 
+const TENANT_CACHE = 10_000;
+
+/** The tenant of a run, cached (a run's tenant never changes): one lookup per run per server. */
+export function createTenantLookup(runtime: Runtime): (runId: string) => string | null {
+  const tenants = new Map<string, string | null>();
+  return (runId) => {
+    if (tenants.has(runId)) return tenants.get(runId) ?? null;
+    const tenant = runtime.get(runId).tenantId;
+    if (tenants.size >= TENANT_CACHE) tenants.delete(tenants.keys().next().value!);
+    tenants.set(runId, tenant);
+    return tenant;
+  };
+}
+
 /** Subscribes to the caller's runs now; the returned pump writes them until the client leaves. */
 export function prepareTenantStream(
-  deps: { bus: EventBus; queueLimit: number },
+  deps: { runtime: Runtime; tenantOf: (runId: string) => string | null; queueLimit: number },
   principal: Principal,
 ): (sse: SseWriter) => Promise<void> {
-  const { bus } = deps;
   const queue = createEventQueue(deps.queueLimit);
-  const unsubscribe = bus.subscribeAll((event: RunEventRecord) => {
-    if (!TYPES.has(event.type)) return;
-    const tenant = bus.tenantOf(event.runId);
-    if (!canSee(principal, tenant)) return;
-    queue.push(event);
+  const unsubscribe = deps.runtime.watch((event: RunEventRecord) => {
+    // The runtime publishes right after its commits: nothing here may throw into it.
+    try {
+      if (!TYPES.has(event.type) || !canSee(principal, deps.tenantOf(event.runId))) return;
+      queue.push(event);
+    } catch (error) {
+      console.error('baton server: the event stream listener failed', error);
+    }
   });
   return async (sse) => {
     sse.signal.addEventListener('abort', () => queue.stop(), { once: true });

@@ -1,0 +1,71 @@
+/**
+ * The store's vocabulary: every value a text column of a closed set can hold, as one const list
+ * each. A list feeds the column's type in `schema.ts`, the sets the runtime reasons with, and the
+ * API's types; the run's own vocabulary (statuses, stop and wait reasons, effects, risks) is the
+ * machine's (`machines/types.ts`).
+ */
+
+/** Every status of a tool call, in the order a call can reach them. */
+export const TOOL_CALL_STATUSES = [
+  /** Committed before the effect: a row still `started` after a restart was interrupted. */
+  'started',
+  /** The effect may or may not have happened (interrupted, timed out, aborted, threw): resolved by effect class. */
+  'unknown',
+  'succeeded',
+  'failed',
+  /** Arguments the tool's schema refused. */
+  'invalid',
+  /** A tool the runtime does not have. */
+  'not_found',
+  /** Refused by policy. */
+  'denied',
+  /** Refused by a reviewer. */
+  'rejected',
+  /** Not run: its step's approval was rejected. */
+  'skipped',
+] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
+/** Settled statuses: the call will not run (again) — all but the two still open. */
+export const SETTLED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set(
+  TOOL_CALL_STATUSES.filter((status) => status !== 'started' && status !== 'unknown'),
+);
+
+/** Settled statuses in which the call did not achieve anything (for loop detection). */
+export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<ToolCallStatus>([
+  'failed',
+  'invalid',
+  'not_found',
+  'denied',
+]);
+
+/** What an approval asks: to run calls (`tool`), or how to resolve an interrupted one (`uncertain`). */
+export const APPROVAL_KINDS = ['tool', 'uncertain'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+
+/** An approval is pending until one decision settles it. */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** How a decision was applied: an uncertain call run again or recorded done, or a rejection that ended the run. */
+export const APPROVAL_RESOLUTIONS = ['retry', 'done', 'terminate'] as const;
+export type ApprovalResolution = (typeof APPROVAL_RESOLUTIONS)[number];
+
+/** Event types of a run's log (DESIGN §7), plus `run.created`; `draft` is never stored. */
+export const EVENT_TYPES = [
+  'run.created',
+  'state',
+  'step',
+  'action',
+  'result',
+  'approval_request',
+  'approval_result',
+  'artifact',
+  'error',
+  'draft',
+] as const;
+export type RunEventName = (typeof EVENT_TYPES)[number];
+
+/** Who said a message of a session's committed history. */
+export const MESSAGE_ROLES = ['user', 'assistant'] as const;
+export type MessageRole = (typeof MESSAGE_ROLES)[number];
