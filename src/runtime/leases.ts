@@ -2,10 +2,13 @@
  * Leases: which runtime drives which run. A run is claimed when it is free, expired, or its
  * owner is known dead (a process on this host that no longer exists, or a runtime of this
  * process that was closed), so a restart after SIGKILL resumes at once while a live second
- * runtime on the same file never drives the same run twice.
+ * runtime on the same file never drives the same run twice. A runtime renews its leases every
+ * third of their length, so they lapse only when it is gone.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { DEFAULTS } from '../defaults.js';
+import type { Store } from '../store/index.js';
 
 const LIVE_INSTANCES = new Set<string>();
 
@@ -37,4 +40,17 @@ export function isDeadOwner(owner: string): boolean {
   const pid = Number(pidText);
   if (pid === process.pid) return !LIVE_INSTANCES.has(owner);
   return !processAlive(pid);
+}
+
+/** Renews the leases of `owner` every third of their length; returns the function that stops it. */
+export function startHeartbeat(store: Store, owner: string): () => void {
+  let stopped = false;
+  const heartbeat = setInterval(() => {
+    if (!stopped) store.renewLeases(owner, Date.now() + DEFAULTS.leaseMs);
+  }, DEFAULTS.leaseMs / 3);
+  heartbeat.unref();
+  return () => {
+    stopped = true;
+    clearInterval(heartbeat);
+  };
 }

@@ -1,7 +1,10 @@
 /**
- * `createRuntime`: the public API over the machine, the store, the planner and the tools.
- * Invariants: a run is acknowledged only after its row and `run.created` event are committed;
- * every non-terminal run of the file is resumed on open; a run is driven by one runtime at a time.
+ * `createRuntime`: the public API (the façade) over the machine, the store, the planner and the
+ * tools. It checks the machine, opens the file, wires the actors, and answers each member of
+ * `Runtime`; which runs are live and how they are loaded is the registry's (`run-registry.ts`),
+ * who holds them the leases' (`leases.ts`). Invariants: a run is acknowledged only after its row
+ * and `run.created` event are committed; every non-terminal run of the file is resumed on open;
+ * a run is driven by one runtime at a time.
  */
 import type { InspectionEvent } from 'xstate';
 import { z } from 'zod';
@@ -9,21 +12,14 @@ import type { RunMachine } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
 import { stateName } from '../../machines/run-status.js';
 import { batonRunMachine, checkRunMachine, type RunMachineDefinition } from '../../machines/variants.js';
-import {
-  ACTIVE_STATUSES,
-  RUN_STATUSES,
-  TERMINAL_STATUSES,
-  type RunEvent,
-  type RunStatus,
-} from '../../machines/types.js';
+import { RUN_STATUSES, TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { BatonError, fail, toFailure, type Failure } from '../failure.js';
+import { BatonError, fail, type Failure } from '../failure.js';
 import type { Planner } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
-import { createStore, type RunFilter, type RunRow } from '../store/index.js';
-import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
-import { assertPendingApproval, decideApproval, resumeAfterDecision } from './approvals.js';
-import { stageAnswer } from './commit-answer.js';
+import { createStore, type RunFilter } from '../store/index.js';
+import type { AnyTool } from '../tools/define-tool.js';
+import { assertPendingApproval, decideApproval } from './approvals.js';
 import type { LiveRun, RuntimeEnv, RuntimeHooks } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
@@ -31,9 +27,9 @@ import { failpoint } from './failpoints.js';
 import { deadlineActor, timerActor } from './deadline-actor.js';
 import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
 import { planNewRun, requestDifferences, stageCreation, toNewRow } from './new-run.js';
-import { checkRunRow, endQuarantinedRun, parseColumn } from './quarantine.js';
+import { checkRunRow, endQuarantinedRun } from './quarantine.js';
 import { scopeKey } from './tenant-keys.js';
-import { isDeadOwner, newOwner, retireOwner } from './leases.js';
+import { newOwner, retireOwner, startHeartbeat } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
 import { buildTrace, type Trace } from './trace.js';
@@ -41,7 +37,8 @@ import type { Checkpoint, Runtime, RuntimeStats } from './runtime-api.js';
 import { registerStore } from './internals.js';
 
 export type { Runtime } from './runtime-api.js';
-import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
+import { createDriver } from './run-driver.js';
+import { createRunRegistry } from './run-registry.js';
 import type {
   Approval,
   Budget,
@@ -78,11 +75,9 @@ export interface RuntimeOptions {
   machine?: RunMachineDefinition;
 }
 
-const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 /** Not finished: an active status, or one no state has (a damaged row). */
 const ACTIVE_OR_UNKNOWN = (status: string): boolean => !TERMINAL.has(status);
-const MAX_READOPTIONS = 3;
 
 /**
  * Creates a runtime on a SQLite file and resumes the runs it left unfinished.
@@ -99,17 +94,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     fail(
       'machine.incompatible',
       `The run machine '${String(definition.name)}' cannot be driven: ${problems.join('; ')}`,
-      {
-        details: { machine: definition.name, problems },
-      },
+      { details: { machine: definition.name, problems } },
     );
   }
+  const tools = new Map(options.tools.map((t) => [t.name, t]));
+  if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
   const store = createStore(options.database);
   const hub = createEventHub();
   const owner = newOwner();
-  const live = new Map<string, LiveRun>();
-  const tools = new Map(options.tools.map((t) => [t.name, t]));
-  if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
   let closed = false;
   // Callers blocked in wait() or events() are released when the runtime closes.
   const onClose = new Set<() => void>();
@@ -127,7 +119,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     hooks: options.hooks,
     contextTokens: options.contextTokens ?? DEFAULTS.contextTokens,
     live(runId) {
-      const run = live.get(runId);
+      const run = registry.get(runId);
       if (!run) fail('run.closed', `Run '${runId}' is not driven by this runtime`);
       return run;
     },
@@ -141,140 +133,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       timer: timerActor,
     },
   }) as RunMachine;
-  const deps: DriverDeps = {
+  const registry = createRunRegistry({
     store,
     hub,
-    machine,
-    machineVersion: definition.version,
-    inspect: options.inspect,
-    onSucceeded(driver) {
-      const run = live.get(driver.runId);
-      if (run) stageAnswer(store, driver, run);
-    },
-    onRetired(driver, failure) {
-      if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
-      if (failure && !closed) readopt(driver.runId, failure);
-    },
-  };
+    owner,
+    definition,
+    driver: { store, hub, machine, machineVersion: definition.version, inspect: options.inspect },
+  });
 
   const follow: FollowContext = {
     store,
     hub,
-    liveStatus: (runId) => live.get(runId)?.driver.status,
+    liveStatus: (runId) => registry.get(runId)?.driver.status,
     isClosed: () => closed,
     onClose,
   };
 
-  const heartbeat = setInterval(() => {
-    if (!closed) store.renewLeases(owner, Date.now() + DEFAULTS.leaseMs);
-  }, DEFAULTS.leaseMs / 3);
-  heartbeat.unref();
-
-  // A failed commit loses only what was not durable: the run is picked up again from the
-  // file (a few times at most), unless another runtime wrote it, which then owns it.
-  const readoptions = new Map<string, number>();
-  const recoveryFailures = new Map<string, Failure>();
-  /** A run as reported, with the reason it is quarantined when recovery found its row damaged. */
-  function withQuarantine(run: Run): Run {
-    const damage = recoveryFailures.get(run.id);
-    return damage?.code === 'store.corrupt_row' && !TERMINAL.has(run.status) ? { ...run, failure: damage } : run;
-  }
-  function readopt(runId: string, failure: Failure): void {
-    const attempts = (readoptions.get(runId) ?? 0) + 1;
-    readoptions.set(runId, attempts);
-    setImmediate(() => {
-      if (closed) return;
-      if (failure.code !== 'run.version_conflict' && attempts <= MAX_READOPTIONS) {
-        try {
-          const row = store.getRun(runId);
-          if (row && ACTIVE.has(row.status) && !live.has(runId) && resume(row)) return;
-        } catch (error) {
-          failure = toFailure(error, 'store.checkpoint_failed');
-        }
-      }
-      hub.fail(runId, failure);
-    });
-  }
+  const stopHeartbeat = startHeartbeat(store, owner);
 
   function assertOpen(): void {
     if (closed) fail('run.closed', 'The runtime is closed');
-  }
-
-  function register(row: RunRow, driver: RunDriver): LiveRun {
-    const run: LiveRun = {
-      driver,
-      sessionId: row.session_id,
-      input: row.input,
-      context: parseColumn(row, 'context', row.context) as RunUserContext,
-    };
-    live.set(row.id, run);
-    return run;
-  }
-
-  /** Loads a persisted run into this runtime and starts driving it. */
-  function resume(row: RunRow): LiveRun | undefined {
-    const snapshot = snapshotToRestore(row);
-    const now = Date.now();
-    if (!store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner)) return undefined;
-    const driver = createDriver(deps, row.id, {
-      kind: 'restore',
-      snapshot,
-      version: row.version,
-      lastSeq: store.lastSeq(row.id),
-    });
-    const run = register(row, driver);
-    driver.start();
-    // Finish what a crash interrupted between two commits.
-    if (driver.status === 'pending') driver.actor.send({ type: 'start' });
-    if (driver.status === 'waiting_human') {
-      const approvalId = driver.context().pendingApprovalId;
-      const approval = approvalId ? store.getApproval(approvalId) : undefined;
-      if (approval && approval.status !== 'pending') resumeAfterDecision(run, approval);
-    }
-    return run;
-  }
-
-  /**
-   * The snapshot of a row as this runtime's machine restores it: a run of another machine is
-   * refused, one of an older version is upgraded, one of a newer version is refused.
-   */
-  function snapshotToRestore(row: RunRow): string {
-    if (row.machine_name !== definition.name) {
-      fail(
-        'run.machine_mismatch',
-        `Run '${row.id}' was made by machine '${row.machine_name}', this runtime drives '${definition.name}'`,
-        { details: { run_id: row.id, machine: row.machine_name, runtime_machine: definition.name } },
-      );
-    }
-    if (row.machine_version === definition.version) return row.snapshot;
-    if (row.machine_version > definition.version || !definition.upgrade) {
-      const why =
-        row.machine_version > definition.version ? 'newer than this machine' : 'and the machine has no upgrade';
-      fail(
-        'run.machine_mismatch',
-        `Run '${row.id}' was saved by version ${row.machine_version} of machine '${row.machine_name}', ${why} (version ${definition.version})`,
-        { details: { run_id: row.id, machine: row.machine_name, version: row.machine_version } },
-      );
-    }
-    return JSON.stringify(definition.upgrade(JSON.parse(row.snapshot), row.machine_version));
-  }
-
-  /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
-  function liveRun(runId: string, eventType: string): LiveRun {
-    const current = live.get(runId);
-    if (current) return current;
-    const row = store.getRun(runId);
-    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
-    const damage = checkRunRow(row);
-    if (damage) throw new BatonError(damage);
-    if (!ACTIVE.has(row.status)) {
-      fail('run.invalid_transition', `Run '${runId}' in state '${row.status}' cannot take '${eventType}'`, {
-        details: { state: row.status, event: eventType },
-      });
-    }
-    const run = resume(row);
-    if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
-    return run;
   }
 
   function send(run: LiveRun, event: RunEvent): void {
@@ -296,7 +174,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async start(request: StartRequest): Promise<Run> {
       assertOpen();
       const run = planNewRun(request, options.defaults);
-      const driver = createDriver(deps, run.runId, {
+      const driver = createDriver(registry.driverDeps, run.runId, {
         kind: 'new',
         input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
       });
@@ -323,7 +201,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         });
       }
       failpoint('run.created');
-      register(row, driver);
+      registry.register(row, driver);
       driver.start();
       driver.actor.send({ type: 'start' });
       return toRun(row);
@@ -333,7 +211,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     get(runId: string): Run {
       const row = store.getRun(runId);
       if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
-      return withQuarantine(toRun(row));
+      return registry.withQuarantine(toRun(row));
     },
 
     /** Runs, newest first, filtered by status and session; page with `cursor`. */
@@ -354,7 +232,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const rows = store.listRuns({ ...filter, sessionId, limit });
       const last = rows[rows.length - 1];
       return {
-        runs: rows.map((row) => withQuarantine(toRun(row))),
+        runs: rows.map((row) => registry.withQuarantine(toRun(row))),
         nextCursor: rows.length === limit && last ? `${last.created_at}:${last.id}` : null,
       };
     },
@@ -366,7 +244,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     /** Resolves when the run is terminal or waiting for a human (durably); a quarantined run rejects. */
     wait(runId: string): Promise<Run> {
-      const row = live.has(runId) ? undefined : store.getRun(runId);
+      const row = registry.has(runId) ? undefined : store.getRun(runId);
       const damage = row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
       if (damage) return Promise.reject(new BatonError(damage));
       return waitForRun(follow, runId);
@@ -416,7 +294,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           { details: { resolution: decision.resolution } },
         );
       }
-      const run = liveRun(runId, 'approved');
+      const run = registry.load(runId, 'approved');
       const row = await decideApproval(env, run, approvalId, {
         approve: true,
         by: decision.by,
@@ -434,7 +312,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ): Promise<Approval> {
       assertOpen();
       assertPendingApproval(store, runId, approvalId);
-      const run = liveRun(runId, 'rejected');
+      const run = registry.load(runId, 'rejected');
       const row = await decideApproval(env, run, approvalId, {
         approve: false,
         by: decision.by,
@@ -448,14 +326,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async cancel(runId: string, opts: { reason?: string } = {}): Promise<Run> {
       assertOpen();
       // A quarantined run cannot be loaded; an operator still ends it, from its row alone.
-      const row = live.has(runId) ? undefined : store.getRun(runId);
+      const row = registry.has(runId) ? undefined : store.getRun(runId);
       const damage = row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
       if (row && damage) {
         await endQuarantinedRun(store, hub, row, damage, opts.reason);
-        recoveryFailures.delete(runId);
+        registry.forget(runId);
         return runtime.get(runId);
       }
-      const run = liveRun(runId, 'cancel');
+      const run = registry.load(runId, 'cancel');
       send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
       await run.driver.flush().catch(() => undefined);
       return runtime.get(runId);
@@ -470,44 +348,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       assertOpen();
       const parsed = runEventSchema.safeParse(event);
       if (!parsed.success) fail('input.invalid', 'Invalid run event', { details: { issues: parsed.error.issues } });
-      const run = liveRun(runId, parsed.data.type);
+      const run = registry.load(runId, parsed.data.type);
       send(run, parsed.data);
       await run.driver.flush();
       return runtime.get(runId);
     },
 
-    /** Resumes every non-terminal run of the file that no live runtime drives; returns their ids. */
     recover(): string[] {
       assertOpen();
-      const resumed: string[] = [];
-      // A row with a status no state has is reported, not skipped.
-      for (const id of store.runIdsWithStatusNotIn(RUN_STATUSES)) {
-        const row = store.getRun(id);
-        if (row) recoveryFailures.set(id, checkRunRow(row)!);
-      }
-      for (const id of store.activeRunIds()) {
-        if (live.has(id)) continue;
-        const row = store.getRun(id);
-        const damage = row ? checkRunRow(row) : null;
-        if (damage) {
-          recoveryFailures.set(id, damage);
-          continue;
-        }
-        // One run that cannot be resumed (e.g. saved by a newer machine) must not stop the others.
-        try {
-          if (row && resume(row)) resumed.push(id);
-        } catch (error) {
-          const failure = toFailure(error);
-          recoveryFailures.set(id, failure);
-          store.releaseLease(id, owner);
-        }
-      }
-      return resumed;
+      return registry.recover();
     },
 
     /** Runs that `recover()` found but could not resume, with why; they are left untouched. */
     get recoveryFailures(): ReadonlyMap<string, Failure> {
-      return recoveryFailures;
+      return registry.recoveryFailures;
     },
 
     readEvents(runId: string, opts: { after?: number; limit?: number } = {}): RunEventRecord[] {
@@ -527,7 +381,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     stats(): RuntimeStats {
-      return { commits: store.queue.commits, liveRuns: live.size };
+      return { commits: store.queue.commits, liveRuns: registry.size };
     },
 
     /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */
@@ -537,9 +391,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      clearInterval(heartbeat);
-      for (const run of live.values()) run.driver.stop();
-      live.clear();
+      stopHeartbeat();
+      registry.close();
       for (const release of onClose) release();
       onClose.clear();
       await Promise.resolve();

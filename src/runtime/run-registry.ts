@@ -1,0 +1,212 @@
+/**
+ * The run registry: which runs this runtime drives, and how a persisted run becomes a live one.
+ * It loads runs (recovery on open, a decision or a cancel on a run not yet loaded), refuses runs
+ * of another machine or a newer version, quarantines damaged rows, and picks a run up again
+ * from the file after a failed commit. Invariants: a run is driven only after its lease is
+ * claimed; at most one live driver per run; a run that cannot be resumed is reported in
+ * `recoveryFailures` and left untouched, and stops no other run.
+ */
+import type { RunMachineDefinition } from '../../machines/variants.js';
+import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
+import { DEFAULTS } from '../defaults.js';
+import { BatonError, fail, toFailure, type Failure } from '../failure.js';
+import type { RunRow, Store } from '../store/index.js';
+import type { RunUserContext } from '../tools/define-tool.js';
+import { resumeAfterDecision } from './approvals.js';
+import { stageAnswer } from './commit-answer.js';
+import type { LiveRun } from './env.js';
+import type { EventHub } from './event-hub.js';
+import { isDeadOwner } from './leases.js';
+import { checkRunRow, parseColumn } from './quarantine.js';
+import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
+import type { Run } from './types.js';
+
+const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+/** How often a run whose commit failed is picked up again from the file before it is given up. */
+const MAX_READOPTIONS = 3;
+
+/** What the registry needs from its runtime. */
+export interface RegistryDeps {
+  store: Store;
+  hub: EventHub;
+  owner: string;
+  definition: RunMachineDefinition;
+  /** The driver settings other than the registry's own callbacks. */
+  driver: Omit<DriverDeps, 'onSucceeded' | 'onRetired'>;
+}
+
+/** Creates the registry of one runtime. */
+export function createRunRegistry(deps: RegistryDeps) {
+  const { store, hub, owner, definition } = deps;
+  const live = new Map<string, LiveRun>();
+  const readoptions = new Map<string, number>();
+  const recoveryFailures = new Map<string, Failure>();
+  let closed = false;
+
+  const driverDeps: DriverDeps = {
+    ...deps.driver,
+    onSucceeded(driver) {
+      const run = live.get(driver.runId);
+      if (run) stageAnswer(store, driver, run);
+    },
+    onRetired(driver, failure) {
+      if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
+      if (failure && !closed) readopt(driver.runId, failure);
+    },
+  };
+
+  /** A failed commit loses only what was not durable: the run is picked up again from the file (a few times at most), unless another runtime wrote it, which then owns it. */
+  function readopt(runId: string, failure: Failure): void {
+    const attempts = (readoptions.get(runId) ?? 0) + 1;
+    readoptions.set(runId, attempts);
+    setImmediate(() => {
+      if (closed) return;
+      if (failure.code !== 'run.version_conflict' && attempts <= MAX_READOPTIONS) {
+        try {
+          const row = store.getRun(runId);
+          if (row && ACTIVE.has(row.status) && !live.has(runId) && resume(row)) return;
+        } catch (error) {
+          failure = toFailure(error, 'store.checkpoint_failed');
+        }
+      }
+      hub.fail(runId, failure);
+    });
+  }
+
+  function register(row: RunRow, driver: RunDriver): LiveRun {
+    const run: LiveRun = {
+      driver,
+      sessionId: row.session_id,
+      input: row.input,
+      context: parseColumn(row, 'context', row.context) as RunUserContext,
+    };
+    live.set(row.id, run);
+    return run;
+  }
+
+  /**
+   * The snapshot of a row as this runtime's machine restores it: a run of another machine is
+   * refused, one of an older version is upgraded, one of a newer version is refused.
+   */
+  function snapshotToRestore(row: RunRow): string {
+    if (row.machine_name !== definition.name) {
+      fail(
+        'run.machine_mismatch',
+        `Run '${row.id}' was made by machine '${row.machine_name}', this runtime drives '${definition.name}'`,
+        { details: { run_id: row.id, machine: row.machine_name, runtime_machine: definition.name } },
+      );
+    }
+    if (row.machine_version === definition.version) return row.snapshot;
+    if (row.machine_version > definition.version || !definition.upgrade) {
+      const why =
+        row.machine_version > definition.version ? 'newer than this machine' : 'and the machine has no upgrade';
+      fail(
+        'run.machine_mismatch',
+        `Run '${row.id}' was saved by version ${row.machine_version} of machine '${row.machine_name}', ${why} (version ${definition.version})`,
+        { details: { run_id: row.id, machine: row.machine_name, version: row.machine_version } },
+      );
+    }
+    return JSON.stringify(definition.upgrade(JSON.parse(row.snapshot), row.machine_version));
+  }
+
+  /** Loads a persisted run into this runtime and starts driving it; undefined when another runtime holds it. */
+  function resume(row: RunRow): LiveRun | undefined {
+    const snapshot = snapshotToRestore(row);
+    const now = Date.now();
+    if (!store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner)) return undefined;
+    const driver = createDriver(driverDeps, row.id, {
+      kind: 'restore',
+      snapshot,
+      version: row.version,
+      lastSeq: store.lastSeq(row.id),
+    });
+    const run = register(row, driver);
+    driver.start();
+    // Finish what a crash interrupted between two commits.
+    if (driver.status === 'pending') driver.actor.send({ type: 'start' });
+    if (driver.status === 'waiting_human') {
+      const approvalId = driver.context().pendingApprovalId;
+      const approval = approvalId ? store.getApproval(approvalId) : undefined;
+      if (approval && approval.status !== 'pending') resumeAfterDecision(run, approval);
+    }
+    return run;
+  }
+
+  return {
+    driverDeps,
+    /** The live run, if this runtime drives it. */
+    get(runId: string): LiveRun | undefined {
+      return live.get(runId);
+    },
+    has(runId: string): boolean {
+      return live.has(runId);
+    },
+    get size(): number {
+      return live.size;
+    },
+    /** Registers a new run's driver (the run's row is committed). */
+    register,
+    /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
+    load(runId: string, eventType: string): LiveRun {
+      const current = live.get(runId);
+      if (current) return current;
+      const row = store.getRun(runId);
+      if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+      const damage = checkRunRow(row);
+      if (damage) throw new BatonError(damage);
+      if (!ACTIVE.has(row.status)) {
+        fail('run.invalid_transition', `Run '${runId}' in state '${row.status}' cannot take '${eventType}'`, {
+          details: { state: row.status, event: eventType },
+        });
+      }
+      const run = resume(row);
+      if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
+      return run;
+    },
+    /** Resumes every non-terminal run of the file that no live runtime drives; returns their ids. */
+    recover(): string[] {
+      const resumed: string[] = [];
+      // A row with a status no state has is reported, not skipped.
+      for (const id of store.runIdsWithStatusNotIn(RUN_STATUSES)) {
+        const row = store.getRun(id);
+        if (row) recoveryFailures.set(id, checkRunRow(row)!);
+      }
+      for (const id of store.activeRunIds()) {
+        if (live.has(id)) continue;
+        const row = store.getRun(id);
+        const damage = row ? checkRunRow(row) : null;
+        if (damage) {
+          recoveryFailures.set(id, damage);
+          continue;
+        }
+        // One run that cannot be resumed (e.g. saved by a newer machine) must not stop the others.
+        try {
+          if (row && resume(row)) resumed.push(id);
+        } catch (error) {
+          recoveryFailures.set(id, toFailure(error));
+          store.releaseLease(id, owner);
+        }
+      }
+      return resumed;
+    },
+    recoveryFailures: recoveryFailures as ReadonlyMap<string, Failure>,
+    /** An operator ended a quarantined run: it is no longer reported. */
+    forget(runId: string): void {
+      recoveryFailures.delete(runId);
+    },
+    /** A run as reported, with the reason it is quarantined when recovery found its row damaged. */
+    withQuarantine(run: Run): Run {
+      const damage = recoveryFailures.get(run.id);
+      return damage?.code === 'store.corrupt_row' && !TERMINAL.has(run.status) ? { ...run, failure: damage } : run;
+    },
+    /** Stops every driver, as if the process had died here (nothing more is written). */
+    close(): void {
+      closed = true;
+      for (const run of live.values()) run.driver.stop();
+      live.clear();
+    },
+  };
+}
+
+export type RunRegistry = ReturnType<typeof createRunRegistry>;
