@@ -12,7 +12,7 @@ import { BatonError, createFailure, toFailure, type Failure } from '../failure.j
 import type { Store, ToolCallRow } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
 import { failpoint } from './failpoints.js';
-import { createRunMemory } from './run-memory.js';
+import { createRunMemory, type RunMemory } from './run-memory.js';
 import type { RunEventName, RunEventRecord } from './types.js';
 
 /** What a driver needs from its runtime. */
@@ -34,12 +34,43 @@ export interface DriverDeps {
 export type DriverOrigin =
   { kind: 'new'; input: RunInput } | { kind: 'restore'; snapshot: string; version: number; lastSeq: number };
 
-export type RunDriver = ReturnType<typeof createDriver>;
+/** The driver of one live run: its actor, its write buffer and its event numbering. */
+export interface RunDriver {
+  readonly runId: string;
+  /** The run's XState actor (Baton's machine or the runtime's variant). */
+  readonly actor: Actor<RunMachine>;
+  /** The run's ledger as this process knows it, ahead of the file by what is buffered. */
+  readonly memory: RunMemory;
+  /** The machine's context now (not necessarily durable yet). */
+  context(): RunContext;
+  /** The last public status the driver saw (a variant's nested state counts as its top state). */
+  readonly status: RunStatus;
+  /** True once the run is terminal and durable, or the driver broke or was stopped. */
+  readonly retired: boolean;
+  /** Buffers a write for the next flush. */
+  stage(op: () => void): void;
+  /** Buffers a ledger row; `memory` shows it at once. */
+  stageToolCall(row: ToolCallRow): void;
+  /** Writes a ledger row at once; only inside a staged op. */
+  writeToolCall(row: ToolCallRow): void;
+  /** Buffers an event; it is numbered when written (seq follows commit order) and published once committed. */
+  emit(type: RunEventName, data: Record<string, unknown>): void;
+  /** Writes an event at once; only inside a staged op. */
+  writeEvent(type: RunEventName, data: Record<string, unknown>): void;
+  /** Publishes streamed model text at once: live only, never a row, never an answer. */
+  publishDraft(data: Record<string, unknown>): void;
+  /** Makes everything buffered so far durable (ops, events, the latest snapshot); resolves after the COMMIT. */
+  flush(): Promise<void>;
+  /** Subscribes to the actor and starts it. */
+  start(): void;
+  /** Stops the actor without writing anything more (close, or a crash simulation). */
+  stop(): void;
+}
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed']);
 
 /** Creates the driver of one run; call `start()` to run it. */
-export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrigin) {
+export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrigin): RunDriver {
   const { store, hub } = deps;
   const actor: Actor<RunMachine> =
     origin.kind === 'new'
@@ -191,7 +222,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     deps.onRetired(driver, failure);
   }
 
-  const driver = {
+  const driver: RunDriver = {
     runId,
     actor,
     memory,

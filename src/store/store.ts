@@ -16,7 +16,8 @@ import type {
   StepTable,
   ToolCallTable,
 } from './schema.js';
-import type { RunStatus } from '../../machines/types.js';
+import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import type { ApprovalResolution, ApprovalStatus } from './vocabulary.js';
 
 export type RunRow = Selectable<RunTable>;
 export type StepRow = Selectable<StepTable>;
@@ -31,10 +32,10 @@ export interface RunProgress {
   id: string;
   expected_version: number;
   snapshot: string;
-  status: string;
-  stop_reason: string | null;
+  status: RunStatus;
+  stop_reason: StopReason | null;
   failure: string | null;
-  wait_reason: string | null;
+  wait_reason: WaitReason | null;
   pending_approval_id: string | null;
   step_index: number;
   llm_calls: number;
@@ -54,11 +55,89 @@ export interface RunFilter {
   cursor?: string | undefined;
 }
 
-/** Baton's storage: one database file, its commit queue and its statements. */
-export type Store = ReturnType<typeof createStore>;
+/**
+ * Baton's storage: one database file, its commit queue and its statements. Writes run inside a
+ * `queue` unit of work (one transaction, one fsync, shared by every run that wrote in it);
+ * reads run anywhere. Rows are snake_case, times epoch milliseconds, JSON stored as text.
+ */
+export interface Store {
+  /** The open file (its better-sqlite3 handle and Kysely instance). */
+  readonly db: OpenDatabase;
+  /** The group-commit queue every write goes through. */
+  readonly queue: CommitQueue;
+  /** Commits what is queued and closes the file. */
+  close(): void;
+
+  /** Creates the session, or touches its `updated_at`. */
+  ensureSession(id: string, now: number): void;
+  insertRun(row: RunRow): void;
+  getRun(id: string): RunRow | undefined;
+  findRunByIdempotencyKey(key: string): RunRow | undefined;
+  /** The session's one non-terminal run, if any (a unique index keeps it one). */
+  activeRunOfSession(sessionId: string): RunRow | undefined;
+  /** Runs newest first, filtered and paged (`RunFilter`). */
+  listRuns(filter: RunFilter): RunRow[];
+  /** Writes a transition's snapshot and counters if the row is still at `expected_version`; false if not (compare-and-set). */
+  saveProgress(progress: RunProgress): boolean;
+  setAnswer(runId: string, answer: string): void;
+  /** Runs whose status is none of `statuses` (damaged rows). */
+  runIdsWithStatusNotIn(statuses: readonly string[]): string[];
+  /** Non-terminal runs, oldest first. */
+  activeRunIds(): string[];
+
+  /** Takes the lease of a run if it is free, expired, ours, or its owner is known dead. */
+  claimRun(id: string, owner: string, leaseUntil: number, now: number, isDead: (owner: string) => boolean): boolean;
+  /** Extends every lease `owner` holds on an active run. */
+  renewLeases(owner: string, leaseUntil: number): void;
+  releaseLease(id: string, owner: string): void;
+  releaseLeases(owner: string): void;
+
+  getStep(runId: string, stepIndex: number): StepRow | undefined;
+  /** Journals a planner decision (once per step). */
+  insertStep(row: StepRow): void;
+  listSteps(runId: string): StepRow[];
+
+  getToolCall(id: string): ToolCallRow | undefined;
+  /** Inserts or replaces a ledger row. */
+  putToolCall(row: ToolCallRow): void;
+  /** The ledger of a run, in step and call order. */
+  listToolCalls(runId: string): ToolCallRow[];
+
+  insertApproval(row: ApprovalRow): void;
+  getApproval(id: string): ApprovalRow | undefined;
+  /** Single use: only a pending approval can be decided; returns false otherwise. */
+  decideApproval(
+    id: string,
+    decision: {
+      status: ApprovalStatus;
+      resolution: ApprovalResolution | null;
+      by: string;
+      reason: string | null;
+      at: number;
+    },
+  ): boolean;
+  /** Records the votes of a still pending approval; returns false once it is decided. */
+  setApprovalVotes(id: string, votes: string): boolean;
+  /** The approvals of a run, oldest first. */
+  listApprovals(runId: string): ApprovalRow[];
+
+  insertEvent(row: EventRow): void;
+  /** A page of a run's events with `seq` above `after`, in order. */
+  listEvents(runId: string, after?: number, limit?: number): EventRow[];
+  /** The highest `seq` of a run (0 without events). */
+  lastSeq(runId: string): number;
+
+  /** Stores content by its sha256 (a second put of the same bytes is a no-op). */
+  putArtifact(row: ArtifactRow): void;
+  getArtifact(sha256: string): ArtifactRow | undefined;
+
+  insertMessage(row: Omit<MessageRow, 'id'>): void;
+  /** A session's committed history, oldest first. */
+  listMessages(sessionId: string): MessageRow[];
+}
 
 /** Opens a store on a database file (created and migrated if needed). */
-export function createStore(path: string) {
+export function createStore(path: string): Store {
   const db: OpenDatabase = openDatabase(path);
   const { sqlite } = db;
   const cache = new Map<string, SQLite.Statement>();

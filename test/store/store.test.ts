@@ -89,7 +89,7 @@ describe('store', () => {
       id: 'r1',
       expected_version: 0,
       snapshot: '{"a":1}',
-      status: 'planning',
+      status: 'planning' as const,
       stop_reason: null,
       failure: null,
       wait_reason: null,
