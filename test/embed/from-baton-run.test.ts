@@ -4,7 +4,6 @@
  * restored from its persisted snapshot in another process, the approval is given, and the
  * parent reaches its next state with the run's answer, once, with one run in the database.
  */
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,43 +11,16 @@ import { createActor, setup } from 'xstate';
 import { fromBatonRun, type BatonRunEvent, type BatonRunOutput } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { createServerAgent } from '../helpers/server-agent.js';
-import { spawnChild } from '../helpers/spawn-child.js';
-import { REPO_ROOT } from '../helpers/run-node.js';
+import { spawnChild, spawnUntilJsonLine } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { readEffects } from '../helpers/world.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/order-child.ts', import.meta.url));
 
 /** Starts the first order process and resolves with the run id once its run waits; then kills it. */
-function firstUntilWaiting(args: string): Promise<{ runId: string; kill: () => Promise<NodeJS.Signals | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, args], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
-  );
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (!line || !stdout.includes('\n')) return;
-      const { waiting } = JSON.parse(line) as { waiting: string };
-      resolve({
-        runId: waiting,
-        kill: () => {
-          child.kill('SIGKILL');
-          return exited;
-        },
-      });
-    });
-    void exited.then((signal) =>
-      reject(new Error(`The order process ended (${signal}) before its run waited: ${stderr}`)),
-    );
-  });
+async function firstUntilWaiting(args: string): Promise<{ runId: string; kill: () => Promise<NodeJS.Signals | null> }> {
+  const child = await spawnUntilJsonLine<{ waiting: string }>(CHILD, [args]);
+  return { runId: child.first.waiting, kill: child.kill };
 }
 
 describe('fromBatonRun', () => {

@@ -61,3 +61,49 @@ export function spawnChild(script: string, args: string[], options: ChildOptions
     });
   });
 }
+
+/** A child that has printed its first JSON line and is still running, until `kill()`. */
+export interface RunningChild<T> {
+  /** The first line it printed that starts with `{`, parsed. */
+  first: T;
+  /** SIGKILLs it; resolves with the signal it died of. */
+  kill(): Promise<NodeJS.Signals | null>;
+}
+
+/**
+ * Starts `script` with `args` and resolves once it prints its first JSON line (it keeps
+ * running); rejects if it exits first, with what it wrote to stderr.
+ */
+export function spawnUntilJsonLine<T>(script: string, args: string[]): Promise<RunningChild<T>> {
+  const env = { ...process.env };
+  delete env.BATON_FAILPOINTS;
+  delete env.BATON_FAILPOINTS_LOG;
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.once('exit', (_code, signal) => resolve(signal)),
+  );
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const line = stdout.split('\n').find((l, i, all) => l.startsWith('{') && i < all.length - 1);
+      if (!line) return;
+      resolve({
+        first: JSON.parse(line) as T,
+        kill: () => {
+          child.kill('SIGKILL');
+          return exited;
+        },
+      });
+    });
+    void exited.then((signal) =>
+      reject(new Error(`${script} ended (${signal}) before printing a JSON line: ${stderr}`)),
+    );
+  });
+}

@@ -3,44 +3,27 @@
  * so a restart neither loses the delay nor starts it over.
  */
 import { describe, expect, it } from 'vitest';
-import { createScriptedPlanner, durableDelay, extendRunMachine, type RuntimeOptions } from '../../src/index.js';
+import { fileURLToPath } from 'node:url';
+import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
+import { expiringApproval } from '../fixtures/expiring-approval.js';
+import { spawnUntilJsonLine } from '../helpers/spawn-child.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { storeOf } from '../../src/runtime/internals.js';
 
 const DELAY_MS = 4_000;
+/** Longer for the child process: its run must still be waiting when the parent reopens the file. */
+const KILL_DELAY_MS = 8_000;
+const CHILD = fileURLToPath(new URL('../helpers/delay-child.ts', import.meta.url));
 
 /** An approval that expires: nobody decided within DELAY_MS, the run ends `failed` (`timeout`). */
-const expiringApproval = extendRunMachine({
-  name: 'expiring-approval',
-  version: 1,
-  states: ({ waiting_human, ...rest }) => ({
-    ...rest,
-    waiting_human: {
-      ...waiting_human,
-      ...durableDelay('approval', DELAY_MS, { type: 'approval_expired' }),
-      on: {
-        ...waiting_human.on,
-        approval_expired: {
-          target: '#run.failed',
-          actions: {
-            type: 'stop',
-            params: {
-              reason: 'timeout',
-              failure: { code: 'run.timeout', kind: 'system', message: 'Nobody decided in time' },
-            },
-          },
-        },
-      },
-    },
-  }),
-});
+const expiring = expiringApproval(DELAY_MS);
 
 function setup(db: string, effects: string): RuntimeOptions {
   return {
     database: db,
-    machine: expiringApproval,
+    machine: expiring,
     planner: createScriptedPlanner([
       { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'send' } }] },
       { type: 'final', answer: 'sent' },
@@ -116,5 +99,26 @@ describe('a durable delay in a variant', () => {
     expect(fired.createdAt).toBeGreaterThanOrEqual(at);
     // The approved run's effect happened once; the expired one's never.
     expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it('fires at its stored instant after the process that armed it was SIGKILLed', { timeout: 120_000 }, async () => {
+    const { db, effects } = tempFiles();
+    const child = await spawnUntilJsonLine<{ run_id: string; status: string; at: number }>(CHILD, [
+      JSON.stringify({ db, effects, delay_ms: KILL_DELAY_MS }),
+    ]);
+    expect(child.first.status).toBe('waiting_human');
+    expect(await child.kill()).toBe('SIGKILL');
+    const { run_id: runId, at } = child.first;
+    // Reopened well before the instant: it must wait for it, not fire at once nor a full delay later.
+    const reopenedAt = Date.now();
+    expect(reopenedAt).toBeLessThan(at);
+    const runtime = openRuntime({ ...setup(db, effects), machine: expiringApproval(KILL_DELAY_MS) });
+    expect(runtime.recoveryFailures.size).toBe(0);
+    await until(() => runtime.get(runId).status === 'failed');
+    const fired = (await eventsOf(runtime, runId)).find((e) => e.type === 'state' && e.data.to === 'failed')!;
+    expect(fired.createdAt).toBeGreaterThanOrEqual(at);
+    expect(fired.createdAt).toBeLessThan(reopenedAt + KILL_DELAY_MS);
+    expect(runtime.get(runId)).toMatchObject({ stopReason: 'timeout', failure: { message: 'Nobody decided in time' } });
+    expect(readEffects(effects)).toEqual([]);
   });
 });
