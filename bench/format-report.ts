@@ -1,5 +1,6 @@
 /** The printed report: measurements next to targets, a ✓/✗ per line, ratios to the raw reference. */
 import { formatNumber, formatTable } from './format-table.js';
+import type { ListScale } from './measure-list.js';
 import type { SnapshotSize } from './measure-snapshot-size.js';
 import type { RawCommitRate } from './raw-commit-rate.js';
 import { LOOP_STEPS, SNAPSHOT_MAX_RATIO, type ScenarioResult } from './scenarios.js';
@@ -96,4 +97,32 @@ export function formatLegend(): string {
     '÷ raw: durable transitions/s over the raw one-row-per-transaction rate; above 1× only by sharing commits.',
     `others busy: CPUs used by other processes meanwhile (from /proc/stat); above ${CONTENDED_CPUS} the numbers are contended.`,
   ].join('\n');
+}
+
+/** The scaling section: each measurement at a small and a large size, and how much it grew. */
+export function formatListScaling(small: ListScale, large: ListScale): string {
+  const header = [
+    'list() page',
+    `p50 @ ${formatNumber(small.runs)}`,
+    `p99 @ ${formatNumber(small.runs)}`,
+    `p50 @ ${formatNumber(large.runs)}`,
+    `p99 @ ${formatNumber(large.runs)}`,
+    'target',
+    '',
+    'p99 growth',
+  ];
+  const rows = small.timings.map((s, i) => {
+    const l = large.timings[i]!;
+    return [
+      s.page,
+      `${formatNumber(s.p50, 3)} ms`,
+      `${formatNumber(s.p99, 3)} ms`,
+      `${formatNumber(l.p50, 3)} ms`,
+      `${formatNumber(l.p99, 3)} ms`,
+      '< 5 ms p99',
+      mark(l.p99 < 5),
+      times(l.p99 / s.p99),
+    ];
+  });
+  return formatTable(header, rows);
 }

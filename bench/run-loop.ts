@@ -6,7 +6,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatContention, formatLegend, formatSnapshots, formatThroughput } from './format-report.js';
+import {
+  formatContention,
+  formatLegend,
+  formatListScaling,
+  formatSnapshots,
+  formatThroughput,
+} from './format-report.js';
+import { formatNumber } from './format-table.js';
+import { measureList } from './measure-list.js';
 import { measureSnapshotSize } from './measure-snapshot-size.js';
 import { BenchRunError } from './measure-throughput.js';
 import { measureRawCommitRate } from './raw-commit-rate.js';
@@ -15,6 +23,8 @@ import { runScenario, SCENARIOS, SNAPSHOT_STEPS, warmUp, type ScenarioResult } f
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 if (!(seconds > 0)) throw new Error(`BENCH_SECONDS must be a positive number, got '${process.env.BENCH_SECONDS}'`);
 const durationMs = seconds * 1_000;
+/** Runs in the large file of the scaling section (`BENCH_LIST_RUNS`, default 100,000). */
+const LIST_RUNS = Number(process.env.BENCH_LIST_RUNS ?? 100_000);
 
 async function main(dir: string): Promise<void> {
   console.log(
@@ -33,6 +43,9 @@ async function main(dir: string): Promise<void> {
   const [short, long] = SNAPSHOT_STEPS;
   const shortSize = await measureSnapshotSize(dir, short);
   const longSize = await measureSnapshotSize(dir, long);
+  const listSmall = measureList(dir, 1_000);
+  const listLarge = measureList(dir, LIST_RUNS);
+  console.log(`  list(): ${formatNumber(LIST_RUNS)} runs written and paged`);
   const recheck = measureRawCommitRate(join(dir, 'raw-again.db'), 1_000);
 
   const contention = formatContention([
@@ -40,7 +53,12 @@ async function main(dir: string): Promise<void> {
     ...results.map((r) => ({ name: r.scenario.name, otherCpus: r.otherCpus })),
     { name: 'raw re-check', otherCpus: recheck.otherCpus },
   ]);
-  const sections = [formatThroughput(raw, recheck, results), formatSnapshots(shortSize, longSize), formatLegend()];
+  const sections = [
+    formatThroughput(raw, recheck, results),
+    formatSnapshots(shortSize, longSize),
+    `Scaling (the same measurement at a small and a large size):\n${formatListScaling(listSmall, listLarge)}`,
+    formatLegend(),
+  ];
   console.log(`\n${[...sections, ...(contention ? [contention] : [])].join('\n\n')}`);
 }
 

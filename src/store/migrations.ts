@@ -178,4 +178,24 @@ export const MIGRATIONS: readonly Migration[] = [
         .compile(),
     ],
   },
+  {
+    version: 6,
+    name: 'list indexes',
+    // Every order and filter of `listRuns` reads an index in order and seeks to its cursor:
+    // no scan of `runs`, no sort, whatever the number of runs or the depth of the page.
+    up: (db) => [
+      db.schema.dropIndex('runs_status').compile(),
+      db.schema.dropIndex('runs_session').compile(),
+      db.schema.dropIndex('runs_tenant').compile(),
+      db.schema.createIndex('runs_created').on('runs').columns(['created_at', 'id']).compile(),
+      db.schema.createIndex('runs_status').on('runs').columns(['status', 'created_at', 'id']).compile(),
+      db.schema.createIndex('runs_session').on('runs').columns(['session_id', 'created_at', 'id']).compile(),
+      db.schema.createIndex('runs_tenant').on('runs').columns(['tenant_id', 'created_at', 'id']).compile(),
+      db.schema
+        .createIndex('runs_tenant_status')
+        .on('runs')
+        .columns(['tenant_id', 'status', 'created_at', 'id'])
+        .compile(),
+    ],
+  },
 ];

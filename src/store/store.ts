@@ -4,7 +4,7 @@
  * meant to run inside a `CommitQueue` unit of work; reads may run anywhere.
  */
 import type SQLite from 'better-sqlite3';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { createCommitQueue, type CommitQueue } from './commit-queue.js';
 import { openDatabase, type OpenDatabase } from './open-database.js';
 import type {
@@ -177,21 +177,7 @@ export function createStore(path: string): Store {
       ).get(sessionId) as RunRow | undefined;
     },
     listRuns(filter: RunFilter): RunRow[] {
-      let query = db.kysely.selectFrom('runs').selectAll();
-      if (filter.status) query = query.where('status', '=', filter.status);
-      if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
-      if (filter.tenantId) query = query.where('tenant_id', '=', filter.tenantId);
-      if (filter.cursor) {
-        const [at, id] = splitCursor(filter.cursor);
-        query = query.where((eb) =>
-          eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]),
-        );
-      }
-      const compiled = query
-        .orderBy('created_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(filter.limit ?? 50)
-        .compile();
+      const compiled = compileListRuns(db.kysely, filter);
       return prepare(compiled.sql).all(...compiled.parameters) as RunRow[];
     },
     /** Compare-and-set on `version`: returns false when another writer got there first. */
@@ -347,6 +333,27 @@ export function createStore(path: string): Store {
       return prepare('select * from messages where session_id = ? order by id').all(sessionId) as MessageRow[];
     },
   };
+}
+
+/**
+ * The statement of `listRuns`: newest first by `(created_at, id)`, each filter an equality on an
+ * index's leading columns, the cursor a row-value seek. (Exported so tests can read its plan.)
+ */
+export function compileListRuns(kysely: OpenDatabase['kysely'], filter: RunFilter) {
+  let query = kysely.selectFrom('runs').selectAll();
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.sessionId) query = query.where('session_id', '=', filter.sessionId);
+  if (filter.tenantId) query = query.where('tenant_id', '=', filter.tenantId);
+  if (filter.cursor) {
+    // A row-value comparison: SQLite seeks the index to the cursor instead of scanning to it.
+    const [at, id] = splitCursor(filter.cursor);
+    query = query.where(sql<boolean>`(created_at, id) < (${at}, ${id})`);
+  }
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit ?? 50)
+    .compile();
 }
 
 function splitCursor(cursor: string): [number, string] {

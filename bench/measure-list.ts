@@ -1,0 +1,80 @@
+/**
+ * Scaling of `list()`: the same pages (first, deep, status-filtered deep) on a small file and a
+ * large one, so any growth with the number of runs shows as a ratio. Runs are written straight
+ * into the file (finished and waiting ones, two tenants), then read through the public API.
+ */
+import { join } from 'node:path';
+import { createRuntime, createScriptedPlanner } from '../src/index.js';
+import { openDatabase } from '../src/store/index.js';
+
+/** p50 and p99 of one kind of page, in milliseconds. */
+export interface ListTiming {
+  page: string;
+  p50: number;
+  p99: number;
+}
+
+/** One file size and its timings. */
+export interface ListScale {
+  runs: number;
+  timings: ListTiming[];
+}
+
+const STATUSES = ['succeeded', 'failed', 'waiting_human'] as const;
+
+function fill(path: string, runs: number): void {
+  const { sqlite } = openDatabase(path);
+  try {
+    const session = sqlite.prepare('insert into sessions (id, created_at, updated_at) values (?, ?, ?)');
+    const insert = sqlite.prepare(
+      `insert into runs (id, session_id, status, input, context, options, snapshot, machine_version, version,
+         step_index, llm_calls, tool_calls, tokens, created_at, updated_at, tenant_id)
+       values (?, ?, ?, 'bench', '{}', '{}', '{}', 2, 1, 5, 6, 5, 100, ?, ?, ?)`,
+    );
+    sqlite.transaction(() => {
+      for (let i = 0; i < runs; i += 1) {
+        const status = STATUSES[i % 3]!;
+        const id = `default:bench-${i}`;
+        session.run(id, i, i);
+        insert.run(`run_${String(i).padStart(8, '0')}`, id, status, 1_700_000_000_000 + i, i, i % 2 ? 'acme' : null);
+      }
+    })();
+  } finally {
+    sqlite.close();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Times `samples` reads of each page on a file of `runs` runs. */
+export function measureList(dir: string, runs: number, samples = 200): ListScale {
+  const database = join(dir, `list-${runs}.db`);
+  fill(database, runs);
+  const runtime = createRuntime({ database, planner: createScriptedPlanner([]), tools: [], recover: false });
+  try {
+    // The cursor of a page near the end of the list: what a deep scroll asks for.
+    const deep = `${1_700_000_000_000 + 60}:run_${String(60).padStart(8, '0')}`;
+    const pages: [string, () => unknown][] = [
+      ['first page', () => runtime.list({ limit: 50 })],
+      ['deep page', () => runtime.list({ limit: 50, cursor: deep })],
+      ['status, deep page', () => runtime.list({ limit: 50, status: 'failed', cursor: deep })],
+      ['tenant + status, first page', () => runtime.list({ limit: 50, status: 'waiting_human', tenantId: 'acme' })],
+    ];
+    const timings = pages.map(([page, read]) => {
+      read();
+      const times: number[] = [];
+      for (let i = 0; i < samples; i += 1) {
+        const start = performance.now();
+        read();
+        times.push(performance.now() - start);
+      }
+      times.sort((a, b) => a - b);
+      return { page, p50: percentile(times, 50), p99: percentile(times, 99) };
+    });
+    return { runs, timings };
+  } finally {
+    void runtime.close();
+  }
+}

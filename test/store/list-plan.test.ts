@@ -1,0 +1,68 @@
+/**
+ * Lists cost what a page costs, not what the table holds: every filter and cursor of
+ * `listRuns` is answered from an index read in order and sought to its cursor — no scan of
+ * `runs`, no temporary sort — read from SQLite's own query plans on a file with runs in it.
+ */
+import { describe, expect, it } from 'vitest';
+import { compileListRuns, createStore, type RunFilter } from '../../src/store/store.js';
+import { tempFiles } from '../helpers/temp.js';
+
+const FILTERS: Record<string, RunFilter> = {
+  'no filter': {},
+  status: { status: 'waiting_human' },
+  session: { sessionId: 'default:s1' },
+  tenant: { tenantId: 'acme' },
+  'tenant and status': { tenantId: 'acme', status: 'failed' },
+};
+
+describe('list query plans', () => {
+  it('reads an index in order and seeks to the cursor, for every filter', () => {
+    const { db } = tempFiles();
+    const store = createStore(db);
+    try {
+      const insert = store.db.sqlite.prepare(
+        `insert into runs (id, session_id, status, input, context, options, snapshot, machine_version, version,
+           step_index, llm_calls, tool_calls, tokens, created_at, updated_at, tenant_id)
+         values (?, ?, ?, 'x', '{}', '{}', '{}', 2, 0, 0, 0, 0, 0, ?, ?, ?)`,
+      );
+      const statuses = ['succeeded', 'failed', 'waiting_human'];
+      store.db.sqlite.transaction(() => {
+        for (let i = 0; i < 3_000; i += 1) {
+          const status = statuses[i % 3]!;
+          // A session has at most one active run: finished runs share sessions, waiting ones do not.
+          const session = status === 'waiting_human' ? `default:w${i}` : `default:s${i % 50}`;
+          store.ensureSession(session, i);
+          insert.run(`run_${i}`, session, status, i, i, i % 2 ? 'acme' : 'globex');
+        }
+      })();
+      store.db.sqlite.exec('analyze');
+      for (const [name, filter] of Object.entries(FILTERS)) {
+        for (const cursor of [undefined, '1500:run_1500']) {
+          const compiled = compileListRuns(store.db.kysely, { ...filter, cursor, limit: 50 });
+          const plan = (
+            store.db.sqlite.prepare(`explain query plan ${compiled.sql}`).all(...compiled.parameters) as {
+              detail: string;
+            }[]
+          ).map((row) => row.detail);
+          const where = `${name}${cursor ? ', with a cursor' : ''}: ${plan.join(' / ')}`;
+          expect(plan, where).toHaveLength(1);
+          expect(plan[0], where).toMatch(/USING (COVERING )?INDEX runs_/);
+          expect(plan.join(), where).not.toMatch(/TEMP B-TREE/);
+          if (cursor || name !== 'no filter') expect(plan[0], where).toMatch(/^SEARCH runs/);
+          // The page itself is right: newest first, after the cursor, the filter held.
+          const rows = store.listRuns({ ...filter, cursor, limit: 50 });
+          expect(rows.length, where).toBeGreaterThan(0);
+          for (const [i, row] of rows.entries()) {
+            if (cursor) expect(row.created_at).toBeLessThan(1500);
+            if (i > 0) expect(row.created_at).toBeLessThan(rows[i - 1]!.created_at);
+            if (filter.status) expect(row.status).toBe(filter.status);
+            if (filter.tenantId) expect(row.tenant_id).toBe(filter.tenantId);
+            if (filter.sessionId) expect(row.session_id).toBe(filter.sessionId);
+          }
+        }
+      }
+    } finally {
+      store.close();
+    }
+  });
+});
