@@ -24,8 +24,17 @@ export function toToolLoopScript(steps: number): Decision[] {
   return [...calls, { type: 'final', answer: `Looked up ${steps} notes.` }];
 }
 
-/** Creates a runtime whose only tool has the given effect class (risk `low`, so it never waits for approval). */
-export function createBenchRuntime(options: { database: string; effect: Effect; steps: number }): Runtime {
+/**
+ * Creates a runtime whose only tool has the given effect class (risk `low`, so it never waits
+ * for approval). With `modelLike`, the planner is not `cheap`: each step's answer is journaled
+ * (committed) before it is acted on, as a real model's is.
+ */
+export function createBenchRuntime(options: {
+  database: string;
+  effect: Effect;
+  steps: number;
+  modelLike?: boolean;
+}): Runtime {
   const tool = defineTool({
     name: TOOL_NAME,
     description: 'Looks up a note by key',
@@ -34,9 +43,7 @@ export function createBenchRuntime(options: { database: string; effect: Effect; 
     risk: 'low',
     execute: ({ key, limit }) => ({ key, hits: limit, text: `contents of ${key}` }),
   });
-  return createRuntime({
-    database: options.database,
-    planner: createScriptedPlanner(toToolLoopScript(options.steps)),
-    tools: [tool],
-  });
+  const scripted = createScriptedPlanner(toToolLoopScript(options.steps));
+  const planner = options.modelLike ? { cheap: false, next: scripted.next.bind(scripted) } : scripted;
+  return createRuntime({ database: options.database, planner, tools: [tool] });
 }

@@ -19,11 +19,29 @@ export interface Scenario {
   name: string;
   effect: Effect;
   concurrency: number;
-  targetRunsPerSecond: number;
+  /** The runs/s it should reach; null for a figure reported for comparison only. */
+  targetRunsPerSecond: number | null;
+  /** The planner's answer is journaled every step, as a model's is (see `createBenchRuntime`). */
+  modelLike?: boolean;
 }
 
 /** Every timed scenario, in the order they run and print. */
 export const SCENARIOS: readonly Scenario[] = [
+  // First: the figure comparable to durable runtimes that checkpoint every step of a model-driven loop.
+  {
+    name: 'model-like planner, sequential, unsafe tool',
+    effect: 'unsafe',
+    concurrency: 1,
+    targetRunsPerSecond: null,
+    modelLike: true,
+  },
+  {
+    name: 'model-like planner, 50 concurrent, unsafe tool',
+    effect: 'unsafe',
+    concurrency: 50,
+    targetRunsPerSecond: null,
+    modelLike: true,
+  },
   { name: 'sequential, read tool', effect: 'read', concurrency: 1, targetRunsPerSecond: 200 },
   { name: 'sequential, unsafe tool', effect: 'unsafe', concurrency: 1, targetRunsPerSecond: 150 },
   { name: '50 concurrent, read tool', effect: 'read', concurrency: 50, targetRunsPerSecond: 800 },
@@ -37,8 +55,13 @@ export interface ScenarioResult extends Throughput {
 
 /** Runs one scenario on its own file in `dir`, and closes its runtime whatever happens. */
 export async function runScenario(dir: string, scenario: Scenario, durationMs: number): Promise<ScenarioResult> {
-  const file = `${scenario.effect}-x${scenario.concurrency}.db`;
-  const runtime = createBenchRuntime({ database: join(dir, file), effect: scenario.effect, steps: LOOP_STEPS });
+  const file = `${scenario.effect}-x${scenario.concurrency}${scenario.modelLike ? '-model' : ''}.db`;
+  const runtime = createBenchRuntime({
+    database: join(dir, file),
+    effect: scenario.effect,
+    steps: LOOP_STEPS,
+    modelLike: scenario.modelLike === true,
+  });
   try {
     const throughput = await measureThroughput(runtime, { concurrency: scenario.concurrency, durationMs });
     return { scenario, ...throughput };
