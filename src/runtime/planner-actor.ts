@@ -11,6 +11,7 @@ import type { RuntimeEnv } from './env.js';
 import { failpoint } from './failpoints.js';
 import { buildContext } from './context-builder.js';
 import { toUsageData } from './event-data.js';
+import { stepTurn } from './yield-turn.js';
 
 /** The journaled decision of a step, if the planner answered it. */
 export function loadDecision(env: RuntimeEnv, runId: string, stepIndex: number): Decision | undefined {
@@ -26,10 +27,11 @@ function summarize(decision: Decision): Record<string, unknown> {
 /** Creates the planner actor logic for a runtime. */
 export function createPlannerActor(env: RuntimeEnv) {
   return fromPromise<PlannerOutcome, PlannerActorInput>(async ({ input, signal }) => {
-    // The actor starts before subscribers see the transition into `planning`; yielding once
-    // keeps this step's events after that transition's `state` event.
-    await Promise.resolve();
+    // Now and then a step begins on a new turn of the event loop, so a run whose planner and
+    // tools never wait still commits as it goes and lets everything else run (`yield-turn.ts`).
+    // Awaiting at all keeps this step's events after the `state` event of entering `planning`.
     const { runId, stepIndex, limits } = input;
+    await stepTurn(stepIndex);
     await env.hooks?.beforeActor?.({ actor: 'planner', runId, stepIndex, signal });
     const live = env.live(runId);
     const journaled = live.driver.memory.journal.get(stepIndex);

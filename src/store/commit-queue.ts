@@ -4,6 +4,10 @@
  * its own savepoint: one writer's conflict rolls back only its own writes.
  *
  * Invariant: a writer's promise resolves only after the COMMIT that made its writes durable.
+ * A transaction takes at most `MAX_BATCH_UNITS` writers, and once it has `MIN_TIMED_UNITS` of
+ * them, at most `MAX_BATCH_MS` of work; the rest go into the next one, a turn of the event loop
+ * later, so a burst of writers never holds the event loop for long and each resolves as its own
+ * commit lands. (A handful of writers always share their turn's transaction, however slow.)
  */
 import type SQLite from 'better-sqlite3';
 
@@ -30,17 +34,41 @@ export interface CommitQueue {
   flushNow(): void;
 }
 
+/** Most writers in one transaction. */
+export const MAX_BATCH_UNITS = 256;
+/** Most time spent running writers before a transaction commits… */
+export const MAX_BATCH_MS = 20;
+/** …once it holds this many. */
+export const MIN_TIMED_UNITS = 32;
+
 /** Creates a group-commit queue over one database handle. */
 export function createCommitQueue(sqlite: SQLite.Database): CommitQueue {
-  let queue: Pending[] = [];
+  const queue: Pending[] = [];
   let scheduled = false;
   let commits = 0;
   let savepoint = 0;
 
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  }
+
+  /** One transaction of what is queued (bounded); what is left goes into the next. */
+  function flush(): void {
+    scheduled = false;
+    commitBatch(true);
+    if (queue.length > 0) schedule();
+  }
+
+  /** Commits everything queued now, in as many transactions as it takes, synchronously. */
   function flushNow(): void {
     scheduled = false;
-    const batch = queue;
-    queue = [];
+    while (queue.length > 0) commitBatch(false);
+  }
+
+  function commitBatch(bounded: boolean): void {
+    const batch = bounded ? queue.splice(0, MAX_BATCH_UNITS) : queue.splice(0, queue.length);
     if (batch.length === 0) return;
     try {
       sqlite.exec('BEGIN IMMEDIATE');
@@ -48,7 +76,13 @@ export function createCommitQueue(sqlite: SQLite.Database): CommitQueue {
       for (const item of batch) item.reject(error);
       return;
     }
-    for (const item of batch) {
+    const started = performance.now();
+    for (const [i, item] of batch.entries()) {
+      if (bounded && i >= MIN_TIMED_UNITS && performance.now() - started > MAX_BATCH_MS) {
+        // Out of time: the writers not run yet wait for the next transaction, first in line.
+        queue.unshift(...batch.splice(i));
+        break;
+      }
       const name = `w${(savepoint = (savepoint + 1) % 1_000_000)}`;
       sqlite.exec(`SAVEPOINT ${name}`);
       try {
@@ -79,10 +113,7 @@ export function createCommitQueue(sqlite: SQLite.Database): CommitQueue {
     write<T>(work: Work<T>): Promise<T> {
       return new Promise<T>((resolve, reject) => {
         queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flushNow);
-        }
+        schedule();
       });
     },
     get commits() {

@@ -1,0 +1,88 @@
+/**
+ * No long stalls, shown by counting: a run whose planner and tool never wait still lets the
+ * event loop turn between its steps and commits as it goes, and a burst of `start()` calls
+ * resolves commit by commit instead of all at the end.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createScriptedPlanner, defineTool } from '../../src/index.js';
+import { MAX_BATCH_UNITS } from '../../src/store/commit-queue.js';
+import { YIELD_EVERY_STEPS } from '../../src/runtime/yield-turn.js';
+import { openRuntime } from '../helpers/runtime.js';
+import { tempFiles } from '../helpers/temp.js';
+
+/** Counts turns of the event loop until stopped. */
+function turnCounter() {
+  let turns = 0;
+  let on = true;
+  const tick = () => {
+    turns += 1;
+    if (on) setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    stop(): number {
+      on = false;
+      return turns;
+    },
+  };
+}
+
+const lookup = defineTool({
+  name: 'lookup',
+  description: 'answers at once',
+  input: z.object({ n: z.number() }),
+  effect: 'read',
+  risk: 'low',
+  execute: ({ n }) => ({ n }),
+});
+
+describe('no long stalls', () => {
+  it('turns the event loop and commits between the steps of a run that never waits', async () => {
+    const steps = 300;
+    const { db } = tempFiles();
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner((request) =>
+        request.stepIndex < steps
+          ? { type: 'tool_calls', calls: [{ tool: 'lookup', args: { n: request.stepIndex } }] }
+          : { type: 'final', answer: 'done' },
+      ),
+      tools: [lookup],
+    });
+    const commitsBefore = runtime.stats().commits;
+    const counter = turnCounter();
+    const run = await runtime.start({ input: 'x', options: { maxSteps: steps + 1 } });
+    const ended = await runtime.wait(run.id);
+    const turns = counter.stop();
+    expect(ended.status).toBe('succeeded');
+    // At least one turn, and one commit, every YIELD_EVERY_STEPS steps.
+    expect(turns).toBeGreaterThanOrEqual(steps / YIELD_EVERY_STEPS);
+    expect(runtime.stats().commits - commitsBefore).toBeGreaterThanOrEqual(steps / YIELD_EVERY_STEPS);
+  });
+
+  it('resolves a burst of start() calls as their own commits land', async () => {
+    const { db } = tempFiles();
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner([{ type: 'final', answer: 'done' }]),
+      tools: [lookup],
+    });
+    const burst = 3 * MAX_BATCH_UNITS;
+    const resolvedAt: number[] = [];
+    const base = runtime.stats().commits;
+    const runs = await Promise.all(
+      Array.from({ length: burst }, (_, i) =>
+        runtime.start({ input: `run ${i}`, sessionId: `s${i}` }).then((run) => {
+          resolvedAt.push(runtime.stats().commits - base);
+          return run;
+        }),
+      ),
+    );
+    // The first start was answered after the first commits, long before the last one.
+    expect(Math.min(...resolvedAt)).toBeLessThan(Math.max(...resolvedAt));
+    expect(new Set(resolvedAt).size).toBeGreaterThanOrEqual(3);
+    const settled = await Promise.all(runs.map((run) => runtime.wait(run.id)));
+    expect(settled.every((run) => run.status === 'succeeded')).toBe(true);
+  });
+});
