@@ -153,6 +153,8 @@ export async function decideApproval(
     });
     if (!decided) return;
     outcome = 'final';
+    // Until the run leaves this wait, it is due at once: a crash before that resumes it on open.
+    env.store.setWakeAt(runId, 0);
     driver.writeEvent('approval_result', {
       approval_id: approvalId,
       decision,

@@ -15,6 +15,8 @@ const PAGE = 500;
 export const BUFFER_LIMIT = 1_000;
 /** How often the log of a run driven by another process is read while following it. */
 const REMOTE_POLL_MS = 200;
+/** How often the log of a run waiting in the file (not held by any process) is read while following it. */
+const WAITING_POLL_MS = 1_000;
 
 /** What following needs from the runtime. */
 export interface FollowContext {
@@ -138,10 +140,13 @@ export async function* followEvents(
         if (!ACTIVE.has(store.getRun(runId)?.status ?? '')) return;
       }
       let timer: NodeJS.Timeout | undefined;
+      // A run waiting in the file moves when someone decides: here (published live) or in
+      // another process (seen in the log, polled less often).
+      const pollMs = remote && store.getRun(runId)?.status === 'waiting_human' ? WAITING_POLL_MS : REMOTE_POLL_MS;
       await new Promise<void>((resolve) => {
         wake = resolve;
         ctx.onClose.add(resolve);
-        if (remote) timer = setTimeout(resolve, REMOTE_POLL_MS);
+        if (remote) timer = setTimeout(resolve, pollMs);
         if (signal?.aborted) resolve();
       });
       clearTimeout(timer);
@@ -169,6 +174,15 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       // committed before a crash is being resumed) without that move being committed yet.
       const current = ctx.liveStatus(runId);
       if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
+      // Waiting in the file but due (a decision to apply, a deadline passed): about to move.
+      if (
+        current === undefined &&
+        row.status === 'waiting_human' &&
+        row.wake_at !== null &&
+        row.wake_at <= Date.now()
+      ) {
+        return false;
+      }
       resolve(toRun(row));
       return true;
     };

@@ -42,12 +42,32 @@ export function isDeadOwner(owner: string): boolean {
   return !processAlive(pid);
 }
 
-/** Renews the leases of `owner` every third of their length; returns the function that stops it. */
-export function startHeartbeat(store: Store, owner: string): () => void {
+/** Runs whose leases one statement renews. */
+const RENEW_BATCH = 500;
+
+/**
+ * Renews, every third of their length, the leases of the runs `owner` drives now (`driving()`),
+ * a batch per statement, each batch on its own turn of the event loop; a renewal still under
+ * way when the next one is due is not started twice. Returns the function that stops it.
+ */
+export function startHeartbeat(store: Store, owner: string, driving: () => string[]): () => void {
   let stopped = false;
-  const heartbeat = setInterval(() => {
-    if (!stopped) store.renewLeases(owner, Date.now() + DEFAULTS.leaseMs);
-  }, DEFAULTS.leaseMs / 3);
+  let renewing = false;
+  const renew = async () => {
+    if (renewing || stopped) return;
+    renewing = true;
+    try {
+      const ids = driving();
+      const until = Date.now() + DEFAULTS.leaseMs;
+      for (let i = 0; i < ids.length && !stopped; i += RENEW_BATCH) {
+        if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+        store.renewLeases(owner, until, ids.slice(i, i + RENEW_BATCH));
+      }
+    } finally {
+      renewing = false;
+    }
+  };
+  const heartbeat = setInterval(() => void renew(), DEFAULTS.leaseMs / 3);
   heartbeat.unref();
   return () => {
     stopped = true;

@@ -116,6 +116,7 @@ export function toNewRow(
     tokens: 0,
     cost_usd: 0,
     deadline_at: run.deadlineAt,
+    wake_at: null,
     owner,
     lease_until: run.now + DEFAULTS.leaseMs,
     created_at: run.now,

@@ -94,6 +94,7 @@ export async function endQuarantinedRun(
       tokens: row.tokens,
       cost_usd: row.cost_usd,
       machine_version: row.machine_version,
+      wake_at: null,
       updated_at: Date.now(),
     });
     if (!saved) {

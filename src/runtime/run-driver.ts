@@ -28,6 +28,8 @@ export interface DriverDeps {
   onSucceeded(driver: RunDriver): void;
   /** Called once the run's terminal snapshot is durable, or when the driver breaks. */
   onRetired(driver: RunDriver, failure: Failure | null): void;
+  /** Called when the run is durably waiting for a human with nothing left to write. */
+  onIdleWaiting?(driver: RunDriver): void;
 }
 
 /** Where a driver starts from: a new run's input, or a persisted snapshot. */
@@ -47,6 +49,8 @@ export interface RunDriver {
   readonly status: RunStatus;
   /** True once the run is terminal and durable, or the driver broke or was stopped. */
   readonly retired: boolean;
+  /** Nothing buffered, nothing changed since the last write, no write under way. */
+  readonly idle: boolean;
   /** Buffers a write for the next flush. */
   stage(op: () => void): void;
   /** Buffers a ledger row; `memory` shows it at once. */
@@ -68,6 +72,16 @@ export interface RunDriver {
 }
 
 const TERMINAL: ReadonlySet<RunStatus> = new Set(['succeeded', 'failed']);
+
+/**
+ * When a waiting run must be loaded again: its deadline, or the earliest durable delay of a
+ * variant (`context.timers`), whichever comes first; null for never.
+ */
+export function wakeAtOf(context: RunContext): number | null {
+  const timers = (context as RunContext & { timers?: Record<string, number> }).timers ?? {};
+  const instants = [context.deadlineAt, ...Object.values(timers)].filter((at): at is number => typeof at === 'number');
+  return instants.length === 0 ? null : Math.min(...instants);
+}
 
 /** Creates the driver of one run; call `start()` to run it. */
 export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrigin): RunDriver {
@@ -144,6 +158,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           tokens: ctx.tokens,
           cost_usd: ctx.costUsd,
           machine_version: deps.machineVersion,
+          wake_at: status === 'waiting_human' ? wakeAtOf(ctx) : null,
           updated_at: Date.now(),
         });
         if (!saved) {
@@ -233,6 +248,9 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     get retired(): boolean {
       return retired;
     },
+    get idle(): boolean {
+      return !dirty && buffer.length === 0 && pendingFlush === null && !stopped;
+    },
     /** Buffers a write for the next flush. */
     stage(op: () => void): void {
       buffer.push(op);
@@ -268,6 +286,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           failpoint('commit.publishing');
           hub.publish(committed);
           if (TERMINAL.has(lastStatus) && !dirty && buffer.length === 0) retire(null);
+          else if (lastStatus === 'waiting_human' && driver.idle && !retired) deps.onIdleWaiting?.(driver);
         });
         pendingFlush.catch((error: unknown) => retire(toFailure(error, 'store.checkpoint_failed')));
       }

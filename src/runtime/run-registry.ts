@@ -1,15 +1,17 @@
 /**
  * The run registry: which runs this runtime drives, and how a persisted run becomes a live one.
- * It loads runs (recovery on open, a decision or a cancel on a run not yet loaded), refuses runs
- * of another machine or a newer version, quarantines damaged rows, and picks a run up again
- * from the file after a failed commit. Invariants: a run is driven only after its lease is
- * claimed; at most one live driver per run; a run that cannot be resumed is reported in
- * `recoveryFailures` and left untouched, and stops no other run.
+ * It loads runs (the runs in flight on open; a waiting run when a decision, a cancel or its
+ * wake-up comes), refuses runs of another machine or a newer version, quarantines damaged rows,
+ * and picks a run up again from the file after a failed commit. A run durably waiting for a
+ * human leaves memory: no actor, no timer; the wake scheduler loads it at its deadline.
+ * Invariants: a run is driven only after its lease is claimed; at most one live driver per
+ * run; a run that cannot be resumed is reported in `recoveryFailures` and left untouched, and
+ * stops no other run; opening costs what is in flight, not what waits.
  */
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { BatonError, fail, toFailure, type Failure } from '../failure.js';
+import { BatonError, createFailure, fail, toFailure, type Failure } from '../failure.js';
 import type { RunRow, Store } from '../store/index.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import { resumeAfterDecision } from './approvals.js';
@@ -18,13 +20,16 @@ import type { LiveRun } from './env.js';
 import type { EventHub } from './event-hub.js';
 import { isDeadOwner } from './leases.js';
 import { checkRunRow, parseColumn } from './quarantine.js';
-import { createDriver, type DriverDeps, type RunDriver } from './run-driver.js';
+import { createDriver, wakeAtOf, type DriverDeps, type RunDriver } from './run-driver.js';
+import { createWakeScheduler } from './wake-scheduler.js';
 import type { Run } from './types.js';
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 /** How often a run whose commit failed is picked up again from the file before it is given up. */
 const MAX_READOPTIONS = 3;
+/** Waiting runs whose rows the integrity sweep checks per turn of the event loop. */
+const SWEEP_BATCH = 500;
 
 /** What the registry needs from its runtime. */
 export interface RegistryDeps {
@@ -54,7 +59,31 @@ export function createRunRegistry(deps: RegistryDeps) {
       if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
       if (failure && !closed) readopt(driver.runId, failure);
     },
+    onIdleWaiting(driver) {
+      // On the next turn: whatever applies a decision to this run does so first.
+      setImmediate(() => evict(driver));
+    },
   };
+
+  const scheduler = createWakeScheduler({
+    store,
+    wake: (runId) => void load(runId, 'wake'),
+    isLive: (runId) => live.has(runId),
+    report: (runId, failure) => recoveryFailures.set(runId, failure),
+  });
+
+  /** A run durably waiting for a human, with nothing under way, leaves memory. */
+  function evict(driver: RunDriver): void {
+    const run = live.get(driver.runId);
+    if (closed || run?.driver !== driver || !driver.idle || driver.status !== 'waiting_human') return;
+    const approvalId = driver.context().pendingApprovalId;
+    const approval = approvalId ? store.getApproval(approvalId) : undefined;
+    // A decision committed and not yet applied keeps the run here until it is.
+    if (approval?.status !== 'pending') return;
+    live.delete(driver.runId);
+    driver.stop();
+    scheduler.consider(wakeAtOf(driver.context()));
+  }
 
   /** A failed commit loses only what was not durable: the run is picked up again from the file (a few times at most), unless another runtime wrote it, which then owns it. */
   function readopt(runId: string, failure: Failure): void {
@@ -90,24 +119,32 @@ export function createRunRegistry(deps: RegistryDeps) {
    * refused, one of an older version is upgraded, one of a newer version is refused.
    */
   function snapshotToRestore(row: RunRow): string {
+    const mismatch = machineMismatch(row);
+    if (mismatch) throw new BatonError(mismatch);
+    if (row.machine_version === definition.version || !definition.upgrade) return row.snapshot;
+    return JSON.stringify(definition.upgrade(JSON.parse(row.snapshot), row.machine_version));
+  }
+
+  /** Why this runtime's machine cannot restore a row's snapshot, or null when it can. */
+  function machineMismatch(row: RunRow): Failure | null {
     if (row.machine_name !== definition.name) {
-      fail(
+      return createFailure(
         'run.machine_mismatch',
         `Run '${row.id}' was made by machine '${row.machine_name}', this runtime drives '${definition.name}'`,
         { details: { run_id: row.id, machine: row.machine_name, runtime_machine: definition.name } },
       );
     }
-    if (row.machine_version === definition.version) return row.snapshot;
+    if (row.machine_version === definition.version) return null;
     if (row.machine_version > definition.version || !definition.upgrade) {
       const why =
         row.machine_version > definition.version ? 'newer than this machine' : 'and the machine has no upgrade';
-      fail(
+      return createFailure(
         'run.machine_mismatch',
         `Run '${row.id}' was saved by version ${row.machine_version} of machine '${row.machine_name}', ${why} (version ${definition.version})`,
         { details: { run_id: row.id, machine: row.machine_name, version: row.machine_version } },
       );
     }
-    return JSON.stringify(definition.upgrade(JSON.parse(row.snapshot), row.machine_version));
+    return null;
   }
 
   /** Loads a persisted run into this runtime and starts driving it; undefined when another runtime holds it. */
@@ -129,12 +166,66 @@ export function createRunRegistry(deps: RegistryDeps) {
       const approvalId = driver.context().pendingApprovalId;
       const approval = approvalId ? store.getApproval(approvalId) : undefined;
       if (approval && approval.status !== 'pending') resumeAfterDecision(run, approval);
+      else if (driver.status === 'waiting_human' && row.wake_at !== wakeAtOf(driver.context())) {
+        // A wake-up that is no longer due (stored by an older version, or left behind): set it right.
+        const at = wakeAtOf(driver.context());
+        driver.stage(() => store.setWakeAt(row.id, at));
+        driver.flush().catch(() => undefined);
+      }
     }
     return run;
   }
 
+  /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
+  function load(runId: string, eventType: string): LiveRun {
+    const current = live.get(runId);
+    if (current) return current;
+    const row = store.getRun(runId);
+    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    const damage = checkRunRow(row);
+    if (damage) {
+      recoveryFailures.set(runId, damage);
+      throw new BatonError(damage);
+    }
+    if (!ACTIVE.has(row.status)) {
+      fail('run.invalid_transition', `Run '${runId}' in state '${row.status}' cannot take '${eventType}'`, {
+        details: { state: row.status, event: eventType },
+      });
+    }
+    const run = resume(row);
+    if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
+    return run;
+  }
+
+  /**
+   * Checks the rows of waiting runs (not loaded on open) in batches, one turn of the event loop
+   * each, reporting the damaged ones and those another machine (or a newer version) saved.
+   */
+  async function sweep(): Promise<void> {
+    let after = '';
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (closed) return;
+      const page = store.waitingRunsPage(after, SWEEP_BATCH);
+      for (const row of page) {
+        const problem = checkRunRow(row) ?? machineMismatch(row);
+        if (problem) recoveryFailures.set(row.id, problem);
+      }
+      if (page.length < SWEEP_BATCH) return;
+      after = page.at(-1)!.id;
+    }
+  }
+
   return {
     driverDeps,
+    /** The ids of the runs driven here now (the ones whose leases the heartbeat renews). */
+    liveIds(): string[] {
+      return [...live.keys()];
+    },
+    /** Timers held for waiting runs: the scheduler's one, whatever their number. */
+    get wakeTimers(): number {
+      return scheduler.timers;
+    },
     /** The live run, if this runtime drives it. */
     get(runId: string): LiveRun | undefined {
       return live.get(runId);
@@ -148,23 +239,12 @@ export function createRunRegistry(deps: RegistryDeps) {
     /** Registers a new run's driver (the run's row is committed). */
     register,
     /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
-    load(runId: string, eventType: string): LiveRun {
-      const current = live.get(runId);
-      if (current) return current;
-      const row = store.getRun(runId);
-      if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
-      const damage = checkRunRow(row);
-      if (damage) throw new BatonError(damage);
-      if (!ACTIVE.has(row.status)) {
-        fail('run.invalid_transition', `Run '${runId}' in state '${row.status}' cannot take '${eventType}'`, {
-          details: { state: row.status, event: eventType },
-        });
-      }
-      const run = resume(row);
-      if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
-      return run;
-    },
-    /** Resumes every non-terminal run of the file that no live runtime drives; returns their ids. */
+    load,
+    /**
+     * Resumes the runs in flight (pending, planning, executing) that no live runtime drives and
+     * returns their ids; arms the wake-ups of the waiting ones, which stay in the file, and
+     * checks their rows in the background.
+     */
     recover(): string[] {
       const resumed: string[] = [];
       // A row with a status no state has is reported, not skipped.
@@ -172,7 +252,9 @@ export function createRunRegistry(deps: RegistryDeps) {
         const row = store.getRun(id);
         if (row) recoveryFailures.set(id, checkRunRow(row)!);
       }
-      for (const id of store.activeRunIds()) {
+      scheduler.start();
+      void sweep();
+      for (const id of store.inFlightRunIds()) {
         if (live.has(id)) continue;
         const row = store.getRun(id);
         const damage = row ? checkRunRow(row) : null;
@@ -203,6 +285,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     /** Stops every driver, as if the process had died here (nothing more is written). */
     close(): void {
       closed = true;
+      scheduler.stop();
       for (const run of live.values()) run.driver.stop();
       live.clear();
     },

@@ -20,8 +20,10 @@ export interface Checkpoint {
 export interface RuntimeStats {
   /** Group-commit transactions (each one fsync) since the runtime opened. */
   commits: number;
-  /** Runs this runtime drives right now (each holds an actor in memory). */
+  /** Runs this runtime drives right now (each holds an actor in memory); a run waiting for a human is not one. */
   liveRuns: number;
+  /** Timers held for runs waiting in the file: one scheduler's, at most, whatever their number. */
+  wakeTimers: number;
 }
 
 /** A Baton runtime: runs on one SQLite file, driven by this process. */
@@ -67,7 +69,11 @@ export interface Runtime {
   cancel(runId: string, opts?: { reason?: string }): Promise<Run>;
   /** Delivers a machine event to a run, as one of its actors would (tools, tests); refused with `run.invalid_transition` if its state does not take it. */
   send(runId: string, event: unknown): Promise<Run>;
-  /** Resumes every non-terminal run of the file that no live runtime drives; returns their ids. */
+  /**
+   * Resumes the runs in flight (pending, planning, executing) that no live runtime drives and
+   * returns their ids. Runs waiting for a human stay in the file: a decision, a cancel or their
+   * deadline loads them; their rows are checked in the background (damaged ones are reported).
+   */
   recover(): string[];
   /** Runs that `recover()` found but could not resume (quarantined rows among them), with why. */
   readonly recoveryFailures: ReadonlyMap<string, Failure>;

@@ -149,7 +149,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onClose,
   };
 
-  const stopHeartbeat = startHeartbeat(store, owner);
+  const stopHeartbeat = startHeartbeat(store, owner, () => registry.liveIds());
 
   function assertOpen(): void {
     if (closed) fail('run.closed', 'The runtime is closed');
@@ -381,7 +381,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     stats(): RuntimeStats {
-      return { commits: store.queue.commits, liveRuns: registry.size };
+      return { commits: store.queue.commits, liveRuns: registry.size, wakeTimers: registry.wakeTimers };
     },
 
     /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */

@@ -198,4 +198,16 @@ export const MIGRATIONS: readonly Migration[] = [
         .compile(),
     ],
   },
+  {
+    version: 7,
+    name: 'wake-ups of waiting runs',
+    // A waiting run is not held in memory: `wake_at` says when it must be loaded again (its
+    // deadline, a variant's durable delay, or 0 once a decision is committed), and one scheduler
+    // reads the earliest from this index.
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('wake_at', 'integer').compile(),
+      db.schema.createIndex('runs_wake').on('runs').columns(['status', 'wake_at', 'id']).compile(),
+      db.schema.createIndex('runs_owner').on('runs').columns(['owner']).compile(),
+    ],
+  },
 ];

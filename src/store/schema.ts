@@ -52,6 +52,8 @@ export interface RunTable {
   tokens: number;
   cost_usd: number;
   deadline_at: number | null;
+  /** When a waiting run must be loaded again (its deadline, a durable delay; 0: a decision is committed); migration 7. */
+  wake_at: number | null;
   owner: string | null;
   lease_until: number | null;
   created_at: number;

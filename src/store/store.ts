@@ -43,6 +43,8 @@ export interface RunProgress {
   tokens: number;
   cost_usd: number;
   machine_version: number;
+  /** See `RunTable.wake_at`. */
+  wake_at: number | null;
   updated_at: number;
 }
 
@@ -84,11 +86,25 @@ export interface Store {
   runIdsWithStatusNotIn(statuses: readonly string[]): string[];
   /** Non-terminal runs, oldest first. */
   activeRunIds(): string[];
+  /** Runs in flight (pending, planning, executing), oldest first: what recovery resumes. */
+  inFlightRunIds(): string[];
+  /** Waiting runs after `afterId` in id order, a page at a time (for the integrity sweep). */
+  waitingRunsPage(afterId: string, limit: number): RunRow[];
+  /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor. */
+  dueWaitingRuns(
+    now: number,
+    after: { wakeAt: number; id: string } | null,
+    limit: number,
+  ): { id: string; wake_at: number }[];
+  /** The earliest wake-up of a waiting run after `now`, if any. */
+  nextWake(now: number): number | null;
+  /** Sets when a run must be loaded again (0: at once). */
+  setWakeAt(id: string, at: number | null): void;
 
   /** Takes the lease of a run if it is free, expired, ours, or its owner is known dead. */
   claimRun(id: string, owner: string, leaseUntil: number, now: number, isDead: (owner: string) => boolean): boolean;
-  /** Extends every lease `owner` holds on an active run. */
-  renewLeases(owner: string, leaseUntil: number): void;
+  /** Extends the leases `owner` holds on the given runs (the ones it drives). */
+  renewLeases(owner: string, leaseUntil: number, ids: readonly string[]): void;
   releaseLease(id: string, owner: string): void;
   releaseLeases(owner: string): void;
 
@@ -187,6 +203,8 @@ export function createStore(path: string): Store {
            wait_reason = @wait_reason, pending_approval_id = @pending_approval_id, step_index = @step_index,
            llm_calls = @llm_calls, tool_calls = @tool_calls, tokens = @tokens, cost_usd = @cost_usd, updated_at = @updated_at,
            machine_version = @machine_version,
+           -- A committed decision (0) stands until the run leaves the wait it decides.
+           wake_at = case when wake_at = 0 and @status = 'waiting_human' then 0 else @wake_at end,
            version = version + 1
          where id = @id and version = @expected_version`,
       ).run(progress);
@@ -225,11 +243,39 @@ export function createStore(path: string): Store {
       );
       return info.changes === 1;
     },
-    renewLeases(owner: string, leaseUntil: number): void {
-      // Only active runs need a lease; finished runs keep their last owner for the record.
+    renewLeases(owner: string, leaseUntil: number, ids: readonly string[]): void {
+      // Only the runs this runtime drives, looked up by id; finished runs keep their last owner.
       prepare(
-        "update runs set lease_until = ? where owner = ? and status in ('pending', 'planning', 'executing', 'waiting_human')",
-      ).run(leaseUntil, owner);
+        "update runs set lease_until = ? where id in (select value from json_each(?)) and owner = ? and status in ('pending', 'planning', 'executing', 'waiting_human')",
+      ).run(leaseUntil, JSON.stringify(ids), owner);
+    },
+    inFlightRunIds(): string[] {
+      return (
+        prepare(
+          "select id from runs where status in ('pending', 'planning', 'executing') order by created_at",
+        ).all() as { id: string }[]
+      ).map((r) => r.id);
+    },
+    waitingRunsPage(afterId: string, limit: number): RunRow[] {
+      return prepare("select * from runs where status = 'waiting_human' and id > ? order by id limit ?").all(
+        afterId,
+        limit,
+      ) as RunRow[];
+    },
+    dueWaitingRuns(now: number, after: { wakeAt: number; id: string } | null, limit: number) {
+      return prepare(
+        `select id, wake_at from runs where status = 'waiting_human' and wake_at <= ?
+           and (wake_at, id) > (?, ?) order by wake_at, id limit ?`,
+      ).all(now, after?.wakeAt ?? -1, after?.id ?? '', limit) as { id: string; wake_at: number }[];
+    },
+    nextWake(now: number): number | null {
+      return (
+        (prepare("select min(wake_at) from runs where status = 'waiting_human' and wake_at > ?").pluck().get(now) as
+          number | null) ?? null
+      );
+    },
+    setWakeAt(id: string, at: number | null): void {
+      prepare('update runs set wake_at = ? where id = ?').run(at, id);
     },
     releaseLease(id: string, owner: string): void {
       prepare('update runs set owner = null, lease_until = null where id = ? and owner = ?').run(id, owner);

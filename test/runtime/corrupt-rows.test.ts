@@ -1,6 +1,7 @@
 /**
  * One bad row fails alone: a run whose stored JSON is corrupt, whose snapshot has the wrong
- * shape, or whose status is unknown is quarantined (reported in `recoveryFailures`, readable with
+ * shape, or whose status is unknown is quarantined (reported in `recoveryFailures` — by the
+ * background check of waiting rows that follows the open, or when the run is first needed —, readable with
  * a `store.corrupt_row` failure naming the run and column, cancellable by an operator) and never
  * blocks the other runs. Rows are edited directly, as a bad disk or a bad hand would.
  */
@@ -53,10 +54,12 @@ describe('corrupt rows', () => {
     const { files, options, bad, good } = await twoWaitingRuns();
     edit(files.db, 'update runs set context = ? where id = ?', '{"user_id": ', bad);
     const runtime = openRuntime(options);
-    expect(runtime.recoveryFailures.get(bad)).toMatchObject({
-      code: 'store.corrupt_row',
-      details: { run_id: bad, column: 'context' },
-    });
+    await expect
+      .poll(() => runtime.recoveryFailures.get(bad))
+      .toMatchObject({
+        code: 'store.corrupt_row',
+        details: { run_id: bad, column: 'context' },
+      });
     const listed = runtime.list().runs;
     expect(listed.map((r) => r.id).sort()).toEqual([bad, good].sort());
     const corrupt = runtime.get(bad);
@@ -78,10 +81,12 @@ describe('corrupt rows', () => {
     const { files, options, bad, good } = await twoWaitingRuns();
     edit(files.db, 'update runs set snapshot = ? where id = ?', '{"value": "waiting_human", ', bad);
     const runtime = openRuntime(options);
-    expect(runtime.recoveryFailures.get(bad)).toMatchObject({
-      code: 'store.corrupt_row',
-      details: { column: 'snapshot' },
-    });
+    await expect
+      .poll(() => runtime.recoveryFailures.get(bad))
+      .toMatchObject({
+        code: 'store.corrupt_row',
+        details: { column: 'snapshot' },
+      });
     expect((await thrown(runtime.wait(bad))).failure.code).toBe('store.corrupt_row');
     expect((await thrown(runtime.approve(bad, `${bad}.s0.approval`, { by: 'ops' }))).failure.message).toContain(
       'snapshot',
@@ -94,10 +99,12 @@ describe('corrupt rows', () => {
     const { files, options, bad, good } = await twoWaitingRuns();
     edit(files.db, 'update runs set snapshot = ? where id = ?', JSON.stringify({ hello: 'world' }), bad);
     const runtime = openRuntime(options);
-    expect(runtime.recoveryFailures.get(bad)).toMatchObject({
-      code: 'store.corrupt_row',
-      details: { column: 'snapshot' },
-    });
+    await expect
+      .poll(() => runtime.recoveryFailures.get(bad))
+      .toMatchObject({
+        code: 'store.corrupt_row',
+        details: { column: 'snapshot' },
+      });
     await expectOthersUnharmed(runtime, good);
     expect(await runtime.cancel(bad)).toMatchObject({ status: 'failed' });
   });

@@ -59,7 +59,7 @@ describe('machine versions', () => {
     storeOf(runtime).db.sqlite.prepare('update runs set machine_version = 99 where id = ?').run(run.id);
     const other = await runtime.start({ input: 'y' });
     runtime = await restart(runtime, options);
-    expect(runtime.recoveryFailures.get(run.id)?.message).toMatch(/newer than this machine/);
+    await expect.poll(() => runtime.recoveryFailures.get(run.id)?.message).toMatch(/newer than this machine/);
     expect(storeOf(runtime).getRun(run.id)).toMatchObject({ status: 'waiting_human', machine_version: 99 });
     // The other runs of the file are resumed all the same.
     expect((await runtime.wait(other.id)).status).toBe('waiting_human');

@@ -30,6 +30,7 @@ function runRow(id: string, sessionId: string, status: RunStatus = 'pending') {
     tokens: 0,
     cost_usd: 0,
     deadline_at: null,
+    wake_at: null,
     owner: null,
     lease_until: null,
     created_at: now,
@@ -100,6 +101,7 @@ describe('store', () => {
       tokens: 0,
       cost_usd: 0,
       machine_version: 2,
+      wake_at: null,
       updated_at: Date.now(),
     };
     expect(store.saveProgress(progress)).toBe(true);

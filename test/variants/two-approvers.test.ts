@@ -159,7 +159,7 @@ describe('the two-approver variant in the runtime', () => {
     delete stockOptions.machine;
     runtime = await restart(runtime, stockOptions);
     expect(runtime.machine.name).toBe('baton.run');
-    expect(runtime.recoveryFailures.get(run.id)).toMatchObject({ code: 'run.machine_mismatch' });
+    await expect.poll(() => runtime.recoveryFailures.get(run.id)).toMatchObject({ code: 'run.machine_mismatch' });
     await expect(runtime.approve(run.id, run.pendingApprovalId!, { by: 'bob' })).rejects.toMatchObject({
       failure: { code: 'run.machine_mismatch' },
     });
@@ -172,7 +172,9 @@ describe('the two-approver variant in the runtime', () => {
 
     // A newer version of the variant without an upgrade refuses the old snapshot too.
     runtime = await restart(runtime, { ...options, machine: { ...twoApprovers, version: 2 } });
-    expect(runtime.recoveryFailures.get(run.id)?.message).toMatch(/version 1 of machine 'two-approvers'.*no upgrade/);
+    await expect
+      .poll(() => runtime.recoveryFailures.get(run.id)?.message)
+      .toMatch(/version 1 of machine 'two-approvers'.*no upgrade/);
     // With an upgrade it is brought up, and saved under the new version.
     const upgraded = { ...twoApprovers, version: 2, upgrade: (snapshot: unknown) => snapshot };
     runtime = await restart(runtime, { ...options, machine: upgraded });
