@@ -1,6 +1,7 @@
 /** The printed report: measurements next to targets, a ✓/✗ per line, ratios to the raw reference. */
 import { formatNumber, formatTable } from './format-table.js';
 import type { ListScale } from './measure-list.js';
+import type { WaitingScale } from './measure-waiting.js';
 import type { SnapshotSize } from './measure-snapshot-size.js';
 import type { RawCommitRate } from './raw-commit-rate.js';
 import { LOOP_STEPS, SNAPSHOT_MAX_RATIO, type ScenarioResult } from './scenarios.js';
@@ -125,5 +126,56 @@ export function formatListScaling(small: ListScale, large: ListScale): string {
       times(l.p99 / s.p99),
     ];
   });
+  return formatTable(header, rows);
+}
+
+/** Runs waiting for a human: what they hold and cost at a small and a large number, and a million extrapolated. */
+export function formatWaitingScaling(small: WaitingScale, large: WaitingScale): string {
+  const perMillion = (value: number) => (value / large.runs) * 1_000_000;
+  const header = [
+    'waiting runs',
+    formatNumber(small.runs),
+    formatNumber(large.runs),
+    '1,000,000 (extrapolated)',
+    'target',
+    '',
+  ];
+  const mib = (value: number) => `${formatNumber(Math.max(0, value), 1)} MiB`;
+  const rows = [
+    [
+      'heap held (over an empty file)',
+      mib(small.heapMiB),
+      mib(large.heapMiB),
+      mib(perMillion(large.heapMiB)),
+      '≤ 100 MiB',
+      mark(perMillion(large.heapMiB) <= 100),
+    ],
+    [
+      'RSS held (over an empty file)',
+      mib(small.rssMiB),
+      mib(large.rssMiB),
+      mib(perMillion(large.rssMiB)),
+      '≤ 100 MiB',
+      mark(perMillion(large.rssMiB) <= 100),
+    ],
+    [
+      'open the file',
+      `${formatNumber(small.openMs, 1)} ms`,
+      `${formatNumber(large.openMs, 1)} ms`,
+      `${formatNumber(perMillion(large.openMs), 0)} ms`,
+      '< 1,000 ms',
+      mark(perMillion(large.openMs) < 1_000),
+    ],
+    [
+      'approve → succeeded (median)',
+      `${formatNumber(small.approveMs, 1)} ms`,
+      `${formatNumber(large.approveMs, 1)} ms`,
+      '',
+      '≈ 5 ms',
+      mark(large.approveMs < 10),
+    ],
+    ['runs held in memory', String(small.liveRuns), String(large.liveRuns), '', '0', mark(large.liveRuns === 0)],
+    ['timers held', String(small.wakeTimers), String(large.wakeTimers), '', '≤ 1', mark(large.wakeTimers <= 1)],
+  ];
   return formatTable(header, rows);
 }

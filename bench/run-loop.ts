@@ -10,11 +10,13 @@ import {
   formatContention,
   formatLegend,
   formatListScaling,
+  formatWaitingScaling,
   formatSnapshots,
   formatThroughput,
 } from './format-report.js';
 import { formatNumber } from './format-table.js';
 import { measureList } from './measure-list.js';
+import { measureWaiting } from './measure-waiting.js';
 import { measureSnapshotSize } from './measure-snapshot-size.js';
 import { BenchRunError } from './measure-throughput.js';
 import { measureRawCommitRate } from './raw-commit-rate.js';
@@ -25,6 +27,8 @@ if (!(seconds > 0)) throw new Error(`BENCH_SECONDS must be a positive number, go
 const durationMs = seconds * 1_000;
 /** Runs in the large file of the scaling section (`BENCH_LIST_RUNS`, default 100,000). */
 const LIST_RUNS = Number(process.env.BENCH_LIST_RUNS ?? 100_000);
+/** Runs waiting for a human in the large file of the scaling section (`BENCH_WAITING_RUNS`, default 100,000). */
+const WAITING_RUNS = Number(process.env.BENCH_WAITING_RUNS ?? 100_000);
 
 async function main(dir: string): Promise<void> {
   console.log(
@@ -43,6 +47,9 @@ async function main(dir: string): Promise<void> {
   const [short, long] = SNAPSHOT_STEPS;
   const shortSize = await measureSnapshotSize(dir, short);
   const longSize = await measureSnapshotSize(dir, long);
+  const waitingSmall = await measureWaiting(dir, 1_000);
+  const waitingLarge = await measureWaiting(dir, WAITING_RUNS);
+  console.log(`  waiting runs: ${formatNumber(WAITING_RUNS)} written, opened and approved`);
   const listSmall = measureList(dir, 1_000);
   const listLarge = measureList(dir, LIST_RUNS);
   console.log(`  list(): ${formatNumber(LIST_RUNS)} runs written and paged`);
@@ -56,7 +63,7 @@ async function main(dir: string): Promise<void> {
   const sections = [
     formatThroughput(raw, recheck, results),
     formatSnapshots(shortSize, longSize),
-    `Scaling (the same measurement at a small and a large size):\n${formatListScaling(listSmall, listLarge)}`,
+    `Scaling (the same measurement at a small and a large size):\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}`,
     formatLegend(),
   ];
   console.log(`\n${[...sections, ...(contention ? [contention] : [])].join('\n\n')}`);

@@ -29,7 +29,7 @@ const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 /** How often a run whose commit failed is picked up again from the file before it is given up. */
 const MAX_READOPTIONS = 3;
 /** Waiting runs whose rows the integrity sweep checks per turn of the event loop. */
-const SWEEP_BATCH = 500;
+const SWEEP_BATCH = 100;
 
 /** What the registry needs from its runtime. */
 export interface RegistryDeps {
@@ -202,7 +202,7 @@ export function createRunRegistry(deps: RegistryDeps) {
    * each, reporting the damaged ones and those another machine (or a newer version) saved.
    */
   async function sweep(): Promise<void> {
-    let after = '';
+    let after: { createdAt: number; id: string } | null = null;
     for (;;) {
       await new Promise((resolve) => setImmediate(resolve));
       if (closed) return;
@@ -212,7 +212,8 @@ export function createRunRegistry(deps: RegistryDeps) {
         if (problem) recoveryFailures.set(row.id, problem);
       }
       if (page.length < SWEEP_BATCH) return;
-      after = page.at(-1)!.id;
+      const last = page.at(-1)!;
+      after = { createdAt: last.created_at, id: last.id };
     }
   }
 

@@ -88,8 +88,8 @@ export interface Store {
   activeRunIds(): string[];
   /** Runs in flight (pending, planning, executing), oldest first: what recovery resumes. */
   inFlightRunIds(): string[];
-  /** Waiting runs after `afterId` in id order, a page at a time (for the integrity sweep). */
-  waitingRunsPage(afterId: string, limit: number): RunRow[];
+  /** Waiting runs after the `(created_at, id)` cursor, oldest first, a page at a time (an index seek each). */
+  waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): RunRow[];
   /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor. */
   dueWaitingRuns(
     now: number,
@@ -256,11 +256,10 @@ export function createStore(path: string): Store {
         ).all() as { id: string }[]
       ).map((r) => r.id);
     },
-    waitingRunsPage(afterId: string, limit: number): RunRow[] {
-      return prepare("select * from runs where status = 'waiting_human' and id > ? order by id limit ?").all(
-        afterId,
-        limit,
-      ) as RunRow[];
+    waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): RunRow[] {
+      return prepare(
+        "select * from runs where status = 'waiting_human' and (created_at, id) > (?, ?) order by created_at, id limit ?",
+      ).all(after?.createdAt ?? -1, after?.id ?? '', limit) as RunRow[];
     },
     dueWaitingRuns(now: number, after: { wakeAt: number; id: string } | null, limit: number) {
       return prepare(
