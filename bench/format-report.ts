@@ -1,6 +1,7 @@
 /** The printed report: measurements next to targets, a ✓/✗ per line, ratios to the raw reference. */
 import { formatNumber, formatTable } from './format-table.js';
 import type { ListScale } from './measure-list.js';
+import type { StepCost } from './measure-step-cost.js';
 import type { WaitingScale } from './measure-waiting.js';
 import type { SnapshotSize } from './measure-snapshot-size.js';
 import type { RawCommitRate } from './raw-commit-rate.js';
@@ -177,5 +178,31 @@ export function formatWaitingScaling(small: WaitingScale, large: WaitingScale): 
     ['runs held in memory', String(small.liveRuns), String(large.liveRuns), '', '0', mark(large.liveRuns === 0)],
     ['timers held', String(small.wakeTimers), String(large.wakeTimers), '', '≤ 1', mark(large.wakeTimers <= 1)],
   ];
+  return formatTable(header, rows);
+}
+
+/** One long run's steps: early and late step time, and stored bytes per step, for each run length and output size. */
+export function formatStepCost(costs: readonly StepCost[]): string {
+  const header = [
+    'one run',
+    'ms/step, steps 5-15',
+    'ms/step, last 10',
+    'late ÷ early',
+    'target',
+    '',
+    'steps table B/step',
+  ];
+  const rows = costs.map((c) => {
+    const ratio = c.lateMs / c.earlyMs;
+    return [
+      `${formatNumber(c.steps)} steps, ${c.outputBytes >= 1_000 ? `${formatNumber(c.outputBytes / 1_000)} KB` : `${c.outputBytes} B`} outputs`,
+      formatNumber(c.earlyMs, 3),
+      formatNumber(c.lateMs, 3),
+      times(ratio),
+      '≤ 1.5×',
+      mark(ratio <= 1.5),
+      formatNumber(c.stepBytesPerStep),
+    ];
+  });
   return formatTable(header, rows);
 }

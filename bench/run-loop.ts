@@ -12,10 +12,12 @@ import {
   formatListScaling,
   formatWaitingScaling,
   formatSnapshots,
+  formatStepCost,
   formatThroughput,
 } from './format-report.js';
 import { formatNumber } from './format-table.js';
 import { measureList } from './measure-list.js';
+import { measureStepCost } from './measure-step-cost.js';
 import { measureWaiting } from './measure-waiting.js';
 import { measureSnapshotSize } from './measure-snapshot-size.js';
 import { BenchRunError } from './measure-throughput.js';
@@ -47,6 +49,16 @@ async function main(dir: string): Promise<void> {
   const [short, long] = SNAPSHOT_STEPS;
   const shortSize = await measureSnapshotSize(dir, short);
   const longSize = await measureSnapshotSize(dir, long);
+  const stepCosts = [];
+  for (const [steps, output] of [
+    [50, 100],
+    [500, 100],
+    [50, 20_000],
+    [500, 20_000],
+  ] as const) {
+    stepCosts.push(await measureStepCost(dir, steps, output));
+  }
+  console.log('  long runs: 50 and 500 steps measured');
   const waitingSmall = await measureWaiting(dir, 1_000);
   const waitingLarge = await measureWaiting(dir, WAITING_RUNS);
   console.log(`  waiting runs: ${formatNumber(WAITING_RUNS)} written, opened and approved`);
@@ -63,7 +75,7 @@ async function main(dir: string): Promise<void> {
   const sections = [
     formatThroughput(raw, recheck, results),
     formatSnapshots(shortSize, longSize),
-    `Scaling (the same measurement at a small and a large size):\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}`,
+    `Scaling (the same measurement at a small and a large size):\n${formatStepCost(stepCosts)}\n\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}`,
     formatLegend(),
   ];
   console.log(`\n${[...sections, ...(contention ? [contention] : [])].join('\n\n')}`);

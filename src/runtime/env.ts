@@ -3,6 +3,7 @@ import type { Planner, PlannerTool } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import type { MessageRow, Store } from '../store/index.js';
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
+import type { Transcript } from './context-builder.js';
 import type { RunDriver } from './run-driver.js';
 
 /** A run being driven by this runtime, with the data its actors read at every step. */
@@ -13,6 +14,8 @@ export interface LiveRun {
   context: RunUserContext;
   /** The session's committed history, loaded once: it cannot change while this run is active. */
   history?: MessageRow[];
+  /** The run's context so far, kept between steps so each step builds only what is new. */
+  transcript?: Transcript;
 }
 
 /** Where a test harness may hold a run: at the start of each actor, before it produces its event. */

@@ -9,7 +9,7 @@ import { createFailure, toFailure } from '../failure.js';
 import { decisionSchema, type Decision } from '../planner/types.js';
 import type { RuntimeEnv } from './env.js';
 import { failpoint } from './failpoints.js';
-import { buildContext } from './context-builder.js';
+import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from './event-data.js';
 import { stepTurn } from './yield-turn.js';
 
@@ -49,6 +49,7 @@ export function createPlannerActor(env: RuntimeEnv) {
       stepIndex,
       live.driver.memory,
       env.contextTokens,
+      (live.transcript ??= createTranscript()),
     );
     const request = { runId, stepIndex, input: live.input, messages, tools: env.toolSpecs, context: live.context };
     // Budgets are checked against what the next call may cost, so usage does not overshoot.

@@ -1,12 +1,6 @@
-/**
- * The context builder: the session's committed history, this run's input, and for each past
- * step the planner's decision and one observation per tool call, read from the ledger.
- */
-import type { PlannerMessage } from '../planner/types.js';
-import type { MessageRow, ToolCallRow } from '../store/index.js';
+/** What the model sees of a tool call: its observation, read from the call's ledger row. */
+import type { ToolCallRow } from '../store/index.js';
 import type { ToolResult } from '../tools/tool-result.js';
-import { toolCallId } from './ids.js';
-import type { RunMemory } from './run-memory.js';
 
 /** The text the model sees for one tool call. */
 export function toObservation(row: ToolCallRow): string {
@@ -24,37 +18,4 @@ export function toObservation(row: ToolCallRow): string {
   if (issues) for (const issue of issues) lines.push(`- ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   if (result.retryable) lines.push('This call may succeed if retried.');
   return lines.join('\n');
-}
-
-/** Builds the messages for step `stepIndex` of a run from the session history and the run's memory. */
-export function buildMessages(
-  history: MessageRow[],
-  run: { id: string; input: string },
-  stepIndex: number,
-  memory: RunMemory,
-): PlannerMessage[] {
-  const messages: PlannerMessage[] = [];
-  for (const m of history) {
-    if (m.run_id === run.id) continue;
-    messages.push(
-      m.role === 'assistant' ? { role: 'assistant', content: m.content } : { role: 'user', content: m.content },
-    );
-  }
-  messages.push({ role: 'user', content: run.input });
-  for (let step = 0; step < stepIndex; step += 1) {
-    const decision = memory.journal.get(step)?.decision;
-    if (!decision || decision.type !== 'tool_calls') continue;
-    const calls = decision.calls.map((call, index) => ({ id: toolCallId(run.id, step, index), ...call }));
-    messages.push({ role: 'assistant', content: decision.text ?? '', toolCalls: calls });
-    for (const call of calls) {
-      const row = memory.ledger.get(call.id);
-      messages.push({
-        role: 'tool',
-        toolCallId: call.id,
-        tool: call.tool,
-        content: row ? toObservation(row) : 'Not run.',
-      });
-    }
-  }
-  return messages;
 }
