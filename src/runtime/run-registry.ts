@@ -8,6 +8,8 @@
  * run; a run that cannot be resumed is reported in `recoveryFailures` and left untouched, and
  * stops no other run; opening costs what is in flight, not what waits.
  */
+import { createActor, type Snapshot, type SnapshotFrom } from 'xstate';
+import type { RunMachine } from '../../machines/run-machine.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
@@ -28,6 +30,8 @@ const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 /** How often a run whose commit failed is picked up again from the file before it is given up. */
 const MAX_READOPTIONS = 3;
+/** Runs in flight resumed per turn of the event loop on open. */
+const RECOVER_BATCH = 50;
 /** Waiting runs whose rows the integrity sweep checks per turn of the event loop. */
 const SWEEP_BATCH = 100;
 
@@ -176,10 +180,45 @@ export function createRunRegistry(deps: RegistryDeps) {
     return run;
   }
 
-  /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
-  function load(runId: string, eventType: string): LiveRun {
-    const current = live.get(runId);
-    if (current) return current;
+  /** Resumes one run in flight found on open; false when it is not resumed (reported, or driven elsewhere). */
+  function recoverOne(id: string): boolean {
+    if (closed || live.has(id)) return false;
+    const row = store.getRun(id);
+    const damage = row ? checkRunRow(row) : null;
+    if (damage) {
+      recoveryFailures.set(id, damage);
+      return false;
+    }
+    // One run that cannot be resumed (e.g. saved by a newer machine) must not stop the others.
+    try {
+      return row !== undefined && resume(row) !== undefined;
+    } catch (error) {
+      recoveryFailures.set(id, toFailure(error));
+      store.releaseLease(id, owner);
+      return false;
+    }
+  }
+
+  async function recoverLater(ids: string[]): Promise<void> {
+    for (let i = 0; i < ids.length && !closed; i += RECOVER_BATCH) {
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const id of ids.slice(i, i + RECOVER_BATCH)) recoverOne(id);
+    }
+  }
+
+  /**
+   * The state of a run that is in the file and not live here, restored into an actor that is
+   * never started (nothing is claimed or written); undefined for a live run. Throws as `load`.
+   */
+  function peek(runId: string, eventType: string): SnapshotFrom<RunMachine> | undefined {
+    if (live.has(runId)) return undefined;
+    const row = loadableRow(runId, eventType);
+    const snapshot = JSON.parse(snapshotToRestore(row)) as Snapshot<unknown>;
+    return createActor(driverDeps.machine, { snapshot, input: undefined as never }).getSnapshot();
+  }
+
+  /** A run's row if it can be loaded: it exists, is not damaged, and is not finished. */
+  function loadableRow(runId: string, eventType: string): RunRow {
     const row = store.getRun(runId);
     if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
     const damage = checkRunRow(row);
@@ -192,6 +231,14 @@ export function createRunRegistry(deps: RegistryDeps) {
         details: { state: row.status, event: eventType },
       });
     }
+    return row;
+  }
+
+  /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
+  function load(runId: string, eventType: string): LiveRun {
+    const current = live.get(runId);
+    if (current) return current;
+    const row = loadableRow(runId, eventType);
     const run = resume(row);
     if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
     return run;
@@ -241,6 +288,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     register,
     /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
     load,
+    peek,
     /**
      * Resumes the runs in flight (pending, planning, executing) that no live runtime drives and
      * returns their ids; arms the wake-ups of the waiting ones, which stay in the file, and
@@ -255,23 +303,12 @@ export function createRunRegistry(deps: RegistryDeps) {
       }
       scheduler.start();
       void sweep();
-      for (const id of store.inFlightRunIds()) {
-        if (live.has(id)) continue;
-        const row = store.getRun(id);
-        const damage = row ? checkRunRow(row) : null;
-        if (damage) {
-          recoveryFailures.set(id, damage);
-          continue;
-        }
-        // One run that cannot be resumed (e.g. saved by a newer machine) must not stop the others.
-        try {
-          if (row && resume(row)) resumed.push(id);
-        } catch (error) {
-          recoveryFailures.set(id, toFailure(error));
-          store.releaseLease(id, owner);
-        }
-      }
-      return resumed;
+      const inFlight = store.inFlightRunIds().filter((id) => !live.has(id));
+      // The first batch now; the rest a batch a turn, so a large backlog never holds the loop long.
+      for (const id of inFlight.slice(0, RECOVER_BATCH)) if (recoverOne(id)) resumed.push(id);
+      const later = inFlight.slice(RECOVER_BATCH);
+      if (later.length > 0) void recoverLater(later);
+      return [...resumed, ...later];
     },
     recoveryFailures: recoveryFailures as ReadonlyMap<string, Failure>,
     /** An operator ended a quarantined run: it is no longer reported. */

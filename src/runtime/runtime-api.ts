@@ -70,9 +70,10 @@ export interface Runtime {
   /** Delivers a machine event to a run, as one of its actors would (tools, tests); refused with `run.invalid_transition` if its state does not take it. */
   send(runId: string, event: unknown): Promise<Run>;
   /**
-   * Resumes the runs in flight (pending, planning, executing) that no live runtime drives and
-   * returns their ids. Runs waiting for a human stay in the file: a decision, a cancel or their
-   * deadline loads them; their rows are checked in the background (damaged ones are reported).
+   * Resumes the runs in flight (pending, planning, executing) that no live runtime drives, 50
+   * now and 50 a turn after that, and returns the ids resumed or queued. Runs waiting for a
+   * human stay in the file: a decision, a cancel or their deadline loads them; their rows are
+   * checked in the background (damaged ones are reported).
    */
   recover(): string[];
   /** Runs that `recover()` found but could not resume (quarantined rows among them), with why. */

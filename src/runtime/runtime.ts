@@ -6,7 +6,7 @@
  * and `run.created` event are committed; every non-terminal run of the file is resumed on open;
  * a run is driven by one runtime at a time.
  */
-import type { InspectionEvent } from 'xstate';
+import type { InspectionEvent, SnapshotFrom } from 'xstate';
 import { z } from 'zod';
 import type { RunMachine } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
@@ -155,17 +155,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (closed) fail('run.closed', 'The runtime is closed');
   }
 
+  /** Refuses an event the run's state does not take, naming both. */
+  function refuseUntaken(runId: string, snapshot: SnapshotFrom<RunMachine>, event: RunEvent): void {
+    if (snapshot.can(event)) return;
+    fail(
+      'run.invalid_transition',
+      `Run '${runId}' in state '${stateName(snapshot.value)}' cannot take '${event.type}'`,
+      {
+        details: { state: snapshot.value, event: event.type },
+      },
+    );
+  }
+
   function send(run: LiveRun, event: RunEvent): void {
-    const snapshot = run.driver.actor.getSnapshot();
-    if (!snapshot.can(event)) {
-      fail(
-        'run.invalid_transition',
-        `Run '${run.driver.runId}' in state '${stateName(snapshot.value)}' cannot take '${event.type}'`,
-        {
-          details: { state: snapshot.value, event: event.type },
-        },
-      );
-    }
+    refuseUntaken(run.driver.runId, run.driver.actor.getSnapshot(), event);
     run.driver.actor.send(event);
   }
 
@@ -348,6 +351,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       assertOpen();
       const parsed = runEventSchema.safeParse(event);
       if (!parsed.success) fail('input.invalid', 'Invalid run event', { details: { issues: parsed.error.issues } });
+      // A run in the file is asked first: an event it does not take must not even load it.
+      const stored = registry.peek(runId, parsed.data.type);
+      if (stored) refuseUntaken(runId, stored, parsed.data);
       const run = registry.load(runId, parsed.data.type);
       send(run, parsed.data);
       await run.driver.flush();

@@ -108,6 +108,35 @@ describe('runs waiting for a human', () => {
   });
 });
 
+describe('runs in flight on open', () => {
+  it('are resumed 50 at once, then 50 a turn, and all finish', async () => {
+    const { db, effects } = tempFiles();
+    const held = {
+      ...setup(db, effects),
+      planner: createScriptedPlanner([{ type: 'final', answer: 'done' }]),
+      // Every run is held at its planner until the runtime closes: in flight when it does.
+      hooks: {
+        beforeActor: ({ signal }: { signal: AbortSignal }) =>
+          new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('closed')))),
+      },
+    };
+    const first = openRuntime(held);
+    await Promise.all(Array.from({ length: 120 }, (_, i) => first.start({ input: `r${i}`, sessionId: `s${i}` })));
+    await expect.poll(() => first.list({ status: 'planning', limit: 200 }).runs.length).toBe(120);
+    await first.close();
+
+    const counter = rootCounter();
+    const runtime = openRuntime({
+      ...setup(db, effects, counter.inspect),
+      planner: createScriptedPlanner([{ type: 'final', answer: 'done' }]),
+    });
+    // createRuntime returned after the first batch only.
+    expect(counter.roots).toBe(50);
+    await expect.poll(() => runtime.list({ status: 'succeeded', limit: 200 }).runs.length).toBe(120);
+    expect(counter.roots).toBe(120);
+  });
+});
+
 describe('lease heartbeat', () => {
   afterEach(() => {
     vi.useRealTimers();
