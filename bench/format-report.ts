@@ -1,5 +1,6 @@
 /** The printed report: measurements next to targets, a ✓/✗ per line, ratios to the raw reference. */
 import { formatNumber, formatTable } from './format-table.js';
+import type { Burst } from './measure-burst.js';
 import type { ListScale } from './measure-list.js';
 import type { StepCost } from './measure-step-cost.js';
 import type { WaitingScale } from './measure-waiting.js';
@@ -204,5 +205,19 @@ export function formatStepCost(costs: readonly StepCost[]): string {
       formatNumber(c.stepBytesPerStep),
     ];
   });
+  return formatTable(header, rows);
+}
+
+/** Bursts of start() calls: when the first and last resolve, and the longest stall of the event loop meanwhile. */
+export function formatBursts(bursts: readonly Burst[]): string {
+  const header = ['start() burst', 'first resolves', 'last resolves', 'longest loop stall', 'target', ''];
+  const rows = bursts.map((b) => [
+    `${formatNumber(b.runs)} at once`,
+    `${formatNumber(b.firstMs, 1)} ms`,
+    `${formatNumber(b.lastMs, 1)} ms`,
+    `${formatNumber(b.longestStallMs, 1)} ms`,
+    '≤ ~50 ms',
+    mark(b.longestStallMs <= 60),
+  ]);
   return formatTable(header, rows);
 }

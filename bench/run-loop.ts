@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  formatBursts,
   formatContention,
   formatLegend,
   formatListScaling,
@@ -16,6 +17,7 @@ import {
   formatThroughput,
 } from './format-report.js';
 import { formatNumber } from './format-table.js';
+import { measureBurst } from './measure-burst.js';
 import { measureList } from './measure-list.js';
 import { measureStepCost } from './measure-step-cost.js';
 import { measureWaiting } from './measure-waiting.js';
@@ -59,6 +61,8 @@ async function main(dir: string): Promise<void> {
     stepCosts.push(await measureStepCost(dir, steps, output));
   }
   console.log('  long runs: 50 and 500 steps measured');
+  const bursts = [await measureBurst(dir, 500), await measureBurst(dir, 5_000)];
+  console.log('  bursts: 500 and 5,000 start() calls');
   const waitingSmall = await measureWaiting(dir, 1_000);
   const waitingLarge = await measureWaiting(dir, WAITING_RUNS);
   console.log(`  waiting runs: ${formatNumber(WAITING_RUNS)} written, opened and approved`);
@@ -75,7 +79,7 @@ async function main(dir: string): Promise<void> {
   const sections = [
     formatThroughput(raw, recheck, results),
     formatSnapshots(shortSize, longSize),
-    `Scaling (the same measurement at a small and a large size):\n${formatStepCost(stepCosts)}\n\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}`,
+    `Scaling (the same measurement at a small and a large size):\n${formatStepCost(stepCosts)}\n\n${formatBursts(bursts)}\n\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}`,
     formatLegend(),
   ];
   console.log(`\n${[...sections, ...(contention ? [contention] : [])].join('\n\n')}`);

@@ -35,6 +35,7 @@ import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
 import { buildTrace, type Trace } from './trace.js';
 import type { Checkpoint, Runtime, RuntimeStats } from './runtime-api.js';
 import { registerStore } from './internals.js';
+import { admitStart } from './yield-turn.js';
 
 export type { Runtime } from './runtime-api.js';
 import { createDriver } from './run-driver.js';
@@ -175,6 +176,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const runtime: Runtime = {
     /** Creates a run, commits it, and starts it; resolves once the run is durable. */
     async start(request: StartRequest): Promise<Run> {
+      assertOpen();
+      // A burst of starts is let through a batch a turn, so none holds the event loop long.
+      await admitStart();
       assertOpen();
       const run = planNewRun(request, options.defaults);
       const driver = createDriver(registry.driverDeps, run.runId, {

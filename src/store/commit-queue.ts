@@ -35,7 +35,7 @@ export interface CommitQueue {
 }
 
 /** Most writers in one transaction. */
-export const MAX_BATCH_UNITS = 256;
+export const MAX_BATCH_UNITS = 64;
 /** Most time spent running writers before a transaction commits… */
 export const MAX_BATCH_MS = 20;
 /** …once it holds this many. */

@@ -7,26 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createScriptedPlanner, defineTool } from '../../src/index.js';
 import { MAX_BATCH_UNITS } from '../../src/store/commit-queue.js';
-import { YIELD_EVERY_STEPS } from '../../src/runtime/yield-turn.js';
+import { admitStart, STARTS_PER_TURN, YIELD_EVERY_STEPS } from '../../src/runtime/yield-turn.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
-
-/** Counts turns of the event loop until stopped. */
-function turnCounter() {
-  let turns = 0;
-  let on = true;
-  const tick = () => {
-    turns += 1;
-    if (on) setImmediate(tick);
-  };
-  setImmediate(tick);
-  return {
-    stop(): number {
-      on = false;
-      return turns;
-    },
-  };
-}
+import { turnCounter } from '../helpers/turns.js';
 
 const lookup = defineTool({
   name: 'lookup',
@@ -84,5 +68,15 @@ describe('no long stalls', () => {
     expect(new Set(resolvedAt).size).toBeGreaterThanOrEqual(3);
     const settled = await Promise.all(runs.map((run) => runtime.wait(run.id)));
     expect(settled.every((run) => run.status === 'succeeded')).toBe(true);
+  });
+
+  it('lets a burst of starts through a batch a turn, first come first served', async () => {
+    const counter = turnCounter();
+    const order: number[] = [];
+    await Promise.all(Array.from({ length: 5 * STARTS_PER_TURN }, (_, i) => admitStart().then(() => order.push(i))));
+    const turns = counter.stop();
+    expect(order).toEqual(Array.from({ length: 5 * STARTS_PER_TURN }, (_, i) => i));
+    // Five batches need at least four more turns after the first.
+    expect(turns).toBeGreaterThanOrEqual(4);
   });
 });

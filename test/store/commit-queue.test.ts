@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createCommitQueue, MAX_BATCH_UNITS } from '../../src/store/commit-queue.js';
 import { tempDir } from '../helpers/temp.js';
+import { turnCounter } from '../helpers/turns.js';
 
 function openFile() {
   const sqlite = new SQLite(join(tempDir(), 'queue.db'));
@@ -22,20 +23,14 @@ describe('commit queue', () => {
     const insert = sqlite.prepare('insert into rows (v) values (?)');
     const writers = 3 * MAX_BATCH_UNITS + 10;
     // Turns of the event loop taken while the burst is committed.
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns += 1;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const counter = turnCounter();
     const resolvedAt: number[] = [];
     await Promise.all(
       Array.from({ length: writers }, (_, i) =>
         queue.write(() => insert.run(String(i))).then(() => resolvedAt.push(queue.commits)),
       ),
     );
-    ticking = false;
+    const turns = counter.stop();
     // At most MAX_BATCH_UNITS writers a transaction (fewer if one ran out of time).
     expect(queue.commits).toBeGreaterThanOrEqual(4);
     // The first writer was told as soon as the first transaction committed, not at the end,
