@@ -1,0 +1,155 @@
+/**
+ * The Baton schema on PostgreSQL, numbered and append-only like SQLite's (`../migrations.ts`).
+ * Postgres starts at the schema SQLite reached at its migration 7, in Postgres types:
+ * millisecond times and counters that can pass 2^31 are `bigint` (read back as numbers, see
+ * `open-postgres.ts`), money is `double precision`, bytes are `bytea`, message ids an identity.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+
+/** One Postgres migration: its number, a name, and the statements it runs, in order. */
+export interface PostgresMigration {
+  version: number;
+  name: string;
+  up(db: Kysely<Database>): { sql: string; parameters: readonly unknown[] }[];
+}
+
+const ACTIVE = sql<boolean>`status in ('pending', 'planning', 'executing', 'waiting_human')`;
+
+/** Every Postgres migration, in order. */
+export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
+  {
+    version: 1,
+    name: 'the schema of SQLite migration 7',
+    up: (db) => [
+      db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .compile(),
+      db.schema
+        .createTable('runs')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('session_id', 'text', (c) => c.notNull().references('sessions.id'))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('stop_reason', 'text')
+        .addColumn('failure', 'text')
+        .addColumn('wait_reason', 'text')
+        .addColumn('pending_approval_id', 'text')
+        .addColumn('input', 'text', (c) => c.notNull())
+        .addColumn('context', 'text', (c) => c.notNull())
+        .addColumn('options', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'text', (c) => c.unique())
+        .addColumn('tenant_id', 'text')
+        .addColumn('answer', 'text')
+        .addColumn('snapshot', 'text', (c) => c.notNull())
+        .addColumn('machine_name', 'text', (c) => c.notNull().defaultTo('baton.run'))
+        .addColumn('machine_version', 'integer', (c) => c.notNull())
+        .addColumn('version', 'bigint', (c) => c.notNull())
+        .addColumn('step_index', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('llm_calls', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tool_calls', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('tokens', 'bigint', (c) => c.notNull().defaultTo(0))
+        .addColumn('cost_usd', 'double precision', (c) => c.notNull().defaultTo(0))
+        .addColumn('deadline_at', 'bigint')
+        .addColumn('wake_at', 'bigint')
+        .addColumn('owner', 'text')
+        .addColumn('lease_until', 'bigint')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .compile(),
+      db.schema
+        .createIndex('runs_one_active_per_session')
+        .on('runs')
+        .column('session_id')
+        .unique()
+        .where(ACTIVE)
+        .compile(),
+      db.schema.createIndex('runs_created').on('runs').columns(['created_at', 'id']).compile(),
+      db.schema.createIndex('runs_status').on('runs').columns(['status', 'created_at', 'id']).compile(),
+      db.schema.createIndex('runs_session').on('runs').columns(['session_id', 'created_at', 'id']).compile(),
+      db.schema.createIndex('runs_tenant').on('runs').columns(['tenant_id', 'created_at', 'id']).compile(),
+      db.schema
+        .createIndex('runs_tenant_status')
+        .on('runs')
+        .columns(['tenant_id', 'status', 'created_at', 'id'])
+        .compile(),
+      db.schema.createIndex('runs_wake').on('runs').columns(['status', 'wake_at', 'id']).compile(),
+      db.schema.createIndex('runs_owner').on('runs').columns(['owner']).compile(),
+      db.schema
+        .createTable('messages')
+        .addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
+        .addColumn('session_id', 'text', (c) => c.notNull().references('sessions.id'))
+        .addColumn('run_id', 'text', (c) => c.references('runs.id'))
+        .addColumn('role', 'text', (c) => c.notNull())
+        .addColumn('content', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .compile(),
+      db.schema.createIndex('messages_session').on('messages').columns(['session_id', 'id']).compile(),
+      db.schema
+        .createTable('steps')
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('step_index', 'integer', (c) => c.notNull())
+        .addColumn('decision', 'text', (c) => c.notNull())
+        .addColumn('usage', 'text', (c) => c.notNull())
+        .addColumn('context', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('steps_pk', ['run_id', 'step_index'])
+        .compile(),
+      db.schema
+        .createTable('tool_calls')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('step_index', 'integer', (c) => c.notNull())
+        .addColumn('call_index', 'integer', (c) => c.notNull())
+        .addColumn('tool', 'text', (c) => c.notNull())
+        .addColumn('tool_version', 'text')
+        .addColumn('effect', 'text')
+        .addColumn('args', 'text', (c) => c.notNull())
+        .addColumn('args_hash', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('result', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('started_at', 'bigint')
+        .addColumn('finished_at', 'bigint')
+        .addColumn('deadline_at', 'bigint')
+        .addUniqueConstraint('tool_calls_position', ['run_id', 'step_index', 'call_index'])
+        .compile(),
+      db.schema
+        .createTable('approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('step_index', 'integer', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('tool_call_ids', 'text', (c) => c.notNull())
+        .addColumn('args_hash', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('resolution', 'text')
+        .addColumn('decided_by', 'text')
+        .addColumn('reason', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('decided_at', 'bigint')
+        .addColumn('votes', 'text', (c) => c.notNull().defaultTo('[]'))
+        .compile(),
+      db.schema.createIndex('approvals_run').on('approvals').columns(['run_id', 'status']).compile(),
+      db.schema
+        .createTable('events')
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('events_pk', ['run_id', 'seq'])
+        .compile(),
+      db.schema
+        .createTable('artifacts')
+        .addColumn('sha256', 'text', (c) => c.primaryKey())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('media_type', 'text', (c) => c.notNull())
+        .addColumn('content', 'bytea', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .compile(),
+    ],
+  },
+];
