@@ -35,14 +35,18 @@ function numberTypes(): pg.CustomTypesConfig {
 /** Opens (and migrates) the database at `url` (`postgres://…`). */
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<OpenPostgres> {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: numberTypes() });
+  // An idle connection the server ends (a restart, an administrator) must not crash the process:
+  // the pool drops it and the next query opens another.
+  pool.on('error', () => undefined);
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   try {
     await kysely.connection().execute(async (db) => {
-      await sql`create table if not exists baton_migrations (version integer primary key, name text not null, applied_at bigint not null)`.execute(
-        db,
-      );
+      // The lock first: two sessions creating the same table at once can collide even with `if not exists`.
       await sql`select pg_advisory_lock(${MIGRATION_LOCK})`.execute(db);
       try {
+        await sql`create table if not exists baton_migrations (version integer primary key, name text not null, applied_at bigint not null)`.execute(
+          db,
+        );
         const done = new Set(
           (await db.selectFrom('baton_migrations').select('version').execute()).map((row) => row.version),
         );
