@@ -109,7 +109,9 @@ describe('a durable delay in a variant', () => {
     expect(child.first.status).toBe('waiting_human');
     expect(await child.kill()).toBe('SIGKILL');
     const { run_id: runId, at } = child.first;
-    // Reopened well before the instant: it must wait for it, not fire at once nor a full delay later.
+    // Reopened halfway to the instant, so "at the instant" and "a full delay after the reopen"
+    // are seconds apart: it must wait for the instant, neither fire at once nor start over.
+    await until(() => Date.now() >= at - KILL_DELAY_MS / 2);
     const reopenedAt = Date.now();
     expect(reopenedAt).toBeLessThan(at);
     const runtime = openRuntime({ ...setup(db, effects), machine: expiringApproval(KILL_DELAY_MS) });
