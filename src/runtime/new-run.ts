@@ -117,6 +117,7 @@ export function toNewRow(
     cost_usd: 0,
     deadline_at: run.deadlineAt,
     wake_at: null,
+    epoch: 0,
     owner,
     lease_until: run.now + DEFAULTS.leaseMs,
     created_at: run.now,

@@ -210,4 +210,17 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.createIndex('runs_owner').on('runs').columns(['owner']).compile(),
     ],
   },
+  {
+    version: 8,
+    name: 'lease epochs',
+    // How many times a run has been claimed: a write carries the epoch it was claimed with and
+    // changes nothing once another worker has claimed the run since (fencing, on PostgreSQL).
+    up: (db) => [
+      db.schema
+        .alterTable('runs')
+        .addColumn('epoch', 'integer', (c) => c.notNull().defaultTo(0))
+        .compile(),
+      db.schema.createIndex('runs_lease').on('runs').columns(['lease_until', 'id']).compile(),
+    ],
+  },
 ];

@@ -56,6 +56,8 @@ export interface RunTable {
   wake_at: number | null;
   owner: string | null;
   lease_until: number | null;
+  /** Claims so far: a fenced write carries the epoch it was claimed with (migration 8). */
+  epoch: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -31,6 +31,7 @@ function runRow(id: string, sessionId: string, status: RunStatus = 'pending') {
     cost_usd: 0,
     deadline_at: null,
     wake_at: null,
+    epoch: 0,
     owner: null,
     lease_until: null,
     created_at: now,

@@ -152,4 +152,16 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         .compile(),
     ],
   },
+  {
+    version: 2,
+    name: 'lease epochs (SQLite migration 8)',
+    up: (db) => [
+      db.schema
+        .alterTable('runs')
+        .addColumn('epoch', 'bigint', (c) => c.notNull().defaultTo(0))
+        .compile(),
+      // Claims order by lease expiry: ordering by id would re-scan every leased row.
+      db.schema.createIndex('runs_lease').on('runs').columns(['lease_until', 'id']).compile(),
+    ],
+  },
 ];
