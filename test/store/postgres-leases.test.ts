@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { claimRuns, fencedWrite, renewLeases } from '../../src/store/postgres/leases.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
+import { runRow } from '../helpers/run-row.js';
 
 async function withRuns(count: number) {
   const db = await openPostgres(await freshDatabase());
@@ -18,37 +19,14 @@ async function withRuns(count: number) {
       .execute();
     await db.kysely
       .insertInto('runs')
-      .values({
-        id: `r${String(i).padStart(3, '0')}`,
-        session_id: `s${i}`,
-        // Finished runs do not need driving; only in-flight ones are claimed.
-        status: i === 0 ? 'succeeded' : 'planning',
-        stop_reason: null,
-        failure: null,
-        wait_reason: null,
-        pending_approval_id: null,
-        input: 'x',
-        context: '{}',
-        options: '{}',
-        idempotency_key: null,
-        tenant_id: null,
-        answer: null,
-        snapshot: '{}',
-        machine_name: 'baton.run',
-        machine_version: 2,
-        version: 0,
-        step_index: 0,
-        llm_calls: 0,
-        tool_calls: 0,
-        tokens: 0,
-        cost_usd: 0,
-        deadline_at: null,
-        wake_at: null,
-        owner: null,
-        lease_until: null,
-        created_at: i,
-        updated_at: i,
-      })
+      // Finished runs do not need driving; only in-flight ones are claimed.
+      .values(
+        runRow(`r${String(i).padStart(3, '0')}`, `s${i}`, {
+          status: i === 0 ? 'succeeded' : 'planning',
+          created_at: i,
+          updated_at: i,
+        }),
+      )
       .execute();
   }
   return db;

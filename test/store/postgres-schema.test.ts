@@ -9,37 +9,18 @@ import { createStore } from '../../src/store/store.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
 import { tempFiles } from '../helpers/temp.js';
+import { runRow } from '../helpers/run-row.js';
+import type { RunStatus } from '../../src/index.js';
 
-const run = (id: string, session: string, status = 'waiting_human') => ({
-  id,
-  session_id: session,
-  status: status as 'waiting_human',
-  stop_reason: null,
-  failure: null,
-  wait_reason: null,
-  pending_approval_id: null,
-  input: 'x',
-  context: '{}',
-  options: '{}',
-  idempotency_key: null,
-  tenant_id: null,
-  answer: null,
-  snapshot: '{}',
-  machine_name: 'baton.run',
-  machine_version: 2,
-  version: 0,
-  step_index: 0,
-  llm_calls: 0,
-  tool_calls: 0,
-  tokens: 9_000_000_000,
-  cost_usd: 0.125,
-  deadline_at: null,
-  wake_at: null,
-  owner: null,
-  lease_until: 1_796_000_000_000,
-  created_at: 1_796_000_000_000,
-  updated_at: 1_796_000_000_001,
-});
+const run = (id: string, session: string, status: RunStatus = 'waiting_human') =>
+  runRow(id, session, {
+    status,
+    tokens: 9_000_000_000,
+    cost_usd: 0.125,
+    lease_until: 1_796_000_000_000,
+    created_at: 1_796_000_000_000,
+    updated_at: 1_796_000_000_001,
+  });
 
 describe.skipIf(!hasPostgres())('the schema on PostgreSQL', () => {
   it('is migrated once when several processes open the database at the same moment', async () => {

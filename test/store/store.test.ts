@@ -2,42 +2,7 @@ import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, createStore, openDatabase } from '../../src/store/index.js';
 import { tempFiles } from '../helpers/temp.js';
-import type { RunStatus } from '../../src/index.js';
-
-function runRow(id: string, sessionId: string, status: RunStatus = 'pending') {
-  const now = Date.now();
-  return {
-    id,
-    session_id: sessionId,
-    status,
-    stop_reason: null,
-    failure: null,
-    wait_reason: null,
-    pending_approval_id: null,
-    input: 'x',
-    context: '{}',
-    options: '{}',
-    idempotency_key: null,
-    tenant_id: null,
-    answer: null,
-    snapshot: '{}',
-    machine_name: 'baton.run',
-    machine_version: 1,
-    version: 0,
-    step_index: 0,
-    llm_calls: 0,
-    tool_calls: 0,
-    tokens: 0,
-    cost_usd: 0,
-    deadline_at: null,
-    wake_at: null,
-    epoch: 0,
-    owner: null,
-    lease_until: null,
-    created_at: now,
-    updated_at: now,
-  };
-}
+import { runRow } from '../helpers/run-row.js';
 
 describe('openDatabase', () => {
   it('opens with WAL, synchronous=FULL, foreign keys and a busy timeout', () => {
@@ -136,7 +101,7 @@ describe('store', () => {
       store.queue.write(() => {
         store.insertRun(runRow('b', 'other-session-that-does-not-exist'));
       }),
-      store.queue.write(() => store.insertRun(runRow('c', 's', 'succeeded'))),
+      store.queue.write(() => store.insertRun(runRow('c', 's', { status: 'succeeded' }))),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(store.queue.commits - before).toBe(1);

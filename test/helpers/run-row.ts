@@ -1,0 +1,39 @@
+/** A whole `runs` row for store tests that write rows directly: defaults, with what a test sets. */
+import type { RunRow } from '../../src/store/index.js';
+
+/** A run row of session `sessionId`; `fields` override the defaults (pending, created now). */
+export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = {}): RunRow {
+  const now = Date.now();
+  return {
+    id,
+    session_id: sessionId,
+    status: 'pending',
+    stop_reason: null,
+    failure: null,
+    wait_reason: null,
+    pending_approval_id: null,
+    input: 'x',
+    context: '{}',
+    options: '{}',
+    idempotency_key: null,
+    tenant_id: null,
+    answer: null,
+    snapshot: '{}',
+    machine_name: 'baton.run',
+    machine_version: 2,
+    version: 0,
+    step_index: 0,
+    llm_calls: 0,
+    tool_calls: 0,
+    tokens: 0,
+    cost_usd: 0,
+    deadline_at: null,
+    wake_at: null,
+    epoch: 0,
+    owner: null,
+    lease_until: null,
+    created_at: now,
+    updated_at: now,
+    ...fields,
+  };
+}
