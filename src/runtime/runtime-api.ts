@@ -1,10 +1,49 @@
-/** `Runtime`: what `createRuntime` gives an embedder, member by member. */
+/** `Runtime`: what `createRuntime` takes and gives an embedder, member by member. */
+import type { InspectionEvent } from 'xstate';
 import type { RunMachineDefinition } from '../../machines/variants.js';
+import type { Planner } from '../planner/types.js';
+import type { Policy } from '../policy/index.js';
+import type { AnyTool } from '../tools/define-tool.js';
+import type { RuntimeHooks } from './env.js';
 import type { Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
 import type { FollowOptions } from './follow.js';
 import type { Trace } from './trace.js';
-import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
+import type {
+  Approval,
+  Budget,
+  Run,
+  RunEventRecord,
+  StartRequest,
+  Step,
+  ToolCall,
+  UncertainResolution,
+} from './types.js';
+
+/** How a runtime is created. */
+export interface RuntimeOptions {
+  /** Path of the SQLite file (created if missing). */
+  database: string;
+  planner: Planner;
+  tools: AnyTool[];
+  policy?: Policy;
+  /** Defaults for every run of this runtime; a run's own options win. */
+  defaults?: { maxSteps?: number; budget?: Budget };
+  /** XState's inspection tap, for inspectors and tracing. */
+  inspect?: (event: InspectionEvent) => void;
+  /** Resume every non-terminal run of the file on open (default true). */
+  recover?: boolean;
+  /** Token budget of the context given to the planner at each step (default 32,000). */
+  contextTokens?: number;
+  /** For test harnesses: a place to hold each actor before it produces its event. */
+  hooks?: RuntimeHooks;
+  /**
+   * The run machine: Baton's own by default, or a variant (`extendRunMachine`,
+   * `defineRunMachine`) that keeps the six public states and the events the runtime sends.
+   * Checked before the file is opened; runs made by another machine are never driven.
+   */
+  machine?: RunMachineDefinition;
+}
 
 /** A run's persisted snapshot, as `checkpoint()` reports it. */
 export interface Checkpoint {

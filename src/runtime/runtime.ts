@@ -6,21 +6,18 @@
  * and `run.created` event are committed; every non-terminal run of the file is resumed on open;
  * a run is driven by one runtime at a time.
  */
-import type { InspectionEvent, SnapshotFrom } from 'xstate';
+import type { SnapshotFrom } from 'xstate';
 import { z } from 'zod';
 import type { RunMachine } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
 import { stateName } from '../../machines/run-status.js';
-import { batonRunMachine, checkRunMachine, type RunMachineDefinition } from '../../machines/variants.js';
+import { batonRunMachine, checkRunMachine } from '../../machines/variants.js';
 import { RUN_STATUSES, TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { BatonError, fail, type Failure } from '../failure.js';
-import type { Planner } from '../planner/types.js';
-import type { Policy } from '../policy/index.js';
 import { createStore, type RunFilter } from '../store/index.js';
-import type { AnyTool } from '../tools/define-tool.js';
 import { assertPendingApproval, decideApproval } from './approvals.js';
-import type { LiveRun, RuntimeEnv, RuntimeHooks } from './env.js';
+import type { LiveRun, RuntimeEnv } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
@@ -33,48 +30,14 @@ import { newOwner, retireOwner, startHeartbeat } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
 import { buildTrace, type Trace } from './trace.js';
-import type { Checkpoint, Runtime, RuntimeStats } from './runtime-api.js';
+import type { Checkpoint, Runtime, RuntimeOptions, RuntimeStats } from './runtime-api.js';
 import { registerStore } from './internals.js';
 import { admitStart } from './yield-turn.js';
-
-export type { Runtime } from './runtime-api.js';
 import { createDriver } from './run-driver.js';
 import { createRunRegistry } from './run-registry.js';
-import type {
-  Approval,
-  Budget,
-  Run,
-  RunEventRecord,
-  StartRequest,
-  Step,
-  ToolCall,
-  UncertainResolution,
-} from './types.js';
+import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
 
-/** How a runtime is created. */
-export interface RuntimeOptions {
-  /** Path of the SQLite file (created if missing). */
-  database: string;
-  planner: Planner;
-  tools: AnyTool[];
-  policy?: Policy;
-  /** Defaults for every run of this runtime; a run's own options win. */
-  defaults?: { maxSteps?: number; budget?: Budget };
-  /** XState's inspection tap, for inspectors and tracing. */
-  inspect?: (event: InspectionEvent) => void;
-  /** Resume every non-terminal run of the file on open (default true). */
-  recover?: boolean;
-  /** Token budget of the context given to the planner at each step (default 32,000). */
-  contextTokens?: number;
-  /** For test harnesses: a place to hold each actor before it produces its event. */
-  hooks?: RuntimeHooks;
-  /**
-   * The run machine: Baton's own by default, or a variant (`extendRunMachine`,
-   * `defineRunMachine`) that keeps the six public states and the events the runtime sends.
-   * Checked before the file is opened; runs made by another machine are never driven.
-   */
-  machine?: RunMachineDefinition;
-}
+export type { Runtime, RuntimeOptions } from './runtime-api.js';
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 /** Not finished: an active status, or one no state has (a damaged row). */
