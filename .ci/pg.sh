@@ -8,6 +8,8 @@
 set -euo pipefail
 cmd=${1:?start or stop}
 dir=${2:?a directory}
+# The postgres user may not enter the caller's directory (a root-only temp dir): work from /.
+cd /
 as_postgres() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else sudo -u postgres "$@"; fi
 }
