@@ -49,32 +49,33 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** Times `samples` reads of each page on a file of `runs` runs. */
-export function measureList(dir: string, runs: number, samples = 200): ListScale {
+export async function measureList(dir: string, runs: number, samples = 200): Promise<ListScale> {
   const database = join(dir, `list-${runs}.db`);
   fill(database, runs);
   const runtime = createRuntime({ database, planner: createScriptedPlanner([]), tools: [], recover: false });
   try {
     // The cursor of a page near the end of the list: what a deep scroll asks for.
     const deep = `${1_700_000_000_000 + 60}:run_${String(60).padStart(8, '0')}`;
-    const pages: [string, () => unknown][] = [
+    const pages: [string, () => Promise<unknown>][] = [
       ['first page', () => runtime.list({ limit: 50 })],
       ['deep page', () => runtime.list({ limit: 50, cursor: deep })],
       ['status, deep page', () => runtime.list({ limit: 50, status: 'failed', cursor: deep })],
       ['tenant + status, first page', () => runtime.list({ limit: 50, status: 'waiting_human', tenantId: 'acme' })],
     ];
-    const timings = pages.map(([page, read]) => {
-      read();
+    const timings = [];
+    for (const [page, read] of pages) {
+      await read();
       const times: number[] = [];
       for (let i = 0; i < samples; i += 1) {
         const start = performance.now();
-        read();
+        await read();
         times.push(performance.now() - start);
       }
       times.sort((a, b) => a - b);
-      return { page, p50: percentile(times, 50), p99: percentile(times, 99) };
-    });
+      timings.push({ page, p50: percentile(times, 50), p99: percentile(times, 99) });
+    }
     return { runs, timings };
   } finally {
-    void runtime.close();
+    await runtime.close();
   }
 }

@@ -31,7 +31,7 @@ export async function measureSnapshotSize(
     const ids: string[] = [];
     // Above the default limit (25), so a 50-step loop can finish.
     for (let i = 0; i < runs; i += 1) ids.push(await runOnce(runtime, { maxSteps: 100 }));
-    const bytes = Math.max(...ids.map((id) => runtime.checkpoint(id).bytes));
+    const bytes = Math.max(...(await Promise.all(ids.map(async (id) => (await runtime.checkpoint(id)).bytes))));
     return { steps, runs, bytes };
   } finally {
     await runtime.close();

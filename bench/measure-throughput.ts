@@ -75,17 +75,18 @@ export async function measureThroughput(
   const seconds = (after.at - before.at) / 1_000;
   const { ownMs, otherCpus } = cpuBetween(before, after);
 
-  const versionOf = (id: string) => runtime.checkpoint(id).version;
-  const stateEventsOf = (id: string) =>
-    runtime.readEvents(id, { limit: 10_000 }).filter((event) => event.type === 'state').length;
-  const sum = (count: (id: string) => number) => ids.reduce((total, id) => total + count(id), 0);
+  const versionOf = async (id: string) => (await runtime.checkpoint(id)).version;
+  const stateEventsOf = async (id: string) =>
+    (await runtime.readEvents(id, { limit: 10_000 })).filter((event) => event.type === 'state').length;
+  const sum = async (count: (id: string) => Promise<number>) =>
+    (await Promise.all(ids.map(count))).reduce((total, n) => total + n, 0);
   return {
     runs: ids.length,
     seconds,
     runsPerSecond: ids.length / seconds,
     commits,
-    checkpoints: sum(versionOf),
-    transitions: sum(stateEventsOf),
+    checkpoints: await sum(versionOf),
+    transitions: await sum(stateEventsOf),
     cpuMs: ownMs,
     otherCpus,
   };

@@ -110,7 +110,7 @@ export async function measureWaiting(dir: string, runs: number, samples = 20): P
     // Let the background check of waiting rows finish, then look at what stays held.
     await new Promise((resolve) => setTimeout(resolve, 200));
     const held = heapMiB();
-    const ids = runtime.list({ status: 'waiting_human', limit: samples }).runs;
+    const ids = (await runtime.list({ status: 'waiting_human', limit: samples })).runs;
     const latencies: number[] = [];
     for (const run of ids) {
       const t = performance.now();

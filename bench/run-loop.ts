@@ -66,8 +66,8 @@ async function main(dir: string): Promise<void> {
   const waitingSmall = await measureWaiting(dir, 1_000);
   const waitingLarge = await measureWaiting(dir, WAITING_RUNS);
   console.log(`  waiting runs: ${formatNumber(WAITING_RUNS)} written, opened and approved`);
-  const listSmall = measureList(dir, 1_000);
-  const listLarge = measureList(dir, LIST_RUNS);
+  const listSmall = await measureList(dir, 1_000);
+  const listLarge = await measureList(dir, LIST_RUNS);
   console.log(`  list(): ${formatNumber(LIST_RUNS)} runs written and paged`);
   const recheck = measureRawCommitRate(join(dir, 'raw-again.db'), 1_000);
 

@@ -177,7 +177,7 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
     runtime = createRuntime({ database, planner, tools: DEMO_TOOLS, recover: false });
     const run = await runtime.start(toDemoStartRequest(dir, by));
     const finished = await follow(runtime, run, { ...values, by }, io);
-    const final = runtime.get(run.id);
+    const final = await runtime.get(run.id);
     if (!finished) {
       io.stderr.write(`\nInterrupted: run ${run.id} stays ${final.status} in ${database}\n`);
       return 130;

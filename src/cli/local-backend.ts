@@ -63,7 +63,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
   async function* events(runId: string, opts: { after?: number; follow: boolean; signal?: AbortSignal }) {
     const rt = must(runId);
     // A missing run answers run.not_found before anything is followed.
-    rt.get(runId);
+    await rt.get(runId);
     // The runtime's one way to follow a run: live for runs driven here, read from the file for
     // runs another process drives.
     const source = rt.events(runId, { after: opts.after ?? 0, follow: opts.follow, signal: opts.signal });
@@ -86,22 +86,22 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       return toRunJson(run);
     },
     async get(runId) {
-      return toRunJson(must(runId).get(runId));
+      return toRunJson(await must(runId).get(runId));
     },
     async list(filter) {
       const rt = open();
       if (!rt) return { runs: [], next_cursor: null };
-      const page = rt.list({
+      const page = await rt.list({
         ...(filter.status ? { status: filter.status } : {}),
         ...(filter.limit ? { limit: filter.limit } : {}),
       });
       return { runs: page.runs.map(toRunJson), next_cursor: page.nextCursor };
     },
     async steps(runId) {
-      return must(runId).steps(runId).map(toSnakeJson);
+      return (await must(runId).steps(runId)).map(toSnakeJson);
     },
     async toolCalls(runId) {
-      return must(runId).toolCalls(runId).map(toSnakeJson);
+      return (await must(runId).toolCalls(runId)).map(toSnakeJson);
     },
     events,
     async decide(runId, approvalId, body) {
@@ -128,7 +128,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
     },
     async settle(runId) {
       const rt = must(runId);
-      return toRunJson(driven.has(runId) ? await rt.wait(runId) : rt.get(runId));
+      return toRunJson(driven.has(runId) ? await rt.wait(runId) : await rt.get(runId));
     },
     async close() {
       await runtime?.close();

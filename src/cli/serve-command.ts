@@ -88,7 +88,7 @@ export const runServeCommand = defineCommand({
         ...(agent.policy ? { policy: agent.policy } : {}),
         recover: false,
       });
-      const resumed = runtime.recover();
+      const resumed = await runtime.recover();
       listening = await createServer({ runtime, auth }).listen({ host: values.host, port });
       log(`Listening on ${listening.url}`, { type: 'listening', url: listening.url });
       const tokens = auth.tokens.length;

@@ -80,7 +80,7 @@ export function fromBatonRun(runtime: Runtime) {
     }
     if (signal.aborted)
       throw new BatonError(createFailure('run.cancelled', `The parent stopped following run '${run.id}'`));
-    const ended = runtime.get(run.id);
+    const ended = await runtime.get(run.id);
     if (ended.status === 'succeeded') return { runId: run.id, answer: ended.answer ?? '' };
     // A run a reviewer ended (`rejected`) has no failure of its own: the refusal is the reason.
     throw new BatonError(

@@ -100,7 +100,8 @@ export async function decideApproval(
 ): Promise<ApprovalRow> {
   const { driver } = live;
   const runId = driver.runId;
-  const existing = env.store.getApproval(approvalId);
+  // The run's approvals are in its memory: this runtime holds its lease, no one else writes them.
+  const existing = driver.memory.approvals.get(approvalId);
   if (!existing || existing.run_id !== runId) {
     fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
   }
@@ -109,7 +110,7 @@ export async function decideApproval(
   // Set inside the write unit below; read once it has committed.
   let outcome = 'decided' as Outcome;
   let refusedIn = '';
-  driver.stage(() => {
+  driver.stage((writer) => {
     const snapshot = driver.actor.getSnapshot();
     const waiting = waitsOn(snapshot, approvalId);
     if (waiting && !snapshot.can(event)) {
@@ -120,12 +121,14 @@ export async function decideApproval(
     const vote = waiting && waitsOn(getNextSnapshot(driver.actor.logic, snapshot, event), approvalId);
     if (vote) {
       const at = Date.now();
-      const current = env.store.getApproval(approvalId) ?? existing;
-      const votes = [
+      const current = driver.memory.approvals.get(approvalId) ?? existing;
+      if (current.status !== 'pending') return;
+      const votes = JSON.stringify([
         ...(JSON.parse(current.votes) as ApprovalVote[]),
         { by: input.by, decision, reason: input.reason, at },
-      ];
-      if (!env.store.setApprovalVotes(approvalId, JSON.stringify(votes))) return;
+      ]);
+      writer.setApprovalVotes(approvalId, votes);
+      driver.memory.approvals.set(approvalId, { ...current, votes });
       outcome = 'vote';
       driver.writeEvent('approval_result', {
         approval_id: approvalId,
@@ -138,23 +141,33 @@ export async function decideApproval(
       driver.actor.send(event);
       return;
     }
-    const decided = env.store.decideApproval(approvalId, {
+    const current = driver.memory.approvals.get(approvalId) ?? existing;
+    if (current.status !== 'pending') return;
+    const decided = {
       status: decision,
       // How a human resolved an uncertain call (retry by default), or a rejection that ends the run.
       resolution:
         input.approve && existing.kind === 'uncertain'
           ? (input.resolution ?? 'retry')
           : !input.approve && input.terminate
-            ? 'terminate'
+            ? ('terminate' as const)
             : null,
       by: input.by,
       reason: input.reason,
       at: Date.now(),
+    };
+    writer.decideApproval(approvalId, decided);
+    driver.memory.approvals.set(approvalId, {
+      ...current,
+      status: decided.status,
+      resolution: decided.resolution,
+      decided_by: decided.by,
+      reason: decided.reason,
+      decided_at: decided.at,
     });
-    if (!decided) return;
     outcome = 'final';
     // Until the run leaves this wait, it is due at once: a crash before that resumes it on open.
-    env.store.setWakeAt(runId, 0);
+    writer.setWakeAt(runId, 0);
     driver.writeEvent('approval_result', {
       approval_id: approvalId,
       decision,
@@ -176,12 +189,13 @@ export async function decideApproval(
       ),
     );
   }
-  if (outcome === 'decided') throw new BatonError(alreadyDecided(env.store.getApproval(approvalId)!));
-  if (outcome === 'vote') return env.store.getApproval(approvalId)!;
+  const after = () => driver.memory.approvals.get(approvalId)!;
+  if (outcome === 'decided') throw new BatonError(alreadyDecided(after()));
+  if (outcome === 'vote') return after();
   failpoint('approval.committed');
-  resumeAfterDecision(live, env.store.getApproval(approvalId)!);
+  resumeAfterDecision(live, after());
   await driver.flush();
-  return env.store.getApproval(approvalId)!;
+  return after();
 }
 
 /** Sends the machine the event a committed decision calls for, if it is still waiting on it. */
@@ -196,11 +210,12 @@ export function resumeAfterDecision(live: LiveRun, approval: ApprovalRow): void 
 }
 
 /** Checks an approval before its run is loaded, so a decided one always answers `already_decided`. */
-export function assertPendingApproval(store: Store, runId: string, approvalId: string): void {
-  if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
-  const approval = store.getApproval(approvalId);
+export async function assertPendingApproval(store: Store, runId: string, approvalId: string): Promise<ApprovalRow> {
+  if (!(await store.getRun(runId))) fail('run.not_found', `Run '${runId}' does not exist`);
+  const approval = await store.getApproval(approvalId);
   if (!approval || approval.run_id !== runId) {
     fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
   }
   if (approval.status !== 'pending') throw new BatonError(alreadyDecided(approval));
+  return approval;
 }

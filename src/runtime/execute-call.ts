@@ -37,7 +37,7 @@ export interface CallScope {
 
 /** Runs (or resolves) one call that is allowed to run. */
 export async function executeCall(scope: CallScope, call: PreparedCall): Promise<CallStep> {
-  const { env, live, runId, stepIndex, signal } = scope;
+  const { live, runId, stepIndex, signal } = scope;
   const { driver } = live;
   const tool = call.tool!;
   let cause: UnknownOutcome | null = call.row?.status === 'started' ? 'interrupted' : null;
@@ -58,7 +58,7 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     let recovery: Recovery | null = unresolved ? 'rerun' : null;
     if (unresolved && tool.effect !== 'read') {
       const approvalId = uncertainApprovalId(call.id, attempts);
-      const approval = env.store.getApproval(approvalId);
+      const approval = driver.memory.approvals.get(approvalId);
       // Approved with `retry`, a human's choice; `done` and rejections were settled when decided.
       if (approval?.status === 'approved') {
         recovery = 'human_retry';
@@ -136,13 +136,13 @@ function askHuman(
   attempts: number,
   cause: UnknownOutcome | null,
 ): void {
-  const { env, live, runId, stepIndex } = scope;
+  const { live, runId, stepIndex } = scope;
   // The row keeps what is known of the last attempt (a timeout's failure, say).
   const row = callRow(runId, stepIndex, call, { status: 'unknown', result: call.row?.result ?? null });
   call.row = row;
   live.driver.stageToolCall(row);
   const approval = pendingApproval(approvalId, runId, stepIndex, 'uncertain', [call]);
-  live.driver.stage(() => env.store.insertApproval(approval));
+  live.driver.stageApproval(approval);
   live.driver.emit('approval_request', {
     approval_id: approvalId,
     reason: 'uncertain_side_effect',
@@ -156,8 +156,8 @@ function askHuman(
 export function storeArtifact(scope: Pick<CallScope, 'env' | 'live'>, outcome: ToolRun): void {
   const blob = outcome.artifact;
   if (!blob) return;
-  scope.live.driver.stage(() =>
-    scope.env.store.putArtifact({
+  scope.live.driver.stage((writer) =>
+    writer.putArtifact({
       sha256: blob.sha256,
       size: blob.size,
       media_type: blob.mediaType,

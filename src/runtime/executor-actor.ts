@@ -33,7 +33,6 @@ export function createExecutorActor(env: RuntimeEnv) {
     await env.hooks?.beforeActor?.({ actor: 'executor', runId, stepIndex, signal });
     const live = env.live(runId);
     const { driver } = live;
-    const store = env.store;
     const decision = loadDecision(env, runId, stepIndex);
     if (!decision) {
       return {
@@ -44,7 +43,7 @@ export function createExecutorActor(env: RuntimeEnv) {
     if (decision.type === 'final') {
       // The model never decides a terminal state: the runtime checks the ledger first.
       const open = driver.memory.toolCalls().filter((r) => !SETTLED_STATUSES.has(r.status));
-      const pending = store.listApprovals(runId).filter((a) => a.status === 'pending');
+      const pending = [...driver.memory.approvals.values()].filter((a) => a.status === 'pending');
       if (open.length > 0 || pending.length > 0) {
         return {
           type: 'exec_error',
@@ -73,12 +72,12 @@ export function createExecutorActor(env: RuntimeEnv) {
     let rejected = false;
     if (needing.length > 0) {
       const approvalId = stepApprovalId(runId, stepIndex);
-      const approval = store.getApproval(approvalId);
+      const approval = driver.memory.approvals.get(approvalId);
       const hash = approvalHash(needing);
       if (!approval) {
         failpoint('approval.requesting');
         const row = pendingApproval(approvalId, runId, stepIndex, 'tool', needing);
-        driver.stage(() => store.insertApproval(row));
+        driver.stageApproval(row);
         driver.emit('approval_request', {
           approval_id: approvalId,
           reason: 'approval',

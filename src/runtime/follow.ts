@@ -54,7 +54,7 @@ export async function* followEvents(
   opts: FollowOptions,
 ): AsyncGenerator<RunEventRecord> {
   const { store, hub } = ctx;
-  if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+  if (!(await store.getRun(runId))) fail('run.not_found', `Run '${runId}' does not exist`);
   const pending: RunEventRecord[] = [];
   let behind = false;
   let wake: (() => void) | undefined;
@@ -83,7 +83,7 @@ export async function* followEvents(
   /** Everything the log has after `last`, in pages; sets `ended` at the terminal event. */
   async function* fromLog(): AsyncGenerator<RunEventRecord> {
     for (;;) {
-      const page = store.listEvents(runId, last, PAGE).map(toEvent);
+      const page = (await store.listEvents(runId, last, PAGE)).map(toEvent);
       for (const event of page) {
         yield event;
         last = event.seq;
@@ -131,18 +131,20 @@ export async function* followEvents(
       if (ctx.isClosed()) return;
       // A run driven by another process publishes nothing here: its log is polled instead.
       const remote = ctx.liveStatus(runId) === undefined;
+      let status: string | undefined;
       if (remote) {
-        const rows = store.listEvents(runId, last, PAGE).map(toEvent);
+        const rows = (await store.listEvents(runId, last, PAGE)).map(toEvent);
         if (rows.length > 0) {
           pending.push(...rows);
           continue;
         }
-        if (!ACTIVE.has(store.getRun(runId)?.status ?? '')) return;
+        status = (await store.getRun(runId))?.status;
+        if (!ACTIVE.has(status ?? '')) return;
       }
       let timer: NodeJS.Timeout | undefined;
       // A run waiting in the file moves when someone decides: here (published live) or in
       // another process (seen in the log, polled less often).
-      const pollMs = remote && store.getRun(runId)?.status === 'waiting_human' ? WAITING_POLL_MS : REMOTE_POLL_MS;
+      const pollMs = remote && status === 'waiting_human' ? WAITING_POLL_MS : REMOTE_POLL_MS;
       await new Promise<void>((resolve) => {
         wake = resolve;
         ctx.onClose.add(resolve);
@@ -164,8 +166,35 @@ export async function* followEvents(
 export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
   const { store, hub } = ctx;
   return new Promise<Run>((resolve, reject) => {
-    const settled = (): boolean => {
-      const row = store.getRun(runId);
+    let done = false;
+    /** Reads the row; settles the promise when the run has settled. Checks run one at a time. */
+    let checking: Promise<void> | null = null;
+    let recheck = false;
+    const check = (): void => {
+      if (done) return;
+      if (checking) {
+        recheck = true;
+        return;
+      }
+      checking = settled()
+        .then((stop) => {
+          if (stop) finish();
+        })
+        .catch((error: unknown) => {
+          finish();
+          reject(error);
+        })
+        .finally(() => {
+          checking = null;
+          if (recheck && !done) {
+            recheck = false;
+            check();
+          }
+        });
+    };
+    const settled = async (): Promise<boolean> => {
+      const row = await store.getRun(runId);
+      if (done) return true;
       if (!row) {
         reject(new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`)));
         return true;
@@ -186,24 +215,27 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       resolve(toRun(row));
       return true;
     };
-    const stop = () => {
+    const finish = () => {
+      done = true;
       unsubscribe();
       unsubscribeFailure();
       ctx.onClose.delete(closing);
     };
     const closing = () => {
-      stop();
+      finish();
       reject(new BatonError(createFailure('run.closed', `The runtime closed while waiting for run '${runId}'`)));
     };
     const unsubscribe = hub.subscribe(runId, (event) => {
-      if (event.type === 'state' && SETTLED.has(String(event.data.to)) && settled()) stop();
+      if (event.type === 'state' && SETTLED.has(String(event.data.to))) check();
     });
     const unsubscribeFailure = hub.onFailure(runId, (failure) => {
-      stop();
+      finish();
       reject(new BatonError(failure));
     });
     if (ctx.isClosed()) closing();
-    else if (settled()) stop();
-    else ctx.onClose.add(closing);
+    else {
+      ctx.onClose.add(closing);
+      check();
+    }
   });
 }

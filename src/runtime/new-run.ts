@@ -150,31 +150,27 @@ export function requestDifferences(row: RunRow, run: NewRun): string[] {
   return differences;
 }
 
-function isConstraint(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    String((error as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT')
-  );
+/**
+ * What an idempotency key or a session already holds, if anything: the run a key names, or the
+ * session's active run. Read before a run is inserted, and again if the insert collides.
+ */
+export async function findCollision(store: Store, run: NewRun, key: string | null): Promise<Creation | null> {
+  const existing = key ? await store.findRunByIdempotencyKey(key) : undefined;
+  if (existing) return { kind: 'existing', row: existing };
+  const active = await store.activeRunOfSession(run.sessionId);
+  if (active) return { kind: 'busy', runId: active.id };
+  return null;
 }
 
-/** Stages the insertion of a run and its `run.created` event; read the outcome after the flush. */
-export function stageCreation(store: Store, driver: RunDriver, run: NewRun, row: RunRow): () => Creation {
-  let outcome: Creation = { kind: 'created' };
-  driver.stage(() => {
-    const key = row.idempotency_key;
-    const existing = key ? store.findRunByIdempotencyKey(key) : undefined;
-    if (existing) return void (outcome = { kind: 'existing', row: existing });
-    const active = store.activeRunOfSession(run.sessionId);
-    if (active) return void (outcome = { kind: 'busy', runId: active.id });
-    store.ensureSession(run.sessionId, run.now);
-    try {
-      store.insertRun(row);
-    } catch (error) {
-      if (!isConstraint(error)) throw error;
-      const again = key ? store.findRunByIdempotencyKey(key) : undefined;
-      return void (outcome = again ? { kind: 'existing', row: again } : { kind: 'busy', runId: null });
-    }
+/**
+ * Stages the insertion of a run and its `run.created` event. An idempotency key or session
+ * taken in the meantime fails the unit on its unique index (`isUniqueViolation`): nothing of it
+ * is written, and the caller reads what took it (`findCollision`).
+ */
+export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow): void {
+  driver.stage((writer) => {
+    writer.ensureSession(run.sessionId, run.now);
+    writer.insertRun(row);
     driver.writeEvent('run.created', {
       input: run.request.input,
       session_id: run.clientSessionId,
@@ -182,5 +178,4 @@ export function stageCreation(store: Store, driver: RunDriver, run: NewRun, row:
       deadline_at: run.deadlineAt,
     });
   });
-  return () => outcome;
 }

@@ -44,7 +44,7 @@ export function createPlannerActor(env: RuntimeEnv) {
       return { type: 'budget_exceeded', budget: 'max_llm_calls' };
     }
     const { messages, report } = buildContext(
-      (live.history ??= env.store.listMessages(live.sessionId)),
+      (live.history ??= await env.store.listMessages(live.sessionId)),
       { id: runId, input: live.input },
       stepIndex,
       live.driver.memory,
@@ -95,8 +95,8 @@ export function createPlannerActor(env: RuntimeEnv) {
     failpoint('planner.answered');
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
     live.driver.memory.journal.set(stepIndex, { decision, usage });
-    live.driver.stage(() =>
-      env.store.insertStep({
+    live.driver.stage((writer) =>
+      writer.insertStep({
         run_id: runId,
         step_index: stepIndex,
         decision: JSON.stringify(decision),

@@ -78,8 +78,10 @@ export async function endQuarantinedRun(
     ...corrupt,
     message: `${corrupt.message}; cancelled by an operator${cancelReason ? `: ${cancelReason}` : ''}`,
   };
-  const committed = await store.queue.write((): RunEventRecord[] => {
-    const saved = store.saveProgress({
+  // No runtime drives a quarantined run: its last event number is read first.
+  const lastSeq = await store.lastSeq(row.id);
+  const committed = await store.write((writer): RunEventRecord[] => {
+    writer.saveProgress({
       id: row.id,
       expected_version: row.version,
       snapshot: row.snapshot,
@@ -97,19 +99,16 @@ export async function endQuarantinedRun(
       wake_at: null,
       updated_at: Date.now(),
     });
-    if (!saved) {
-      throw new BatonError(createFailure('run.version_conflict', `Run '${row.id}' was written by another runtime`));
-    }
     const from: RunStatus | string = row.status;
     const data = { from, to: 'failed', step_index: row.step_index, stop_reason: 'cancelled', failure };
     const event: RunEventRecord = {
       runId: row.id,
-      seq: store.lastSeq(row.id) + 1,
+      seq: lastSeq + 1,
       type: 'state',
       data,
       createdAt: Date.now(),
     };
-    store.insertEvent({
+    writer.insertEvent({
       run_id: row.id,
       seq: event.seq,
       type: 'state',

@@ -9,7 +9,7 @@ import type { RunMachine } from '../../machines/run-machine.js';
 import { statusOf } from '../../machines/run-status.js';
 import type { RunContext, RunInput, RunStatus } from '../../machines/types.js';
 import { BatonError, createFailure, toFailure, type Failure } from '../failure.js';
-import type { Store, ToolCallRow } from '../store/index.js';
+import type { ApprovalRow, Store, ToolCallRow, UnitWriter } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
 import { failpoint } from './failpoints.js';
 import { createRunMemory, type RunMemory } from './run-memory.js';
@@ -19,6 +19,8 @@ import type { RunEventName, RunEventRecord } from './types.js';
 export interface DriverDeps {
   store: Store;
   hub: EventHub;
+  /** The runtime's lease owner id, carried with every write (PostgreSQL fences on it). */
+  owner: string;
   /** The runtime's machine (Baton's or a checked variant), with its actors provided. */
   machine: RunMachine;
   /** The version stored with every snapshot this driver writes. */
@@ -34,7 +36,8 @@ export interface DriverDeps {
 
 /** Where a driver starts from: a new run's input, or a persisted snapshot. */
 export type DriverOrigin =
-  { kind: 'new'; input: RunInput } | { kind: 'restore'; snapshot: string; version: number; lastSeq: number };
+  | { kind: 'new'; input: RunInput }
+  | { kind: 'restore'; snapshot: string; version: number; lastSeq: number; epoch: number; memory: RunMemory };
 
 /** The driver of one live run: its actor, its write buffer and its event numbering. */
 export interface RunDriver {
@@ -51,10 +54,14 @@ export interface RunDriver {
   readonly retired: boolean;
   /** Nothing buffered, nothing changed since the last write, no write under way. */
   readonly idle: boolean;
-  /** Buffers a write for the next flush. */
-  stage(op: () => void): void;
+  /** Buffers a write for the next flush; it runs with the unit's writer. */
+  stage(op: (writer: UnitWriter) => void): void;
   /** Buffers a ledger row; `memory` shows it at once. */
   stageToolCall(row: ToolCallRow): void;
+  /** Buffers a new approval; `memory` shows it at once. */
+  stageApproval(row: ApprovalRow): void;
+  /** The writer of the unit being written; only inside a staged op. */
+  readonly writer: UnitWriter;
   /** Writes a ledger row at once; only inside a staged op. */
   writeToolCall(row: ToolCallRow): void;
   /** Buffers an event; it is numbered when written (seq follows commit order) and published once committed. */
@@ -98,7 +105,10 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
 
   let version = origin.kind === 'restore' ? origin.version : 0;
   let seq = origin.kind === 'restore' ? origin.lastSeq : 0;
-  let buffer: (() => void)[] = [];
+  let buffer: ((writer: UnitWriter) => void)[] = [];
+  /** The writer of the unit being written (set while `write` runs). */
+  let unit: UnitWriter | null = null;
+  const fence = { runId, owner: deps.owner, epoch: origin.kind === 'restore' ? origin.epoch : 0 };
   let written: RunEventRecord[] = [];
   let persistedJson = origin.kind === 'restore' ? origin.snapshot : '';
   let dirty = false;
@@ -106,7 +116,12 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   let retired = false;
   let stopped = false;
   let lastStatus = statusOf(actor.getSnapshot().value);
-  const memory = createRunMemory(store, runId, origin.kind === 'restore');
+  const memory = origin.kind === 'restore' ? origin.memory : createRunMemory();
+
+  function currentWriter(): UnitWriter {
+    if (!unit) throw new Error(`Run '${runId}': a write outside its unit of work`);
+    return unit;
+  }
 
   function context(): RunContext {
     return actor.getSnapshot().context;
@@ -114,7 +129,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
 
   function writeEvent(type: RunEventName, data: Record<string, unknown>): void {
     const record: RunEventRecord = { runId, seq: seq + 1, type, data, createdAt: Date.now() };
-    store.insertEvent({
+    currentWriter().insertEvent({
       run_id: runId,
       seq: record.seq,
       type,
@@ -126,7 +141,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   }
 
   /** Writes the buffer, the events and the snapshot; runs inside the shared transaction. */
-  function write(): RunEventRecord[] {
+  function write(writer: UnitWriter): RunEventRecord[] {
     pendingFlush = null;
     // A stopped driver writes nothing more, as if the process had died here; whoever waits
     // on this flush learns that the runtime closed.
@@ -134,7 +149,20 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     const ops = buffer;
     buffer = [];
     written = [];
-    for (const op of ops) op();
+    unit = writer;
+    try {
+      for (const op of ops) op(writer);
+      saveSnapshot(writer);
+    } finally {
+      unit = null;
+    }
+    const committed = written;
+    written = [];
+    return committed;
+  }
+
+  /** The latest snapshot, if it changed since the last write (compare-and-set on the version). */
+  function saveSnapshot(writer: UnitWriter): void {
     if (dirty) {
       dirty = false;
       const latest = actor.getPersistedSnapshot() as unknown as { context: RunContext; value: StateValue };
@@ -143,7 +171,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
         const ctx = latest.context;
         const status = statusOf(latest.value);
         if (TERMINAL.has(status)) failpoint('run.terminal');
-        const saved = store.saveProgress({
+        writer.saveProgress({
           id: runId,
           expected_version: version,
           snapshot: json,
@@ -161,20 +189,10 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           wake_at: status === 'waiting_human' ? wakeAtOf(ctx) : null,
           updated_at: Date.now(),
         });
-        if (!saved) {
-          throw new BatonError(
-            createFailure('run.version_conflict', `Run '${runId}' was written by another runtime`, {
-              details: { expected_version: version },
-            }),
-          );
-        }
         version += 1;
         persistedJson = json;
       }
     }
-    const committed = written;
-    written = [];
-    return committed;
   }
 
   /** Calls whose outcome a run that ended mid-call leaves unknown (see `settleOpenCalls`). */
@@ -252,17 +270,25 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
       return !dirty && buffer.length === 0 && pendingFlush === null && !stopped;
     },
     /** Buffers a write for the next flush. */
-    stage(op: () => void): void {
+    stage(op: (writer: UnitWriter) => void): void {
       buffer.push(op);
     },
     /** Buffers a ledger row; the run's memory shows it at once. */
     stageToolCall(row: ToolCallRow): void {
       memory.ledger.set(row.id, row);
-      buffer.push(() => store.putToolCall(row));
+      buffer.push((writer) => writer.putToolCall(row));
+    },
+    /** Buffers a new approval; the run's memory shows it at once. */
+    stageApproval(row: ApprovalRow): void {
+      memory.approvals.set(row.id, row);
+      buffer.push((writer) => writer.insertApproval(row));
+    },
+    get writer(): UnitWriter {
+      return currentWriter();
     },
     /** Writes a ledger row at once; only for use inside a staged op. */
     writeToolCall(row: ToolCallRow): void {
-      store.putToolCall(row);
+      currentWriter().putToolCall(row);
       memory.ledger.set(row.id, row);
     },
     /** Buffers an event; it is numbered when written (so seq follows commit order) and published once committed. */
@@ -282,7 +308,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
         return Promise.reject(new BatonError(createFailure('run.closed', `Run '${runId}' is no longer driven here`)));
       }
       if (!pendingFlush) {
-        pendingFlush = store.queue.write(write).then((committed) => {
+        pendingFlush = store.write(write, fence).then((committed) => {
           failpoint('commit.publishing');
           hub.publish(committed);
           if (TERMINAL.has(lastStatus) && !dirty && buffer.length === 0) retire(null);

@@ -1,11 +1,13 @@
 /**
- * What a driver remembers of its run: the planner journal and the tool-call ledger. A new run
- * starts empty; a restored run loads both once. Every later write of the run goes through its
- * driver, so these maps stay a complete view and the actors never query the journal again.
+ * What a driver remembers of its run: the planner journal, the tool-call ledger and the
+ * approvals. A new run starts empty; a restored run loads them once. Every later write of the
+ * run goes through its driver (it holds the run's lease), so these maps stay a complete view:
+ * the actors and decisions never query them again, and a unit of work checks its conditions
+ * against them synchronously, on either dialect.
  */
 import type { Usage } from '../../machines/types.js';
 import { decisionSchema, type Decision } from '../planner/types.js';
-import type { Store, ToolCallRow } from '../store/index.js';
+import type { ApprovalRow, Store, ToolCallRow } from '../store/index.js';
 
 /** One journaled planner answer. */
 export interface JournalEntry {
@@ -13,22 +15,15 @@ export interface JournalEntry {
   usage: Usage;
 }
 
-/** Creates the memory of a run, loading it from the store when the run is restored. */
-export function createRunMemory(store: Store, runId: string, restored: boolean) {
+/** The memory of a new run: empty. */
+export function createRunMemory() {
   const journal = new Map<number, JournalEntry>();
   const ledger = new Map<string, ToolCallRow>();
-  if (restored) {
-    for (const row of store.listSteps(runId)) {
-      journal.set(row.step_index, {
-        decision: decisionSchema.parse(JSON.parse(row.decision)),
-        usage: JSON.parse(row.usage) as Usage,
-      });
-    }
-    for (const row of store.listToolCalls(runId)) ledger.set(row.id, row);
-  }
+  const approvals = new Map<string, ApprovalRow>();
   return {
     journal,
     ledger,
+    approvals,
     /** The ledger in step and call order. */
     toolCalls(): ToolCallRow[] {
       return [...ledger.values()].sort((a, b) => a.step_index - b.step_index || a.call_index - b.call_index);
@@ -37,3 +32,22 @@ export function createRunMemory(store: Store, runId: string, restored: boolean) 
 }
 
 export type RunMemory = ReturnType<typeof createRunMemory>;
+
+/** The memory of a restored run, loaded from the store. */
+export async function loadRunMemory(store: Store, runId: string): Promise<RunMemory> {
+  const memory = createRunMemory();
+  const [steps, calls, approvals] = await Promise.all([
+    store.listSteps(runId),
+    store.listToolCalls(runId),
+    store.listApprovals(runId),
+  ]);
+  for (const row of steps) {
+    memory.journal.set(row.step_index, {
+      decision: decisionSchema.parse(JSON.parse(row.decision)),
+      usage: JSON.parse(row.usage) as Usage,
+    });
+  }
+  for (const row of calls) memory.ledger.set(row.id, row);
+  for (const row of approvals) memory.approvals.set(row.id, row);
+  return memory;
+}

@@ -23,6 +23,7 @@ import type { EventHub } from './event-hub.js';
 import { isDeadOwner } from './leases.js';
 import { checkRunRow, parseColumn } from './quarantine.js';
 import { createDriver, wakeAtOf, type DriverDeps, type RunDriver } from './run-driver.js';
+import { loadRunMemory } from './run-memory.js';
 import { createWakeScheduler } from './wake-scheduler.js';
 import type { Run } from './types.js';
 
@@ -42,25 +43,30 @@ export interface RegistryDeps {
   owner: string;
   definition: RunMachineDefinition;
   /** The driver settings other than the registry's own callbacks. */
-  driver: Omit<DriverDeps, 'onSucceeded' | 'onRetired'>;
+  driver: Omit<DriverDeps, 'onSucceeded' | 'onRetired' | 'owner'>;
 }
 
 /** Creates the registry of one runtime. */
 export function createRunRegistry(deps: RegistryDeps) {
   const { store, hub, owner, definition } = deps;
   const live = new Map<string, LiveRun>();
+  /** Loads under way, so two callers loading one run share it (one claim, one driver). */
+  const loading = new Map<string, Promise<LiveRun | undefined>>();
   const readoptions = new Map<string, number>();
   const recoveryFailures = new Map<string, Failure>();
   let closed = false;
 
   const driverDeps: DriverDeps = {
     ...deps.driver,
+    owner,
     onSucceeded(driver) {
       const run = live.get(driver.runId);
-      if (run) stageAnswer(store, driver, run);
+      if (run) stageAnswer(driver, run);
     },
     onRetired(driver, failure) {
-      if (live.get(driver.runId)?.driver === driver) live.delete(driver.runId);
+      // A driver never registered (a new run whose insert failed) is its caller's to report.
+      if (live.get(driver.runId)?.driver !== driver) return;
+      live.delete(driver.runId);
       if (failure && !closed) readopt(driver.runId, failure);
     },
     onIdleWaiting(driver) {
@@ -71,7 +77,7 @@ export function createRunRegistry(deps: RegistryDeps) {
 
   const scheduler = createWakeScheduler({
     store,
-    wake: (runId) => void load(runId, 'wake'),
+    wake: (runId) => load(runId, 'wake').then(() => undefined),
     isLive: (runId) => live.has(runId),
     report: (runId, failure) => recoveryFailures.set(runId, failure),
   });
@@ -81,11 +87,13 @@ export function createRunRegistry(deps: RegistryDeps) {
     const run = live.get(driver.runId);
     if (closed || run?.driver !== driver || !driver.idle || driver.status !== 'waiting_human') return;
     const approvalId = driver.context().pendingApprovalId;
-    const approval = approvalId ? store.getApproval(approvalId) : undefined;
+    const approval = approvalId ? driver.memory.approvals.get(approvalId) : undefined;
     // A decision committed and not yet applied keeps the run here until it is.
     if (approval?.status !== 'pending') return;
     live.delete(driver.runId);
     driver.stop();
+    // Free for whichever runtime the decision reaches first.
+    void store.releaseLease(driver.runId, owner).catch(() => undefined);
     scheduler.consider(wakeAtOf(driver.context()));
   }
 
@@ -94,16 +102,18 @@ export function createRunRegistry(deps: RegistryDeps) {
     const attempts = (readoptions.get(runId) ?? 0) + 1;
     readoptions.set(runId, attempts);
     setImmediate(() => {
-      if (closed) return;
-      if (failure.code !== 'run.version_conflict' && attempts <= MAX_READOPTIONS) {
-        try {
-          const row = store.getRun(runId);
-          if (row && ACTIVE.has(row.status) && !live.has(runId) && resume(row)) return;
-        } catch (error) {
-          failure = toFailure(error, 'store.checkpoint_failed');
+      void (async () => {
+        if (closed) return;
+        if (failure.code !== 'run.version_conflict' && attempts <= MAX_READOPTIONS) {
+          try {
+            const row = await store.getRun(runId);
+            if (row && ACTIVE.has(row.status) && !live.has(runId) && (await resumeOnce(row))) return;
+          } catch (error) {
+            failure = toFailure(error, 'store.checkpoint_failed');
+          }
         }
-      }
-      hub.fail(runId, failure);
+        hub.fail(runId, failure);
+      })();
     });
   }
 
@@ -151,29 +161,52 @@ export function createRunRegistry(deps: RegistryDeps) {
     return null;
   }
 
+  /** `resume`, shared by every caller that loads the same run at the same time. */
+  function resumeOnce(row: RunRow): Promise<LiveRun | undefined> {
+    let pending = loading.get(row.id);
+    if (!pending) {
+      pending = resume(row).finally(() => loading.delete(row.id));
+      loading.set(row.id, pending);
+    }
+    return pending;
+  }
+
   /** Loads a persisted run into this runtime and starts driving it; undefined when another runtime holds it. */
-  function resume(row: RunRow): LiveRun | undefined {
+  async function resume(row: RunRow): Promise<LiveRun | undefined> {
     const snapshot = snapshotToRestore(row);
     const now = Date.now();
-    if (!store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner)) return undefined;
+    const epoch = await store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner);
+    if (epoch === null) return undefined;
+    // Read after the claim: no other runtime writes the run from here on.
+    const [current, lastSeq, memory] = await Promise.all([
+      store.getRun(row.id),
+      store.lastSeq(row.id),
+      loadRunMemory(store, row.id),
+    ]);
+    if (closed || !current || !ACTIVE.has(current.status) || live.has(row.id)) {
+      await store.releaseLease(row.id, owner);
+      return live.get(row.id);
+    }
     const driver = createDriver(driverDeps, row.id, {
       kind: 'restore',
-      snapshot,
-      version: row.version,
-      lastSeq: store.lastSeq(row.id),
+      snapshot: current.version === row.version ? snapshot : snapshotToRestore(current),
+      version: current.version,
+      lastSeq,
+      epoch,
+      memory,
     });
-    const run = register(row, driver);
+    const run = register(current, driver);
     driver.start();
     // Finish what a crash interrupted between two commits.
     if (driver.status === 'pending') driver.actor.send({ type: 'start' });
     if (driver.status === 'waiting_human') {
       const approvalId = driver.context().pendingApprovalId;
-      const approval = approvalId ? store.getApproval(approvalId) : undefined;
+      const approval = approvalId ? memory.approvals.get(approvalId) : undefined;
       if (approval && approval.status !== 'pending') resumeAfterDecision(run, approval);
-      else if (driver.status === 'waiting_human' && row.wake_at !== wakeAtOf(driver.context())) {
+      else if (driver.status === 'waiting_human' && current.wake_at !== wakeAtOf(driver.context())) {
         // A wake-up that is no longer due (stored by an older version, or left behind): set it right.
         const at = wakeAtOf(driver.context());
-        driver.stage(() => store.setWakeAt(row.id, at));
+        driver.stage((writer) => writer.setWakeAt(row.id, at));
         driver.flush().catch(() => undefined);
       }
     }
@@ -181,20 +214,20 @@ export function createRunRegistry(deps: RegistryDeps) {
   }
 
   /** Resumes one run in flight found on open; false when it is not resumed (reported, or driven elsewhere). */
-  function recoverOne(id: string): boolean {
+  async function recoverOne(id: string): Promise<boolean> {
     if (closed || live.has(id)) return false;
-    const row = store.getRun(id);
-    const damage = row ? checkRunRow(row) : null;
-    if (damage) {
-      recoveryFailures.set(id, damage);
-      return false;
-    }
     // One run that cannot be resumed (e.g. saved by a newer machine) must not stop the others.
     try {
-      return row !== undefined && resume(row) !== undefined;
+      const row = await store.getRun(id);
+      const damage = row ? checkRunRow(row) : null;
+      if (damage) {
+        recoveryFailures.set(id, damage);
+        return false;
+      }
+      return row !== undefined && (await resumeOnce(row)) !== undefined;
     } catch (error) {
       recoveryFailures.set(id, toFailure(error));
-      store.releaseLease(id, owner);
+      await store.releaseLease(id, owner).catch(() => undefined);
       return false;
     }
   }
@@ -202,7 +235,7 @@ export function createRunRegistry(deps: RegistryDeps) {
   async function recoverLater(ids: string[]): Promise<void> {
     for (let i = 0; i < ids.length && !closed; i += RECOVER_BATCH) {
       await new Promise((resolve) => setImmediate(resolve));
-      for (const id of ids.slice(i, i + RECOVER_BATCH)) recoverOne(id);
+      await Promise.all(ids.slice(i, i + RECOVER_BATCH).map(recoverOne));
     }
   }
 
@@ -210,16 +243,16 @@ export function createRunRegistry(deps: RegistryDeps) {
    * The state of a run that is in the file and not live here, restored into an actor that is
    * never started (nothing is claimed or written); undefined for a live run. Throws as `load`.
    */
-  function peek(runId: string, eventType: string): SnapshotFrom<RunMachine> | undefined {
+  async function peek(runId: string, eventType: string): Promise<SnapshotFrom<RunMachine> | undefined> {
     if (live.has(runId)) return undefined;
-    const row = loadableRow(runId, eventType);
+    const row = await loadableRow(runId, eventType);
     const snapshot = JSON.parse(snapshotToRestore(row)) as Snapshot<unknown>;
     return createActor(driverDeps.machine, { snapshot, input: undefined as never }).getSnapshot();
   }
 
   /** A run's row if it can be loaded: it exists, is not damaged, and is not finished. */
-  function loadableRow(runId: string, eventType: string): RunRow {
-    const row = store.getRun(runId);
+  async function loadableRow(runId: string, eventType: string): Promise<RunRow> {
+    const row = await store.getRun(runId);
     if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
     const damage = checkRunRow(row);
     if (damage) {
@@ -235,11 +268,11 @@ export function createRunRegistry(deps: RegistryDeps) {
   }
 
   /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
-  function load(runId: string, eventType: string): LiveRun {
+  async function load(runId: string, eventType: string): Promise<LiveRun> {
     const current = live.get(runId);
     if (current) return current;
-    const row = loadableRow(runId, eventType);
-    const run = resume(row);
+    const row = await loadableRow(runId, eventType);
+    const run = live.get(runId) ?? (await resumeOnce(row));
     if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
     return run;
   }
@@ -253,7 +286,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     for (;;) {
       await new Promise((resolve) => setImmediate(resolve));
       if (closed) return;
-      const page = store.waitingRunsPage(after, SWEEP_BATCH);
+      const page = await store.waitingRunsPage(after, SWEEP_BATCH);
       for (const row of page) {
         const problem = checkRunRow(row) ?? machineMismatch(row);
         if (problem) recoveryFailures.set(row.id, problem);
@@ -294,18 +327,20 @@ export function createRunRegistry(deps: RegistryDeps) {
      * returns their ids; arms the wake-ups of the waiting ones, which stay in the file, and
      * checks their rows in the background.
      */
-    recover(): string[] {
+    async recover(): Promise<string[]> {
       const resumed: string[] = [];
       // A row with a status no state has is reported, not skipped.
-      for (const id of store.runIdsWithStatusNotIn(RUN_STATUSES)) {
-        const row = store.getRun(id);
+      for (const id of await store.runIdsWithStatusNotIn(RUN_STATUSES)) {
+        const row = await store.getRun(id);
         if (row) recoveryFailures.set(id, checkRunRow(row)!);
       }
       scheduler.start();
       void sweep();
-      const inFlight = store.inFlightRunIds().filter((id) => !live.has(id));
+      const inFlight = (await store.inFlightRunIds()).filter((id) => !live.has(id));
       // The first batch now; the rest a batch a turn, so a large backlog never holds the loop long.
-      for (const id of inFlight.slice(0, RECOVER_BATCH)) if (recoverOne(id)) resumed.push(id);
+      const first = inFlight.slice(0, RECOVER_BATCH);
+      const done = await Promise.all(first.map(recoverOne));
+      first.forEach((id, i) => done[i] && resumed.push(id));
       const later = inFlight.slice(RECOVER_BATCH);
       if (later.length > 0) void recoverLater(later);
       return [...resumed, ...later];

@@ -70,9 +70,9 @@ export interface Runtime {
   /** Creates a run, commits it, and starts it; resolves once the run is durable. The same idempotency key returns the same run. */
   start(request: StartRequest): Promise<Run>;
   /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure); throws `run.not_found`. */
-  get(runId: string): Run;
+  get(runId: string): Promise<Run>;
   /** Runs, newest first, filtered by status, session and tenant; page with `cursor` (the previous page's `nextCursor`). */
-  list(filter?: RunFilter): { runs: Run[]; nextCursor: string | null };
+  list(filter?: RunFilter): Promise<{ runs: Run[]; nextCursor: string | null }>;
   /**
    * The one way to follow a run: its committed events after `after`, in order and each once,
    * then live ones until the run ends (unless `follow: false`), drafts included; `signal` stops
@@ -83,15 +83,15 @@ export interface Runtime {
   /** Resolves when the run is terminal or waiting for a human (durably); a quarantined run rejects. */
   wait(runId: string): Promise<Run>;
   /** The planner steps of a run: each decision, its usage and its context report. */
-  steps(runId: string): Step[];
+  steps(runId: string): Promise<Step[]>;
   /** The tool-call ledger of a run, in step and call order. */
-  toolCalls(runId: string): ToolCall[];
+  toolCalls(runId: string): Promise<ToolCall[]>;
   /** The trace of a run: steps and timed spans built from its committed events. */
-  trace(runId: string): Trace;
+  trace(runId: string): Promise<Trace>;
   /** Listens to the committed events of every run (and live drafts); returns the unsubscribe function. */
   watch(listener: (event: RunEventRecord) => void): () => void;
   /** The approvals of a run, oldest first. */
-  approvals(runId: string): Approval[];
+  approvals(runId: string): Promise<Approval[]>;
   /** Approves a pending approval: exactly its calls run; for an uncertain call, `resolution` says retry or record as done. */
   approve(
     runId: string,
@@ -114,18 +114,24 @@ export interface Runtime {
    * human stay in the file: a decision, a cancel or their deadline loads them; their rows are
    * checked in the background (damaged ones are reported).
    */
-  recover(): string[];
+  recover(): Promise<string[]>;
   /** Runs that `recover()` found but could not resume (quarantined rows among them), with why. */
   readonly recoveryFailures: ReadonlyMap<string, Failure>;
   /**
    * A page of a run's committed events after `after` (default 0), oldest first, at most `limit`
-   * (default 1,000): the synchronous read of what `events()` replays. Throws `run.not_found`.
+   * (default 1,000): one read of what `events()` replays. Throws `run.not_found`.
    */
-  readEvents(runId: string, opts?: { after?: number; limit?: number }): RunEventRecord[];
+  readEvents(runId: string, opts?: { after?: number; limit?: number }): Promise<RunEventRecord[]>;
   /** Where a run's persisted snapshot stands: how often it was written, its size, its machine. Throws `run.not_found`. */
-  checkpoint(runId: string): Checkpoint;
+  checkpoint(runId: string): Promise<Checkpoint>;
   /** Counters of this runtime since it opened (for benchmarks and monitoring). */
   stats(): RuntimeStats;
+  /**
+   * Resolves once the database is open and, unless `recover: false`, the first batch of runs in
+   * flight is resumed (`recover()`'s first 50); rejects if the database cannot be opened.
+   * Every member waits for it by itself; await it to know the runtime is up.
+   */
+  readonly ready: Promise<void>;
   /** The machine this runtime drives its runs with: Baton's (`baton.run`) or the variant it was given. */
   readonly machine: RunMachineDefinition;
   /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */

@@ -15,7 +15,7 @@ import { batonRunMachine, checkRunMachine } from '../../machines/variants.js';
 import { RUN_STATUSES, TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { BatonError, fail, type Failure } from '../failure.js';
-import { createStore, type RunFilter } from '../store/index.js';
+import { createSqliteStore, isUniqueViolation, sqliteRunStore, type RunFilter } from '../store/index.js';
 import { assertPendingApproval, decideApproval } from './approvals.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { createEventHub } from './event-hub.js';
@@ -23,7 +23,7 @@ import { createExecutorActor } from './executor-actor.js';
 import { failpoint } from './failpoints.js';
 import { deadlineActor, timerActor } from './deadline-actor.js';
 import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
-import { planNewRun, requestDifferences, stageCreation, toNewRow } from './new-run.js';
+import { findCollision, planNewRun, requestDifferences, stageCreation, toNewRow, type Creation } from './new-run.js';
 import { checkRunRow, endQuarantinedRun } from './quarantine.js';
 import { scopeKey } from './tenant-keys.js';
 import { newOwner, retireOwner, startHeartbeat } from './leases.js';
@@ -63,7 +63,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const tools = new Map(options.tools.map((t) => [t.name, t]));
   if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
-  const store = createStore(options.database);
+  const sqlite = createSqliteStore(options.database);
+  const store = sqliteRunStore(sqlite);
   const hub = createEventHub();
   const owner = newOwner();
   let closed = false;
@@ -104,6 +105,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     definition,
     driver: { store, hub, machine, machineVersion: definition.version, inspect: options.inspect },
   });
+
+  /** A run's row, or `run.not_found`. */
+  async function rowOf(runId: string) {
+    const row = await store.getRun(runId);
+    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    return row;
+  }
 
   const follow: FollowContext = {
     store,
@@ -149,9 +157,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
       });
       const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition);
-      const outcome = stageCreation(store, driver, run, row);
-      await driver.flush();
-      const result = outcome();
+      // What the key or the session already holds is read first; a unique index catches the
+      // rest (a run inserted in between), and then it is read again.
+      let result: Creation | null = await findCollision(store, run, row.idempotency_key);
+      if (!result) {
+        stageCreation(driver, run, row);
+        try {
+          await driver.flush();
+          result = { kind: 'created' };
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          result = (await findCollision(store, run, row.idempotency_key)) ?? { kind: 'busy', runId: null };
+        }
+      }
       if (result.kind === 'existing') {
         // The same key is the same request: a different one is a client's mistake, not a retry.
         const differences = requestDifferences(result.row, run);
@@ -178,14 +196,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure). */
-    get(runId: string): Run {
-      const row = store.getRun(runId);
-      if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
-      return registry.withQuarantine(toRun(row));
+    async get(runId: string): Promise<Run> {
+      return registry.withQuarantine(toRun(await rowOf(runId)));
     },
 
     /** Runs, newest first, filtered by status and session; page with `cursor`. */
-    list(filter: RunFilter = {}): { runs: Run[]; nextCursor: string | null } {
+    async list(filter: RunFilter = {}): Promise<{ runs: Run[]; nextCursor: string | null }> {
       const limit = filter.limit ?? 50;
       if (filter.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(filter.status)) {
         fail(
@@ -199,7 +215,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       }
       // A session is named as its client names it, within the filter's tenant (the default one without).
       const sessionId = filter.sessionId === undefined ? undefined : scopeKey(filter.tenantId, filter.sessionId);
-      const rows = store.listRuns({ ...filter, sessionId, limit });
+      const rows = await store.listRuns({ ...filter, sessionId, limit });
       const last = rows[rows.length - 1];
       return {
         runs: rows.map((row) => registry.withQuarantine(toRun(row))),
@@ -213,30 +229,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     /** Resolves when the run is terminal or waiting for a human (durably); a quarantined run rejects. */
-    wait(runId: string): Promise<Run> {
-      const row = registry.has(runId) ? undefined : store.getRun(runId);
+    async wait(runId: string): Promise<Run> {
+      const row = registry.has(runId) ? undefined : await store.getRun(runId);
       const damage = row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
-      if (damage) return Promise.reject(new BatonError(damage));
+      if (damage) throw new BatonError(damage);
       return waitForRun(follow, runId);
     },
 
     /** The planner steps of a run: each decision, its usage and its context report. */
-    steps(runId: string): Step[] {
-      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
-      return store.listSteps(runId).map(toStep);
+    async steps(runId: string): Promise<Step[]> {
+      await rowOf(runId);
+      return (await store.listSteps(runId)).map(toStep);
     },
 
     /** The tool-call ledger of a run, in step and call order. */
-    toolCalls(runId: string): ToolCall[] {
-      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
-      return store.listToolCalls(runId).map((row) => toToolCall(row, tools.get(row.tool)?.risk ?? null));
+    async toolCalls(runId: string): Promise<ToolCall[]> {
+      await rowOf(runId);
+      return (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)?.risk ?? null));
     },
 
     /** The trace of a run: steps and timed spans built from its committed events. */
-    trace(runId: string): Trace {
-      const run = runtime.get(runId);
-      const events = store.listEvents(runId, 0, Number.MAX_SAFE_INTEGER).map(toEvent);
-      return buildTrace(run, store.listSteps(runId).map(toStep), events);
+    async trace(runId: string): Promise<Trace> {
+      const run = await runtime.get(runId);
+      const [events, steps] = await Promise.all([
+        store.listEvents(runId, 0, Number.MAX_SAFE_INTEGER),
+        store.listSteps(runId),
+      ]);
+      return buildTrace(run, steps.map(toStep), events.map(toEvent));
     },
 
     /** Listens to the committed events of every run (and live drafts); returns the unsubscribe function. */
@@ -245,8 +264,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     /** The approvals of a run, oldest first. */
-    approvals(runId: string): Approval[] {
-      return store.listApprovals(runId).map(toApproval);
+    async approvals(runId: string): Promise<Approval[]> {
+      return (await store.listApprovals(runId)).map(toApproval);
     },
 
     /** Approves a pending approval (for an uncertain call, `resolution` says retry or record as done). */
@@ -256,15 +275,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       decision: { by: string; reason?: string; resolution?: UncertainResolution },
     ): Promise<Approval> {
       assertOpen();
-      assertPendingApproval(store, runId, approvalId);
-      if (decision.resolution !== undefined && store.getApproval(approvalId)?.kind !== 'uncertain') {
+      const pending = await assertPendingApproval(store, runId, approvalId);
+      if (decision.resolution !== undefined && pending.kind !== 'uncertain') {
         fail(
           'input.invalid',
           `Approval '${approvalId}' asks whether to run calls: 'resolution' applies only to an uncertain side effect`,
           { details: { resolution: decision.resolution } },
         );
       }
-      const run = registry.load(runId, 'approved');
+      const run = await registry.load(runId, 'approved');
       const row = await decideApproval(env, run, approvalId, {
         approve: true,
         by: decision.by,
@@ -281,8 +300,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       decision: { by: string; reason?: string; terminate?: boolean },
     ): Promise<Approval> {
       assertOpen();
-      assertPendingApproval(store, runId, approvalId);
-      const run = registry.load(runId, 'rejected');
+      await assertPendingApproval(store, runId, approvalId);
+      const run = await registry.load(runId, 'rejected');
       const row = await decideApproval(env, run, approvalId, {
         approve: false,
         by: decision.by,
@@ -296,14 +315,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async cancel(runId: string, opts: { reason?: string } = {}): Promise<Run> {
       assertOpen();
       // A quarantined run cannot be loaded; an operator still ends it, from its row alone.
-      const row = registry.has(runId) ? undefined : store.getRun(runId);
+      const row = registry.has(runId) ? undefined : await store.getRun(runId);
       const damage = row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
       if (row && damage) {
         await endQuarantinedRun(store, hub, row, damage, opts.reason);
         registry.forget(runId);
         return runtime.get(runId);
       }
-      const run = registry.load(runId, 'cancel');
+      const run = await registry.load(runId, 'cancel');
       send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
       await run.driver.flush().catch(() => undefined);
       return runtime.get(runId);
@@ -319,15 +338,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const parsed = runEventSchema.safeParse(event);
       if (!parsed.success) fail('input.invalid', 'Invalid run event', { details: { issues: parsed.error.issues } });
       // A run in the file is asked first: an event it does not take must not even load it.
-      const stored = registry.peek(runId, parsed.data.type);
+      const stored = await registry.peek(runId, parsed.data.type);
       if (stored) refuseUntaken(runId, stored, parsed.data);
-      const run = registry.load(runId, parsed.data.type);
+      const run = await registry.load(runId, parsed.data.type);
       send(run, parsed.data);
       await run.driver.flush();
       return runtime.get(runId);
     },
 
-    recover(): string[] {
+    async recover(): Promise<string[]> {
       assertOpen();
       return registry.recover();
     },
@@ -337,15 +356,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return registry.recoveryFailures;
     },
 
-    readEvents(runId: string, opts: { after?: number; limit?: number } = {}): RunEventRecord[] {
-      if (!store.getRun(runId)) fail('run.not_found', `Run '${runId}' does not exist`);
+    async readEvents(runId: string, opts: { after?: number; limit?: number } = {}): Promise<RunEventRecord[]> {
+      await rowOf(runId);
       const limit = Math.min(Math.max(opts.limit ?? 1_000, 1), 10_000);
-      return store.listEvents(runId, opts.after ?? 0, limit).map(toEvent);
+      return (await store.listEvents(runId, opts.after ?? 0, limit)).map(toEvent);
     },
 
-    checkpoint(runId: string): Checkpoint {
-      const row = store.getRun(runId);
-      if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    async checkpoint(runId: string): Promise<Checkpoint> {
+      const row = await rowOf(runId);
       return {
         version: row.version,
         bytes: Buffer.byteLength(row.snapshot),
@@ -354,11 +372,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     stats(): RuntimeStats {
-      return { commits: store.queue.commits, liveRuns: registry.size, wakeTimers: registry.wakeTimers };
+      return { commits: store.commits, liveRuns: registry.size, wakeTimers: registry.wakeTimers };
     },
 
     /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */
     machine: definition,
+    get ready(): Promise<void> {
+      return ready;
+    },
 
     /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */
     async close(): Promise<void> {
@@ -369,14 +390,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const release of onClose) release();
       onClose.clear();
       await Promise.resolve();
-      store.queue.flushNow();
-      store.releaseLeases(owner);
+      sqlite.queue.flushNow();
+      await store.releaseLeases(owner);
       retireOwner(owner);
-      store.close();
+      await store.close();
     },
   };
-  registerStore(runtime, store);
-  if (options.recover !== false) runtime.recover();
+  registerStore(runtime, sqlite);
+  const ready: Promise<void> = options.recover === false ? Promise.resolve() : runtime.recover().then(() => undefined);
+  // Whoever awaits `ready` sees a failure; nobody else has to.
+  ready.catch(() => undefined);
   return runtime;
 }
 

@@ -15,8 +15,8 @@ const BATCH = 64;
 /** What the scheduler needs from its runtime. */
 export interface WakeDeps {
   store: Store;
-  /** Loads a run into this runtime (throws when it cannot). */
-  wake(runId: string): void;
+  /** Loads a run into this runtime (rejects when it cannot). */
+  wake(runId: string): Promise<void>;
   isLive(runId: string): boolean;
   /** A run that cannot be loaded at all (another machine, a damaged row): reported, not retried. */
   report(runId: string, failure: Failure): void;
@@ -57,7 +57,8 @@ export function createWakeScheduler(deps: WakeDeps) {
     try {
       let after: { wakeAt: number; id: string } | null = null;
       for (;;) {
-        const due = store.dueWaitingRuns(now, after, BATCH);
+        const due = await store.dueWaitingRuns(now, after, BATCH);
+        const waking: Promise<void>[] = [];
         for (const row of due) {
           after = { wakeAt: row.wake_at, id: row.id };
           if (stopped) return;
@@ -67,28 +68,36 @@ export function createWakeScheduler(deps: WakeDeps) {
             if (Number.isFinite(wait)) retryAt = Math.min(retryAt ?? wait, wait);
             continue;
           }
-          try {
-            deps.wake(row.id);
-            notBefore.delete(row.id);
-          } catch (error) {
-            const failure = toFailure(error);
-            if (failure.code === 'run.version_conflict') {
-              const at = now + DEFAULTS.leaseMs;
-              notBefore.set(row.id, at);
-              retryAt = Math.min(retryAt ?? at, at);
-            } else if (failure.code !== 'run.invalid_transition') {
-              notBefore.set(row.id, Number.POSITIVE_INFINITY);
-              deps.report(row.id, failure);
-            }
-          }
+          waking.push(
+            deps.wake(row.id).then(
+              () => void notBefore.delete(row.id),
+              (error: unknown) => {
+                const failure = toFailure(error);
+                if (failure.code === 'run.version_conflict') {
+                  const at = now + DEFAULTS.leaseMs;
+                  notBefore.set(row.id, at);
+                  retryAt = Math.min(retryAt ?? at, at);
+                } else if (failure.code !== 'run.invalid_transition') {
+                  notBefore.set(row.id, Number.POSITIVE_INFINITY);
+                  deps.report(row.id, failure);
+                }
+              },
+            ),
+          );
         }
+        await Promise.all(waking);
         if (due.length < BATCH) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
+    } catch {
+      // The store closed, or failed for a moment: try again within a lease's length.
+      if (stopped) return;
+      retryAt = now + DEFAULTS.leaseMs;
     } finally {
       running = false;
     }
-    const next = store.nextWake(now);
+    if (stopped) return;
+    const next = await store.nextWake(now).catch(() => null);
     const at = next === null ? retryAt : retryAt === null ? next : Math.min(next, retryAt);
     arm(again ? Date.now() : at);
   }
@@ -96,7 +105,7 @@ export function createWakeScheduler(deps: WakeDeps) {
   return {
     /** Arms for the earliest wake-up in the file. */
     start(): void {
-      arm(store.nextWake(-1));
+      void store.nextWake(-1).then(arm, () => undefined);
     },
     /** A run that left memory needs waking at `at` (null: never). */
     consider(at: number | null): void {

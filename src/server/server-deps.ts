@@ -18,7 +18,7 @@ export interface ServerDeps {
   auth: AuthConfig;
   limits: ServerLimits;
   /** The tenant of a run, cached for the stream of every run. */
-  tenantOf: (runId: string) => string | null;
+  tenantOf: (runId: string) => Promise<string | null>;
   slots: StreamSlots;
   tickets: Tickets;
   limiter: RateLimiter;
@@ -40,8 +40,8 @@ export function requireRole(c: Context<AppEnv>, role: Role): Principal {
 }
 
 /** The run, when it exists and the caller's tenant may see it; 404 `run.not_found` in both other cases alike. */
-export function visibleRun(runtime: Runtime, principal: Principal, runId: string): Run {
-  const run = runtime.get(runId);
+export async function visibleRun(runtime: Runtime, principal: Principal, runId: string): Promise<Run> {
+  const run = await runtime.get(runId);
   if (!canSee(principal, run.tenantId)) {
     throw new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`));
   }

@@ -6,7 +6,7 @@
 export { openDatabase, migrate, type OpenDatabase } from './open-database.js';
 export { createCommitQueue, type CommitQueue } from './commit-queue.js';
 export { MIGRATIONS, type Migration } from './migrations.js';
-export { createStore } from './store.js';
+export { createSqliteStore, sqliteRunStore, isUniqueViolation, versionConflict, approvalTaken } from './store.js';
 export type * from './store.js';
 export type { Database } from './schema.js';
 export {

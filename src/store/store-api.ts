@@ -55,12 +55,128 @@ export interface RunFilter {
   cursor?: string | undefined;
 }
 
+/** An approval's decision, as the store writes it. */
+export interface ApprovalDecision {
+  status: ApprovalStatus;
+  resolution: ApprovalResolution | null;
+  by: string;
+  reason: string | null;
+  at: number;
+}
+
 /**
- * Baton's storage: one database file, its commit queue and its statements. Writes run inside a
- * `queue` unit of work (one transaction, one fsync, shared by every run that wrote in it);
- * reads run anywhere. Rows are snake_case, times epoch milliseconds, JSON stored as text.
+ * The writes of one unit of work. Synchronous: SQLite runs each at once inside the shared
+ * transaction; PostgreSQL records them and runs them as one transaction when the unit commits.
+ * A write whose condition fails (a snapshot at another version, an approval no longer pending)
+ * fails the whole unit, and only that unit: its writes are undone, its promise rejects.
+ */
+export interface UnitWriter {
+  /** Creates the session, or touches its `updated_at`. */
+  ensureSession(id: string, now: number): void;
+  /** A new run; an idempotency key or an active session already taken fails the unit (`isUniqueViolation`). */
+  insertRun(row: RunRow): void;
+  /** Writes a transition's snapshot and counters if the row is still at `expected_version` (compare-and-set); else `run.version_conflict`. */
+  saveProgress(progress: RunProgress): void;
+  setAnswer(runId: string, answer: string): void;
+  /** Sets when a run must be loaded again (0: at once). */
+  setWakeAt(id: string, at: number | null): void;
+  /** Journals a planner decision (once per step). */
+  insertStep(row: StepRow): void;
+  /** Inserts or replaces a ledger row. */
+  putToolCall(row: ToolCallRow): void;
+  insertApproval(row: ApprovalRow): void;
+  /** Single use: decides a pending approval; one no longer pending fails the unit (`approval.already_decided`). */
+  decideApproval(id: string, decision: ApprovalDecision): void;
+  /** Records the votes of a still pending approval; one no longer pending fails the unit. */
+  setApprovalVotes(id: string, votes: string): void;
+  insertEvent(row: EventRow): void;
+  /** Stores content by its sha256 (a second put of the same bytes is a no-op). */
+  putArtifact(row: ArtifactRow): void;
+  insertMessage(row: Omit<MessageRow, 'id'>): void;
+}
+
+/** The claim a unit of a run is written under: on PostgreSQL nothing commits once another worker claimed the run since. */
+export interface Fence {
+  runId: string;
+  owner: string;
+  epoch: number;
+}
+
+/**
+ * Baton's storage as the runtime uses it, on either dialect: reads and lease changes are
+ * asynchronous; writes are units of work (`write`) that commit atomically and resolve after
+ * their COMMIT. Rows are snake_case, times epoch milliseconds, JSON stored as text.
  */
 export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Runs `work` in a unit of work and resolves with what it returned once the unit is durable.
+   * On SQLite units queued in one turn share a transaction (one fsync), each in its own
+   * savepoint; on PostgreSQL a run's units commit one after another, each fenced by `fence`.
+   * `work` runs later (when the unit is written), never inside this call.
+   */
+  write<T>(work: (writer: UnitWriter) => T, fence?: Fence): Promise<T>;
+  /** Transactions committed since the store opened. */
+  readonly commits: number;
+  /** Commits what is queued and closes the database. */
+  close(): Promise<void>;
+
+  getRun(id: string): Promise<RunRow | undefined>;
+  findRunByIdempotencyKey(key: string): Promise<RunRow | undefined>;
+  /** The session's one non-terminal run, if any (a unique index keeps it one). */
+  activeRunOfSession(sessionId: string): Promise<RunRow | undefined>;
+  /** Runs newest first, filtered and paged (`RunFilter`). */
+  listRuns(filter: RunFilter): Promise<RunRow[]>;
+  /** Runs whose status is none of `statuses` (damaged rows). */
+  runIdsWithStatusNotIn(statuses: readonly string[]): Promise<string[]>;
+  /** Runs in flight (pending, planning, executing), oldest first: what recovery resumes. */
+  inFlightRunIds(): Promise<string[]>;
+  /** Waiting runs after the `(created_at, id)` cursor, oldest first, a page at a time (an index seek each). */
+  waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): Promise<RunRow[]>;
+  /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor. */
+  dueWaitingRuns(
+    now: number,
+    after: { wakeAt: number; id: string } | null,
+    limit: number,
+  ): Promise<{ id: string; wake_at: number }[]>;
+  /** The earliest wake-up of a waiting run after `now`, if any. */
+  nextWake(now: number): Promise<number | null>;
+
+  /** Takes the lease of a run if it is free, expired, ours, or its owner is known dead; the epoch its writes carry, or null. */
+  claimRun(
+    id: string,
+    owner: string,
+    leaseUntil: number,
+    now: number,
+    isDead: (owner: string) => boolean,
+  ): Promise<number | null>;
+  /** Extends the leases `owner` holds on the given runs (the ones it drives). */
+  renewLeases(owner: string, leaseUntil: number, ids: readonly string[]): Promise<void>;
+  releaseLease(id: string, owner: string): Promise<void>;
+  releaseLeases(owner: string): Promise<void>;
+
+  listSteps(runId: string): Promise<StepRow[]>;
+  getToolCall(id: string): Promise<ToolCallRow | undefined>;
+  /** The ledger of a run, in step and call order. */
+  listToolCalls(runId: string): Promise<ToolCallRow[]>;
+  getApproval(id: string): Promise<ApprovalRow | undefined>;
+  /** The approvals of a run, oldest first. */
+  listApprovals(runId: string): Promise<ApprovalRow[]>;
+  /** A page of a run's events with `seq` above `after`, in order. */
+  listEvents(runId: string, after?: number, limit?: number): Promise<EventRow[]>;
+  /** The highest `seq` of a run (0 without events). */
+  lastSeq(runId: string): Promise<number>;
+  getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
+  /** A session's committed history, oldest first. */
+  listMessages(sessionId: string): Promise<MessageRow[]>;
+}
+
+/**
+ * The SQLite store's synchronous face: one database file, its commit queue and its statements,
+ * for the runtime's SQLite adapter and Baton's own white-box tests. Writes are meant to run
+ * inside a `queue` unit of work; reads run anywhere.
+ */
+export interface SqliteStore {
   /** The open file (its better-sqlite3 handle and Kysely instance). */
   readonly db: OpenDatabase;
   /** The group-commit queue every write goes through. */
@@ -68,81 +184,53 @@ export interface Store {
   /** Commits what is queued and closes the file. */
   close(): void;
 
-  /** Creates the session, or touches its `updated_at`. */
   ensureSession(id: string, now: number): void;
   insertRun(row: RunRow): void;
   getRun(id: string): RunRow | undefined;
   findRunByIdempotencyKey(key: string): RunRow | undefined;
-  /** The session's one non-terminal run, if any (a unique index keeps it one). */
   activeRunOfSession(sessionId: string): RunRow | undefined;
-  /** Runs newest first, filtered and paged (`RunFilter`). */
   listRuns(filter: RunFilter): RunRow[];
-  /** Writes a transition's snapshot and counters if the row is still at `expected_version`; false if not (compare-and-set). */
+  /** Compare-and-set on `version`: false when another writer got there first. */
   saveProgress(progress: RunProgress): boolean;
   setAnswer(runId: string, answer: string): void;
-  /** Runs whose status is none of `statuses` (damaged rows). */
   runIdsWithStatusNotIn(statuses: readonly string[]): string[];
-  /** Runs in flight (pending, planning, executing), oldest first: what recovery resumes. */
   inFlightRunIds(): string[];
-  /** Waiting runs after the `(created_at, id)` cursor, oldest first, a page at a time (an index seek each). */
   waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): RunRow[];
-  /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor. */
   dueWaitingRuns(
     now: number,
     after: { wakeAt: number; id: string } | null,
     limit: number,
   ): { id: string; wake_at: number }[];
-  /** The earliest wake-up of a waiting run after `now`, if any. */
   nextWake(now: number): number | null;
-  /** Sets when a run must be loaded again (0: at once). */
   setWakeAt(id: string, at: number | null): void;
-
-  /** Takes the lease of a run if it is free, expired, ours, or its owner is known dead. */
-  claimRun(id: string, owner: string, leaseUntil: number, now: number, isDead: (owner: string) => boolean): boolean;
-  /** Extends the leases `owner` holds on the given runs (the ones it drives). */
+  /** The epoch of the claim, or null when another live owner holds the run. */
+  claimRun(
+    id: string,
+    owner: string,
+    leaseUntil: number,
+    now: number,
+    isDead: (owner: string) => boolean,
+  ): number | null;
   renewLeases(owner: string, leaseUntil: number, ids: readonly string[]): void;
   releaseLease(id: string, owner: string): void;
   releaseLeases(owner: string): void;
-
-  /** Journals a planner decision (once per step). */
   insertStep(row: StepRow): void;
   listSteps(runId: string): StepRow[];
-
   getToolCall(id: string): ToolCallRow | undefined;
-  /** Inserts or replaces a ledger row. */
   putToolCall(row: ToolCallRow): void;
-  /** The ledger of a run, in step and call order. */
   listToolCalls(runId: string): ToolCallRow[];
-
   insertApproval(row: ApprovalRow): void;
   getApproval(id: string): ApprovalRow | undefined;
-  /** Single use: only a pending approval can be decided; returns false otherwise. */
-  decideApproval(
-    id: string,
-    decision: {
-      status: ApprovalStatus;
-      resolution: ApprovalResolution | null;
-      by: string;
-      reason: string | null;
-      at: number;
-    },
-  ): boolean;
-  /** Records the votes of a still pending approval; returns false once it is decided. */
+  /** Single use: only a pending approval can be decided; false otherwise. */
+  decideApproval(id: string, decision: ApprovalDecision): boolean;
+  /** False once the approval is decided. */
   setApprovalVotes(id: string, votes: string): boolean;
-  /** The approvals of a run, oldest first. */
   listApprovals(runId: string): ApprovalRow[];
-
   insertEvent(row: EventRow): void;
-  /** A page of a run's events with `seq` above `after`, in order. */
   listEvents(runId: string, after?: number, limit?: number): EventRow[];
-  /** The highest `seq` of a run (0 without events). */
   lastSeq(runId: string): number;
-
-  /** Stores content by its sha256 (a second put of the same bytes is a no-op). */
   putArtifact(row: ArtifactRow): void;
   getArtifact(sha256: string): ArtifactRow | undefined;
-
   insertMessage(row: Omit<MessageRow, 'id'>): void;
-  /** A session's committed history, oldest first. */
   listMessages(sessionId: string): MessageRow[];
 }

@@ -29,10 +29,14 @@ export class PathMismatchError extends Error {}
 const SETTLE_MS = 5_000;
 const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
 
-async function poll<T>(read: () => T, ok: (value: T) => boolean, describe: (value: T) => string): Promise<T> {
+async function poll<T>(
+  read: () => T | Promise<T>,
+  ok: (value: T) => boolean,
+  describe: (value: T) => string,
+): Promise<T> {
   const deadline = Date.now() + SETTLE_MS;
   for (;;) {
-    const value = read();
+    const value = await read();
     if (ok(value)) return value;
     if (Date.now() > deadline) throw new PathMismatchError(describe(value));
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -56,7 +60,7 @@ export async function runPath(
       ...(options.machine ? { machine: options.machine } : {}),
     });
   let runtime: Runtime = open();
-  if (runtime.list({ limit: 1 }).runs.length > 0) {
+  if ((await runtime.list({ limit: 1 })).runs.length > 0) {
     await runtime.close();
     throw new Error(`runPath needs a fresh database file: '${options.database}' already has runs`);
   }
@@ -98,10 +102,10 @@ export async function runPath(
       throw new PathMismatchError(`${where}: pending approval is ${persisted.pendingApprovalId ?? 'none'}`);
     }
     if (persisted.pendingApprovalId) {
-      const approval = runtime.approvals(run.id).find((a) => a.id === persisted.pendingApprovalId);
+      const approval = (await runtime.approvals(run.id)).find((a) => a.id === persisted.pendingApprovalId);
       if (approval?.status !== 'pending') throw new PathMismatchError(`${where}: the pending approval is not open`);
     }
-    checkLedger(runtime, run.id, scenario.effects, where);
+    await checkLedger(runtime, run.id, scenario.effects, where);
   };
 
   /** Takes the next actor at its gate, checking it is the one the step expects. */
@@ -137,7 +141,7 @@ export async function runPath(
             break; // The persisted deadline fires while the actor is held.
           case 'approved': {
             // An uncertain side effect is run again; an ordinary approval takes no resolution.
-            const waiting = runtime.get(run.id);
+            const waiting = await runtime.get(run.id);
             await runtime.approve(run.id, waiting.pendingApprovalId!, {
               by: event.by ?? 'model',
               ...(waiting.waitReason === 'uncertain_side_effect' ? { resolution: 'retry' as const } : {}),
@@ -145,7 +149,7 @@ export async function runPath(
             break;
           }
           case 'rejected':
-            await runtime.reject(run.id, runtime.get(run.id).pendingApprovalId!, {
+            await runtime.reject(run.id, (await runtime.get(run.id)).pendingApprovalId!, {
               by: event.by ?? 'model',
               terminate: event.terminate,
             });
@@ -177,20 +181,20 @@ export async function runPath(
     held?.release();
     for (let n = 0; n < 20; n += 1) {
       const now = await poll(
-        () => ({ held: gates.held, status: runtime.get(run.id).status }),
+        async () => ({ held: gates.held, status: (await runtime.get(run.id)).status }),
         (v) => v.held > 0 || SETTLED.has(v.status),
         (v) => `drain: the run neither settles nor moves (status ${v.status})`,
       );
       if (now.held === 0) break;
       (await gates.next(SETTLE_MS)).release();
     }
-    checkLedger(runtime, run.id, scenario.effects, 'after the drain');
+    await checkLedger(runtime, run.id, scenario.effects, 'after the drain');
     return {
       runId: run.id,
-      states: statesOf(runtime, run.id),
-      final: runtime.get(run.id),
+      states: await statesOf(runtime, run.id),
+      final: await runtime.get(run.id),
       effects: [...scenario.effects],
-      ledger: runtime.toolCalls(run.id).map((call) => `${call.tool}:${call.status}`),
+      ledger: (await runtime.toolCalls(run.id)).map((call) => `${call.tool}:${call.status}`),
       restarts,
     };
   } finally {
@@ -198,8 +202,8 @@ export async function runPath(
   }
 }
 
-function statesOf(runtime: Runtime, runId: string): string[] {
-  const events = runtime.readEvents(runId, { limit: 10_000 });
+async function statesOf(runtime: Runtime, runId: string): Promise<string[]> {
+  const events = await runtime.readEvents(runId, { limit: 10_000 });
   events.forEach((event, i) => {
     if (event.seq !== i + 1) throw new PathMismatchError(`event ${i + 1} of run '${runId}' has seq ${event.seq}`);
   });
@@ -207,10 +211,10 @@ function statesOf(runtime: Runtime, runId: string): string[] {
 }
 
 /** The ledger and the outside world agree, no effect happened twice, approved calls ran. */
-function checkLedger(runtime: Runtime, runId: string, effects: string[], where: string): void {
+async function checkLedger(runtime: Runtime, runId: string, effects: string[], where: string): Promise<void> {
   if (new Set(effects).size !== effects.length) throw new PathMismatchError(`${where}: an effect happened twice`);
-  const rows = runtime.toolCalls(runId);
-  for (const approval of runtime.approvals(runId)) {
+  const rows = await runtime.toolCalls(runId);
+  for (const approval of await runtime.approvals(runId)) {
     if (approval.status !== 'approved' || approval.kind !== 'tool') continue;
     for (const id of approval.toolCallIds) {
       const status = rows.find((row) => row.id === id)?.status;

@@ -28,9 +28,9 @@ function summaryOf(stdout: string) {
 }
 
 /** The run as a runtime opened on the demo's database reports it. */
-function storedRun(db: string, runId: string) {
+async function storedRun(db: string, runId: string) {
   const runtime = openRuntime({ database: db, planner: createScriptedPlanner([]), tools: [], recover: false });
-  return { run: runtime.get(runId), approvals: runtime.approvals(runId) };
+  return { run: await runtime.get(runId), approvals: await runtime.approvals(runId) };
 }
 
 function files(dir: string): string[] {
@@ -62,7 +62,7 @@ describe('baton demo', () => {
     expect(files(join(configs, ARCHIVE_DIR))).toEqual(STALE);
     expect(files(configs)).toEqual(FRESH);
 
-    const { run, approvals } = storedRun(db, summary.runId);
+    const { run, approvals } = await storedRun(db, summary.runId);
     expect(run.status).toBe('succeeded');
     expect(run.answer).toBe(summary.answer);
     expect(approvals).toHaveLength(1);
@@ -79,7 +79,7 @@ describe('baton demo', () => {
     expect(files(configs)).toEqual([...STALE, ...FRESH].sort());
     expect(readdirSync(configs)).not.toContain(ARCHIVE_DIR);
 
-    const { run, approvals } = storedRun(db, summary.runId);
+    const { run, approvals } = await storedRun(db, summary.runId);
     expect(run).toMatchObject({ status: 'succeeded', stopReason: null, answer: summary.answer });
     expect(approvals[0]).toMatchObject({ status: 'rejected', reason: 'rejected with --reject' });
   });
@@ -109,7 +109,7 @@ describe('baton demo', () => {
     expect(summary).toMatchObject({ type: 'summary', run: { status: 'succeeded', usage: { llm_calls: 4 } } });
     const reported = summary.run as { id: string; status: string; answer: string; session_id: string };
 
-    const { run } = storedRun(db, reported.id);
+    const { run } = await storedRun(db, reported.id);
     expect(run).toMatchObject({ status: reported.status, answer: reported.answer, sessionId: reported.session_id });
   });
 
@@ -123,8 +123,8 @@ describe('baton demo', () => {
     expect(summaryOf(second.stdout).status).toBe('succeeded');
     expect(files(join(second.configs, ARCHIVE_DIR))).toEqual(STALE);
     expect(files(second.configs)).toEqual(FRESH);
-    const a = storedRun(first.db, summaryOf(first.stdout).runId).run;
-    const b = storedRun(second.db, summaryOf(second.stdout).runId).run;
+    const a = (await storedRun(first.db, summaryOf(first.stdout).runId)).run;
+    const b = (await storedRun(second.db, summaryOf(second.stdout).runId)).run;
     expect(b.sessionId).not.toBe(a.sessionId);
   });
 });

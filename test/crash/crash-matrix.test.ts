@@ -173,7 +173,7 @@ async function runCell(point: Point, effect: Effect, mode: Mode): Promise<string
       tools: createWorldTools(scenario.effects),
     });
     try {
-      const runs = runtime.list().runs;
+      const runs = (await runtime.list()).runs;
       if (runs.length !== 1) return [...problems, `${runs.length} runs in the file`];
       const runId = runs[0]!.id;
       const { run, actions } = await drainRun(runtime, runId, scenario.effects);

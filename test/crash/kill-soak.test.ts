@@ -96,10 +96,10 @@ describe('kill soak', () => {
             problems.push(`run #${index} was never created`);
             continue;
           }
-          const run = runtime.get(row.id);
+          const run = await runtime.get(row.id);
           const say = (text: string) => problems.push(`run #${index} (${row.id}): ${text}`);
           for (const problem of await runProblems(runtime, row.id, effects)) say(problem);
-          const approvals = runtime.approvals(row.id);
+          const approvals = await runtime.approvals(row.id);
           uncertain += approvals.filter((a) => a.kind === 'uncertain').length;
           if (run.status === 'failed') {
             // The only way a soak run may fail: the approver ended it.

@@ -81,9 +81,9 @@ describe('fromBatonRun', () => {
       },
     });
     const actor = createActor(parent).start();
-    await expect.poll(() => runtime.list().runs[0]?.status, { timeout: 20_000 }).toBe('waiting_human');
-    const runId = runtime.list().runs[0]!.id;
-    await runtime.reject(runId, runtime.get(runId).pendingApprovalId!, { by: 'ops', terminate: true });
+    await expect.poll(async () => (await runtime.list()).runs[0]?.status, { timeout: 20_000 }).toBe('waiting_human');
+    const runId = (await runtime.list()).runs[0]!.id;
+    await runtime.reject(runId, (await runtime.get(runId)).pendingApprovalId!, { by: 'ops', terminate: true });
     await expect.poll(() => actor.getSnapshot().value, { timeout: 20_000 }).toBe('held');
     expect(seen[0]).toBe('run.created');
     expect(seen).toContain('approval_request');

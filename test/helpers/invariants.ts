@@ -34,11 +34,11 @@ export async function runProblems(
 ): Promise<string[]> {
   const problems: string[] = [];
   const say = (text: string) => problems.push(`run ${runId}: ${text}`);
-  const run = runtime.get(runId);
+  const run = await runtime.get(runId);
 
   // Terminal, or resumably waiting on an approval that exists.
   if (run.status === 'waiting_human') {
-    const pending = runtime.approvals(runId).find((a) => a.id === run.pendingApprovalId);
+    const pending = (await runtime.approvals(runId)).find((a) => a.id === run.pendingApprovalId);
     if (pending?.status !== 'pending') say(`waits for approval '${run.pendingApprovalId}', which is not pending`);
   } else if (!TERMINAL.has(run.status)) {
     say(`ends in status '${run.status}', neither terminal nor waiting for a human`);

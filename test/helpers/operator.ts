@@ -17,8 +17,8 @@ export function operatorDecision(approval: Approval, effectsFile: string): Opera
 }
 
 /** The pending approval a waiting run is blocked on, if the run says so and the approval exists. */
-export function pendingApproval(runtime: Runtime, run: Run): Approval | undefined {
-  return runtime.approvals(run.id).find((a) => a.id === run.pendingApprovalId && a.status === 'pending');
+export async function pendingApproval(runtime: Runtime, run: Run): Promise<Approval | undefined> {
+  return (await runtime.approvals(run.id)).find((a) => a.id === run.pendingApprovalId && a.status === 'pending');
 }
 
 /** `runtime.wait`, but a run that never settles fails with a message instead of hanging. */
@@ -44,7 +44,7 @@ export async function drainRun(
   const actions: OperatorAction[] = [];
   let run = await waitAtMost(runtime, runId, limits.waitMs ?? 10_000);
   for (let round = 0; round < (limits.rounds ?? 20) && run.status === 'waiting_human'; round += 1) {
-    const approval = pendingApproval(runtime, run);
+    const approval = await pendingApproval(runtime, run);
     if (!approval) break;
     const action = operatorDecision(approval, effectsFile);
     await runtime.approve(runId, approval.id, {

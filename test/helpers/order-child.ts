@@ -78,7 +78,7 @@ actor.start();
 if (mode === 'first') {
   for (;;) {
     const runId = actor.getSnapshot().context.runId;
-    const run = runId ? runtime.get(runId) : undefined;
+    const run = runId ? await runtime.get(runId) : undefined;
     if (run?.status === 'waiting_human') {
       persist();
       process.stdout.write(`${JSON.stringify({ waiting: runId })}\n`);
@@ -102,7 +102,7 @@ if (mode === 'first') {
     if (actor.getSnapshot().status === 'done') resolve();
   });
   const done = actor.getSnapshot();
-  const runs = runtime.list({ limit: 200 }).runs.map((run) => run.id);
+  const runs = (await runtime.list({ limit: 200 })).runs.map((run) => run.id);
   process.stdout.write(`${JSON.stringify({ state: done.value, context: done.context, runs })}\n`);
   await runtime.close();
 }

@@ -18,7 +18,9 @@ export function openRuntime(options: RuntimeOptions): Runtime {
 /** Closes a runtime and opens a new one on the same file (which resumes its runs). */
 export async function restart(runtime: Runtime, options: RuntimeOptions): Promise<Runtime> {
   await runtime.close();
-  return openRuntime(options);
+  const reopened = openRuntime(options);
+  await reopened.ready;
+  return reopened;
 }
 
 /** Collects every committed event of a run (not following). */

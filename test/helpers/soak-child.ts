@@ -43,7 +43,7 @@ const codeOf = (error: unknown) => String((error as { code?: unknown }).code ?? 
 
 /** Decides the approval a run waits for, as the seeded approver would. */
 async function decide(index: number, run: Run): Promise<void> {
-  const approval = pendingApproval(runtime, run);
+  const approval = await pendingApproval(runtime, run);
   if (!approval) {
     // Decided, and the run is being resumed: wait for it again.
     await sleep(20);

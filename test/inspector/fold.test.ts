@@ -55,7 +55,7 @@ describe('event fold', () => {
     await runtime.wait(run.id);
     const events = await wireEvents(runtime, run.id);
     const state = checkEverySeq(events);
-    const done = runtime.get(run.id);
+    const done = await runtime.get(run.id);
     expect(state).toMatchObject({ status: 'succeeded', answer: 'wrote 3', input: 'write:3' });
     expect(state.usage).toEqual({
       steps: done.usage.steps,
@@ -64,7 +64,7 @@ describe('event fold', () => {
       tokens: done.usage.tokens,
       costUsd: done.usage.costUsd,
     });
-    const ledger = runtime.toolCalls(run.id);
+    const ledger = await runtime.toolCalls(run.id);
     expect(Object.values(state.calls).map((c) => [c.id, c.tool, c.status, c.attempts, c.effect])).toEqual(
       ledger.map((c) => [c.id, c.tool, c.status, c.attempts, c.effect]),
     );
@@ -136,7 +136,7 @@ describe('event fold after a crash (SIGKILL of a child process mid-call)', () =>
       planner: crashPlanner(tool),
       tools: createWorld(files.effects).all(),
     });
-    const runId = runtime.list().runs[0]!.id;
+    const runId = (await runtime.list()).runs[0]!.id;
     await runtime.wait(runId);
     return { runtime, runId, effects: files.effects };
   }

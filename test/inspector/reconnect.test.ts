@@ -103,7 +103,7 @@ describe('inspector after a crash mid-call', () => {
     });
     const listening = await createServer({ runtime, auth: { tokens: [] } }).listen({ host: '127.0.0.1', port: 0 });
     try {
-      const runId = runtime.list().runs[0]!.id;
+      const runId = (await runtime.list()).runs[0]!.id;
       await runtime.wait(runId);
       const watched = await openPage(listening.url);
       const { page } = watched;

@@ -56,7 +56,7 @@ describe('inspector replay (Chromium)', () => {
     const waiting = await call('GET', `/v1/runs/${runId}`);
     await call('POST', `/v1/runs/${runId}/approvals/${waiting.body.pending_approval_id}`, { decision: 'approve' });
     await server.runtime.wait(runId);
-    expect(server.runtime.get(runId).status).toBe('succeeded');
+    expect((await server.runtime.get(runId)).status).toBe('succeeded');
     const events: StoredEvent[] = storeOf(server.runtime)
       .listEvents(runId, 0, 10_000)
       .map((row) => ({ seq: row.seq, type: row.type, data: JSON.parse(row.data) as Record<string, unknown> }));
@@ -74,8 +74,8 @@ describe('inspector replay (Chromium)', () => {
     const before = {
       requests: watched.requests.length,
       plannerCalls,
-      ledger: JSON.stringify(server.runtime.toolCalls(runId)),
-      steps: server.runtime.steps(runId).length,
+      ledger: JSON.stringify(await server.runtime.toolCalls(runId)),
+      steps: (await server.runtime.steps(runId)).length,
     };
     const scrubber = page.locator('[data-testid=scrubber]');
     expect(await scrubber.getAttribute('max')).toBe(String(events.length));
@@ -101,8 +101,8 @@ describe('inspector replay (Chromium)', () => {
     // Nothing left the page, and nothing ran again.
     expect(watched.requests.length).toBe(before.requests);
     expect(plannerCalls).toBe(before.plannerCalls);
-    expect(JSON.stringify(server.runtime.toolCalls(runId))).toBe(before.ledger);
-    expect(server.runtime.steps(runId)).toHaveLength(before.steps);
+    expect(JSON.stringify(await server.runtime.toolCalls(runId))).toBe(before.ledger);
+    expect(await server.runtime.steps(runId)).toHaveLength(before.steps);
     expect(watched.pageErrors).toEqual([]);
     expect(watched.consoleErrors).toEqual([]);
   });

@@ -73,10 +73,10 @@ async function holdIn(status: Exclude<RunStatus, 'pending'>) {
     const executor = await gates.next();
     if (status !== 'executing') executor.release();
   }
-  for (let i = 0; i < 200 && runtime.get(runId).status !== status; i += 1) {
+  for (let i = 0; i < 200 && (await runtime.get(runId)).status !== status; i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  expect(runtime.get(runId).status).toBe(status);
+  expect((await runtime.get(runId)).status).toBe(status);
   return { runtime, runId };
 }
 
@@ -143,7 +143,7 @@ describe('illegal events', () => {
     try {
       await expect(runtime.send(runId, { type: 'approved' })).rejects.toMatchObject({ code: 'input.invalid' });
       await expect(runtime.send(runId, { type: 'fly' })).rejects.toMatchObject({ code: 'input.invalid' });
-      expect(runtime.get(runId).status).toBe('waiting_human');
+      expect((await runtime.get(runId)).status).toBe('waiting_human');
     } finally {
       await runtime.close();
     }

@@ -38,22 +38,22 @@ describe('runtime API for services', () => {
     await expect.poll(() => runtime.stats().liveRuns).toBe(0);
     expect(runtime.stats().commits).toBeGreaterThan(before.commits);
 
-    const all = runtime.readEvents(run.id);
+    const all = await runtime.readEvents(run.id);
     const following: RunEventRecord[] = [];
     for await (const event of runtime.events(run.id, { follow: false })) following.push(event);
     expect(all).toEqual(following);
-    expect(runtime.readEvents(run.id, { after: 2, limit: 3 })).toEqual(all.slice(2, 5));
-    expect(runtime.readEvents(run.id, { after: all.length })).toEqual([]);
+    expect(await runtime.readEvents(run.id, { after: 2, limit: 3 })).toEqual(all.slice(2, 5));
+    expect(await runtime.readEvents(run.id, { after: all.length })).toEqual([]);
 
     const row = storeOf(runtime).getRun(run.id)!;
-    expect(runtime.checkpoint(run.id)).toEqual({
+    expect(await runtime.checkpoint(run.id)).toEqual({
       version: row.version,
       bytes: Buffer.byteLength(row.snapshot),
       machine: { name: 'baton.run', version: MACHINE_VERSION },
     });
-    expect(() => runtime.checkpoint('run_missing')).toThrow(/does not exist/);
-    expect(() => runtime.list({ status: 'done' as never })).toThrow(/Unknown status 'done'/);
-    expect(() => runtime.readEvents('run_missing')).toThrow(/does not exist/);
+    await expect(runtime.checkpoint('run_missing')).rejects.toThrow(/does not exist/);
+    await expect(runtime.list({ status: 'done' as never })).rejects.toThrow(/Unknown status 'done'/);
+    await expect(runtime.readEvents('run_missing')).rejects.toThrow(/does not exist/);
 
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
     await runtime.wait(run.id);
@@ -67,9 +67,9 @@ describe('runtime API for services', () => {
     await runtime.start({ input: 'b', context: { tenant_id: 'globex' } });
     await runtime.start({ input: 'c' });
     expect(a.tenantId).toBe('acme');
-    expect(runtime.list({ tenantId: 'acme' }).runs.map((r) => r.id)).toEqual([a.id]);
-    expect(runtime.list({ tenantId: 'nobody' }).runs).toEqual([]);
-    expect(runtime.list().runs).toHaveLength(3);
+    expect((await runtime.list({ tenantId: 'acme' })).runs.map((r) => r.id)).toEqual([a.id]);
+    expect((await runtime.list({ tenantId: 'nobody' })).runs).toEqual([]);
+    expect((await runtime.list()).runs).toHaveLength(3);
   });
 
   it('reports the ledger and a trace with timed spans', async () => {
@@ -77,7 +77,7 @@ describe('runtime API for services', () => {
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice', reason: 'ok' });
     await runtime.wait(run.id);
-    const calls = runtime.toolCalls(run.id);
+    const calls = await runtime.toolCalls(run.id);
     expect(calls.map((c) => [c.tool, c.status, c.attempts])).toEqual([
       ['world.read', 'succeeded', 1],
       ['world.unsafe', 'succeeded', 1],
@@ -85,7 +85,7 @@ describe('runtime API for services', () => {
     expect(calls[0]!.args).toEqual({ value: 'look' });
     expect(calls[0]!.result).toMatchObject({ status: 'ok', content: { value: 'look' } });
 
-    const trace = runtime.trace(run.id);
+    const trace = await runtime.trace(run.id);
     expect(trace.run.status).toBe('succeeded');
     expect(trace.steps).toHaveLength(3);
     expect(trace.steps[0]!.context).toMatchObject({ included: 1, dropped: 0 });
@@ -97,7 +97,7 @@ describe('runtime API for services', () => {
     const approval = trace.spans.find((s) => s.kind === 'approval')!;
     expect(approval.attributes).toMatchObject({ decision: 'approved', by: 'alice' });
     expect(trace.spans.find((s) => s.name === 'tool world.unsafe')!.attributes.args).toBe('{"value":"send"}');
-    expect(() => runtime.trace('run_missing')).toThrow(expect.objectContaining({ code: 'run.not_found' }));
+    await expect(runtime.trace('run_missing')).rejects.toThrow(expect.objectContaining({ code: 'run.not_found' }));
   });
 
   it('lets a service watch the committed events of every run', async () => {

@@ -33,7 +33,7 @@ describe('approvals', () => {
     expect(run.status).toBe('waiting_human');
     expect(run.waitReason).toBe('approval');
     expect(readEffects(effects)).toEqual([]);
-    const [approval] = runtime.approvals(run.id);
+    const [approval] = await runtime.approvals(run.id);
     expect(approval).toMatchObject({ id: run.pendingApprovalId, status: 'pending', kind: 'tool' });
     expect(approval!.toolCallIds).toEqual([`${run.id}.s0.c1`]);
 
@@ -82,7 +82,7 @@ describe('approvals', () => {
     ]);
     expect((await runtime.wait(run.id)).status).toBe('succeeded');
     expect(readEffects(effects).filter((e) => e.tool === 'world.unsafe')).toHaveLength(1);
-    expect(runtime.approvals(run.id)).toHaveLength(1);
+    expect(await runtime.approvals(run.id)).toHaveLength(1);
   });
 
   it('tells the model about a rejection and runs none of the step', async () => {
@@ -122,7 +122,7 @@ describe('approvals', () => {
       code: 'approval.not_found',
     });
     await expect(runtime.approve('run_nope', 'nope', { by: 'x' })).rejects.toMatchObject({ code: 'run.not_found' });
-    expect(runtime.get(a.id).status).toBe('waiting_human');
+    expect((await runtime.get(a.id)).status).toBe('waiting_human');
     expect(readEffects(effects)).toEqual([]);
   });
 });

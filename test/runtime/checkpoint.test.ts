@@ -35,7 +35,7 @@ describe('checkpoint failures', () => {
     const run = await runtime.start({ input: 'x' });
     await sleep(100);
     expect(effects).toEqual(['send 1']);
-    expect(runtime.get(run.id).status).toBe('executing');
+    expect((await runtime.get(run.id)).status).toBe('executing');
     // The durable state wins: the run is reloaded from the file before anything else is done to it.
     expect(await runtime.cancel(run.id)).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
     expect(effects).toEqual(['send 1']);

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { createScriptedPlanner, defineTool } from '../../src/index.js';
 import { buildContext, createTranscript } from '../../src/runtime/context-builder.js';
 import { storeOf } from '../../src/runtime/internals.js';
-import { createRunMemory, type RunMemory } from '../../src/runtime/run-memory.js';
+import { loadRunMemory, type RunMemory } from '../../src/runtime/run-memory.js';
+import { sqliteRunStore } from '../../src/store/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 
@@ -66,7 +67,7 @@ function countedMemory(memory: RunMemory) {
 describe('context of a long run', () => {
   it('stays within the budget, leaving out the oldest steps, with reports that do not grow', async () => {
     const { runtime, runId } = await longRun(1_000);
-    const steps = runtime.steps(runId);
+    const steps = await runtime.steps(runId);
     expect(steps).toHaveLength(STEPS + 1);
     for (const step of steps) expect(step.context!.estimatedTokens).toBeLessThanOrEqual(BUDGET);
     const last = steps.at(-1)!.context!;
@@ -84,7 +85,7 @@ describe('context of a long run', () => {
 
   it('reads each past call once over the whole run and builds what a build from scratch builds', async () => {
     const { runtime, runId } = await longRun(1_000);
-    const stored = createRunMemory(storeOf(runtime), runId, true);
+    const stored = await loadRunMemory(sqliteRunStore(storeOf(runtime)), runId);
     const { memory, reads } = countedMemory(stored);
     const run = { id: runId, input: 'read every page' };
     const transcript = createTranscript();

@@ -43,7 +43,7 @@ async function thrown(promise: Promise<unknown> | (() => unknown)): Promise<Bato
 }
 
 async function expectOthersUnharmed(runtime: Runtime, good: string) {
-  const waiting = runtime.get(good);
+  const waiting = await runtime.get(good);
   expect(waiting.status).toBe('waiting_human');
   await runtime.approve(good, waiting.pendingApprovalId!, { by: 'ops' });
   expect(await runtime.wait(good)).toMatchObject({ status: 'succeeded' });
@@ -60,9 +60,9 @@ describe('corrupt rows', () => {
         code: 'store.corrupt_row',
         details: { run_id: bad, column: 'context' },
       });
-    const listed = runtime.list().runs;
+    const listed = (await runtime.list()).runs;
     expect(listed.map((r) => r.id).sort()).toEqual([bad, good].sort());
-    const corrupt = runtime.get(bad);
+    const corrupt = await runtime.get(bad);
     expect(corrupt.failure).toMatchObject({ code: 'store.corrupt_row', details: { column: 'context' } });
     expect(corrupt.failure?.message).toContain(bad);
     expect((await thrown(runtime.wait(bad))).failure.code).toBe('store.corrupt_row');
@@ -113,11 +113,12 @@ describe('corrupt rows', () => {
     const { files, options, bad, good } = await twoWaitingRuns();
     edit(files.db, 'update runs set status = ? where id = ?', 'sleeping', bad);
     const runtime = openRuntime(options);
+    await runtime.ready;
     expect(runtime.recoveryFailures.get(bad)).toMatchObject({
       code: 'store.corrupt_row',
       details: { column: 'status' },
     });
-    expect(runtime.get(bad).failure).toMatchObject({ code: 'store.corrupt_row' });
+    expect((await runtime.get(bad)).failure).toMatchObject({ code: 'store.corrupt_row' });
     await expectOthersUnharmed(runtime, good);
     expect(await runtime.cancel(bad)).toMatchObject({ status: 'failed' });
   });
@@ -132,7 +133,10 @@ describe('corrupt rows', () => {
     const run = await runtime.start({ input: 'x' });
     await runtime.wait(run.id);
     edit(files.db, 'update runs set failure = ? where id = ?', 'nope{', run.id);
-    expect(runtime.get(run.id).failure).toMatchObject({ code: 'store.corrupt_row', details: { column: 'failure' } });
-    expect(runtime.list().runs).toHaveLength(1);
+    expect((await runtime.get(run.id)).failure).toMatchObject({
+      code: 'store.corrupt_row',
+      details: { column: 'failure' },
+    });
+    expect((await runtime.list()).runs).toHaveLength(1);
   });
 });

@@ -24,7 +24,7 @@ async function crashAndReopen(scenario: CrashScenario, point: KillPoint | null, 
     planner: crashPlanner(scenario.tool),
     tools: createWorld(scenario.effects, { risk: scenario.risk ?? 'low' }).all(),
   });
-  const [run] = runtime.list().runs;
+  const [run] = (await runtime.list()).runs;
   expect(run).toBeDefined();
   return { runtime, runId: run!.id };
 }
@@ -109,9 +109,9 @@ describe('crash recovery (SIGKILL of a child process)', () => {
     const run = await runtime.wait(runId);
     expect(run.status).toBe('succeeded');
     expect(readEffects(files.effects)).toHaveLength(1);
-    expect(runtime.approvals(runId)[0]).toMatchObject({ status: 'approved', decidedBy: 'child' });
+    expect((await runtime.approvals(runId))[0]).toMatchObject({ status: 'approved', decidedBy: 'child' });
     await expect(
-      runtime.approve(runId, run.pendingApprovalId ?? runtime.approvals(runId)[0]!.id, { by: 'x' }),
+      runtime.approve(runId, run.pendingApprovalId ?? (await runtime.approvals(runId))[0]!.id, { by: 'x' }),
     ).rejects.toMatchObject({ code: 'approval.already_decided' });
     await checkInvariants(runtime, runId);
   });

@@ -142,7 +142,7 @@ describe('events', () => {
     expect(first.value).toMatchObject({ seq: 1, type: 'run.created' });
     const ended = await runtime.wait(run.id);
     expect(ended.status).toBe('succeeded');
-    const total = runtime.readEvents(run.id, { limit: 10_000 }).length;
+    const total = (await runtime.readEvents(run.id, { limit: 10_000 })).length;
     expect(total).toBeGreaterThan(BUFFER_LIMIT);
     const seqs = [1];
     for await (const event of reader) if (event.type !== 'draft') seqs.push(event.seq);
@@ -166,7 +166,7 @@ describe('events', () => {
     await expect.poll(() => seen.at(-1)?.type).toBe('state');
     stop.abort();
     await following;
-    expect(seen.map((e) => e.seq)).toEqual(runtime.readEvents(run.id).map((e) => e.seq));
-    expect(runtime.get(run.id).status).toBe('waiting_human');
+    expect(seen.map((e) => e.seq)).toEqual((await runtime.readEvents(run.id)).map((e) => e.seq));
+    expect((await runtime.get(run.id)).status).toBe('waiting_human');
   });
 });

@@ -110,7 +110,7 @@ describe('runtime lifecycle', () => {
     await expect(runtime.start({ input: 'x', options: { budget: { maxTokens: -1 } } })).rejects.toMatchObject({
       code: 'input.invalid',
     });
-    expect(runtime.list().runs).toHaveLength(0);
-    expect(() => runtime.get('run_missing')).toThrow(expect.objectContaining({ code: 'run.not_found' }));
+    expect((await runtime.list()).runs).toHaveLength(0);
+    await expect(runtime.get('run_missing')).rejects.toThrow(expect.objectContaining({ code: 'run.not_found' }));
   });
 });

@@ -96,7 +96,7 @@ describe('limits', () => {
     let runtime = openRuntime(options);
     const started = await runtime.start({ input: 'x', options: { budget: { timeoutMs: 400 } } });
     await sleep(50);
-    expect(runtime.get(started.id).status).toBe('executing');
+    expect((await runtime.get(started.id)).status).toBe('executing');
     await runtime.close();
     await sleep(500);
     runtime = await restart(runtime, options);
@@ -117,7 +117,7 @@ describe('limits', () => {
     expect(run.status).toBe('waiting_human');
     runtime = await restart(runtime, options);
     await sleep(350);
-    expect(runtime.get(run.id)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
+    expect(await runtime.get(run.id)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
   });
 
   it('cancels a run: it ends cancelled, the tool is aborted, and a second cancel is refused', async () => {

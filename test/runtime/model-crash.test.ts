@@ -58,7 +58,7 @@ describe('crashes around a model call', () => {
     expect(signal, stderr).toBe('SIGKILL');
     expect(server.requests).toHaveLength(1);
     const runtime = reopen(db, effects);
-    const [listed] = runtime.list().runs;
+    const [listed] = (await runtime.list()).runs;
     const run = await runtime.wait(listed!.id);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'done' });
     // Step 0 was answered once (before the crash), step 1 once (after): no second call for step 0.
@@ -84,7 +84,7 @@ describe('crashes around a model call', () => {
 
     server.enqueue(textReply('The finished answer.'));
     const runtime = reopen(db, effects);
-    const [listed] = runtime.list().runs;
+    const [listed] = (await runtime.list()).runs;
     expect(storeOf(runtime).listMessages(scopeKey(null, listed!.sessionId))).toEqual([]);
     const run = await runtime.wait(listed!.id);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'The finished answer.' });

@@ -73,7 +73,7 @@ describe('runtime with the OpenAI-compatible planner', () => {
     const drafts = live.filter((e) => e.type === 'draft');
     expect(drafts.map((d) => d.data.text).join('')).toBe('The answer is forty-two.');
     expect(drafts.length).toBeGreaterThan(3);
-    const done = runtime.get(run.id);
+    const done = await runtime.get(run.id);
     expect(done).toMatchObject({ status: 'succeeded', answer: 'The answer is forty-two.' });
     // Drafts are never rows: the log holds only committed events, numbered without gaps.
     const stored = storeOf(runtime).listEvents(run.id);
@@ -99,7 +99,7 @@ describe('runtime with the OpenAI-compatible planner', () => {
     const run = await runtime.start({ input: 'x', sessionId: 's' });
     const drafts: RunEventRecord[] = [];
     for await (const event of runtime.events(run.id)) if (event.type === 'draft') drafts.push(event);
-    expect(runtime.get(run.id)).toMatchObject({ status: 'succeeded', answer: 'The whole answer.' });
+    expect(await runtime.get(run.id)).toMatchObject({ status: 'succeeded', answer: 'The whole answer.' });
     expect(
       storeOf(runtime)
         .listMessages(scopeKey(null, 's'))
@@ -108,7 +108,7 @@ describe('runtime with the OpenAI-compatible planner', () => {
     expect(server.requests).toHaveLength(2);
     // Each draft says which attempt it belongs to, so a reader can drop the broken one.
     expect(new Set(drafts.map((d) => d.data.attempt))).toEqual(new Set([1, 2]));
-    expect(runtime.steps(run.id)[0]!.context).toMatchObject({ attempts: 2 });
+    expect((await runtime.steps(run.id))[0]!.context).toMatchObject({ attempts: 2 });
   });
 
   it.each([
@@ -147,7 +147,7 @@ describe('runtime with the OpenAI-compatible planner', () => {
     const runtime = openRuntime(opts);
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'fits now' });
-    const step = runtime.steps(run.id)[1]!;
+    const step = (await runtime.steps(run.id))[1]!;
     expect(step.context!.notes.join(' ')).toMatch(/context length exceeded: replaced/i);
     expect(toolMessages(2)[0]!.length).toBeLessThan(toolMessages(1)[0]!.length);
   });
@@ -186,7 +186,7 @@ describe('runtime with the OpenAI-compatible planner', () => {
     expect(run.failure!.message).toContain('max_cost_usd');
     expect(run.usage.costUsd).toBeGreaterThan(0);
     expect(run.usage.costUsd).toBeLessThanOrEqual(0.5);
-    expect(runtime.steps(run.id)[0]!.usage.costUsd).toBeCloseTo(10 * 0.001 + 5 * 0.002, 6);
+    expect((await runtime.steps(run.id))[0]!.usage.costUsd).toBeCloseTo(10 * 0.001 + 5 * 0.002, 6);
   });
 
   it('aborts the HTTP request when the run is cancelled', async () => {

@@ -24,7 +24,7 @@ describe('sessions', () => {
       code: 'session.busy',
       failure: { details: { active_run_id: first.id } },
     });
-    expect(runtime.list({ sessionId: 's1' }).runs).toHaveLength(1);
+    expect((await runtime.list({ sessionId: 's1' })).runs).toHaveLength(1);
     // Another session is not affected.
     await expect(runtime.start({ input: 'c', sessionId: 's2' })).resolves.toMatchObject({ status: 'pending' });
   });
@@ -37,8 +37,8 @@ describe('sessions', () => {
     expect((await one.wait(first.id)).status).toBe('waiting_human');
     await expect(two.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({ code: 'session.busy' });
     // The second runtime does not take over a run the first one drives.
-    expect(two.recover()).toEqual([]);
-    const refused = two.approve(first.id, one.get(first.id).pendingApprovalId!, { by: 'x' });
+    expect(await two.recover()).toEqual([]);
+    const refused = two.approve(first.id, (await one.get(first.id)).pendingApprovalId!, { by: 'x' });
     await expect(refused).rejects.toMatchObject({ code: 'run.version_conflict' });
     // The public API throws one error class.
     await expect(refused).rejects.toBeInstanceOf(BatonError);
@@ -68,7 +68,7 @@ describe('sessions', () => {
       runtime.start({ input: 'z', options: { idempotencyKey: 'k2' } }),
     ]);
     expect(x.id).toBe(y.id);
-    expect(runtime.list().runs).toHaveLength(2);
+    expect((await runtime.list()).runs).toHaveLength(2);
     await runtime.wait(a.id);
     expect(readEffects(effects)).toEqual([]);
   });
@@ -79,11 +79,11 @@ describe('sessions', () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) ids.push((await runtime.start({ input: `r${i}` })).id);
     for (const id of ids) await runtime.wait(id);
-    const page1 = runtime.list({ limit: 3 });
+    const page1 = await runtime.list({ limit: 3 });
     expect(page1.runs.map((r) => r.id)).toEqual(ids.slice().reverse().slice(0, 3));
-    const page2 = runtime.list({ limit: 3, cursor: page1.nextCursor! });
+    const page2 = await runtime.list({ limit: 3, cursor: page1.nextCursor! });
     expect(page2.runs.map((r) => r.id)).toEqual(ids.slice().reverse().slice(3));
-    expect(runtime.list({ status: 'waiting_human' }).runs).toHaveLength(5);
-    expect(runtime.list({ status: 'succeeded' }).runs).toHaveLength(0);
+    expect((await runtime.list({ status: 'waiting_human' })).runs).toHaveLength(5);
+    expect((await runtime.list({ status: 'succeeded' })).runs).toHaveLength(0);
   });
 });

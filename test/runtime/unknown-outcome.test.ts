@@ -115,7 +115,7 @@ describe('unknown outcomes (timeout, throw) are resolved by effect class', () =>
           expect(settled).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
           expect(call).toMatchObject({ status: 'unknown', attempts: 1 });
           expect(happened()).toBe(1);
-          const approval = runtime.approvals(run.id).find((a) => a.status === 'pending')!;
+          const approval = (await runtime.approvals(run.id)).find((a) => a.status === 'pending')!;
           expect(approval).toMatchObject({ kind: 'uncertain', toolCallIds: [call!.id] });
           await runtime.approve(run.id, approval.id, { by: 'ops', resolution: 'done' });
           expect(await runtime.wait(run.id)).toMatchObject({ status: 'succeeded' });

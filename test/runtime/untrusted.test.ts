@@ -69,7 +69,7 @@ describe('untrusted output', () => {
     const waiting = await runtime.wait(run.id);
     // Reads still run; the write waits, and says why.
     expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'approval' });
-    expect(runtime.toolCalls(run.id).map((c) => [c.tool, c.status])).toEqual([
+    expect((await runtime.toolCalls(run.id)).map((c) => [c.tool, c.status])).toEqual([
       ['web.fetch', 'succeeded'],
       ['web.search', 'succeeded'],
     ]);

@@ -69,7 +69,7 @@ describe('runs waiting for a human', () => {
     expect(await runtime.wait(one.id)).toMatchObject({ status: 'succeeded', answer: 'sent v17' });
     expect(counter.roots).toBe(201);
     expect(readEffects(effects).map((e) => e.value)).toEqual(['v17']);
-    expect(runtime.get(waiting[18]!.id).status).toBe('waiting_human');
+    expect((await runtime.get(waiting[18]!.id)).status).toBe('waiting_human');
     await expect.poll(() => runtime.stats().liveRuns).toBe(0);
 
     // A cancel loads the run too, and ends it.
@@ -82,10 +82,10 @@ describe('runs waiting for a human', () => {
     const { runtime, waiting } = await startWaiting(setup(db, effects), 100);
     const counter = rootCounter();
     const reopened = await restart(runtime, setup(db, effects, counter.inspect));
-    expect(reopened.recover()).toEqual([]);
+    expect(await reopened.recover()).toEqual([]);
     expect(counter.roots).toBe(0);
     expect(reopened.stats()).toMatchObject({ liveRuns: 0, wakeTimers: 0 });
-    expect(reopened.list({ status: 'waiting_human', limit: 200 }).runs).toHaveLength(100);
+    expect((await reopened.list({ status: 'waiting_human', limit: 200 })).runs).toHaveLength(100);
 
     const one = waiting[42]!;
     await reopened.approve(one.id, one.pendingApprovalId!, { by: 'bob' });
@@ -100,8 +100,8 @@ describe('runs waiting for a human', () => {
     const reopened = await restart(runtime, setup(db, effects));
     expect(reopened.stats().wakeTimers).toBe(1);
     for (const run of waiting) {
-      await expect.poll(() => reopened.get(run.id).status, { timeout: 30_000 }).toBe('failed');
-      expect(reopened.get(run.id).stopReason).toBe('timeout');
+      await expect.poll(async () => (await reopened.get(run.id)).status, { timeout: 30_000 }).toBe('failed');
+      expect((await reopened.get(run.id)).stopReason).toBe('timeout');
     }
     expect(readEffects(effects)).toEqual([]);
     await expect.poll(() => reopened.stats().liveRuns).toBe(0);
@@ -122,7 +122,7 @@ describe('runs in flight on open', () => {
     };
     const first = openRuntime(held);
     await Promise.all(Array.from({ length: 120 }, (_, i) => first.start({ input: `r${i}`, sessionId: `s${i}` })));
-    await expect.poll(() => first.list({ status: 'planning', limit: 200 }).runs.length).toBe(120);
+    await expect.poll(async () => (await first.list({ status: 'planning', limit: 200 })).runs.length).toBe(120);
     await first.close();
 
     const counter = rootCounter();
@@ -130,9 +130,10 @@ describe('runs in flight on open', () => {
       ...setup(db, effects, counter.inspect),
       planner: createScriptedPlanner([{ type: 'final', answer: 'done' }]),
     });
-    // createRuntime returned after the first batch only.
+    // Ready after the first batch only.
+    await runtime.ready;
     expect(counter.roots).toBe(50);
-    await expect.poll(() => runtime.list({ status: 'succeeded', limit: 200 }).runs.length).toBe(120);
+    await expect.poll(async () => (await runtime.list({ status: 'succeeded', limit: 200 })).runs.length).toBe(120);
     expect(counter.roots).toBe(120);
   });
 });

@@ -79,7 +79,7 @@ describe('the run API', () => {
     expect(['planning', 'executing']).toContain(limited.body.status);
     const slow = await startTestServer({ limits: { waitTimeoutMs: 60_000 } });
     const pending = apiClient(slow.url, SUBMIT)('POST', '/v1/runs?wait=true', { input: 'write:1:3000' });
-    await expect.poll(() => slow.runtime.list().runs.length).toBe(1);
+    await expect.poll(async () => (await slow.runtime.list()).runs.length).toBe(1);
     const closing = slow.close();
     const answered = await pending;
     expect(answered.status).toBe(201);

@@ -77,6 +77,6 @@ describe('approvals over HTTP', () => {
     expect(bad.body.error.details.issues[0].path).toEqual(['terminate']);
     expect((await approver('POST', path, { decision: 'yes' })).status).toBe(400);
     expect((await approver('POST', path)).status).toBe(400);
-    expect(server.runtime.get(id).status).toBe('waiting_human');
+    expect((await server.runtime.get(id)).status).toBe('waiting_human');
   });
 });

@@ -62,7 +62,7 @@ describe('authentication', () => {
     expect(approved.status).toBe(200);
     expect(approved.body).toMatchObject({ status: 'approved', decided_by: 'alice', reason: 'ok' });
     expect((await server.runtime.wait(run.body.id)).status).toBe('succeeded');
-    expect(server.runtime.approvals(run.body.id)[0]).toMatchObject({ decidedBy: 'alice' });
+    expect((await server.runtime.approvals(run.body.id))[0]).toMatchObject({ decidedBy: 'alice' });
   });
 
   it('forces the tenant of a new run to the caller’s, and keeps a token to its scopes', async () => {
@@ -84,7 +84,7 @@ describe('authentication', () => {
       tenant_id: 'acme',
       context: { tenant_id: 'acme', user_id: 'u1', submitted_by: 'bot', scope: ['notes', 'mail'] },
     });
-    expect(server.runtime.get(run.body.id).tenantId).toBe('acme');
+    expect((await server.runtime.get(run.body.id)).tenantId).toBe('acme');
     const wide = await call('POST', '/v1/runs', { input: 'hello', context: { scope: ['notes', 'billing'] } });
     expect(wide.status).toBe(403);
     expect(wide.body.error.message).toContain('billing');
@@ -113,7 +113,7 @@ describe('tenancy', () => {
     expect((await globex('POST', `/v1/runs/${id}/cancel`)).status).toBe(404);
     const list = await globex('GET', '/v1/runs');
     expect(list.body.runs).toEqual([]);
-    expect(server.runtime.get(id).status).toBe('waiting_human');
+    expect((await server.runtime.get(id)).status).toBe('waiting_human');
     expect(readEffects(server.effects)).toEqual([]);
   });
 

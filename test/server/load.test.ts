@@ -36,7 +36,7 @@ describe('load on loopback (bounded)', () => {
       expect(frames.map((f) => Number(f.id))).toEqual(log.map((e) => e.seq));
       expect(frames.map((f) => frameData<{ run_id: string }>(f).run_id)).toEqual(log.map(() => runId));
       expect(frames.at(-1)!.event).toBe('state');
-      expect(server.runtime.get(runId).status).toBe('succeeded');
+      expect((await server.runtime.get(runId)).status).toBe('succeeded');
     }
     expect(Date.now() - began).toBeLessThan(30_000);
   });

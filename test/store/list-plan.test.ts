@@ -4,7 +4,8 @@
  * `runs`, no temporary sort — read from SQLite's own query plans on a file with runs in it.
  */
 import { describe, expect, it } from 'vitest';
-import { compileListRuns, createStore, type RunFilter } from '../../src/store/store.js';
+import { createSqliteStore, type RunFilter } from '../../src/store/store.js';
+import { listRunsQuery } from '../../src/store/statements.js';
 import { tempFiles } from '../helpers/temp.js';
 
 const FILTERS: Record<string, RunFilter> = {
@@ -18,7 +19,7 @@ const FILTERS: Record<string, RunFilter> = {
 describe('list query plans', () => {
   it('reads an index in order and seeks to the cursor, for every filter', () => {
     const { db } = tempFiles();
-    const store = createStore(db);
+    const store = createSqliteStore(db);
     try {
       const insert = store.db.sqlite.prepare(
         `insert into runs (id, session_id, status, input, context, options, snapshot, machine_version, version,
@@ -38,9 +39,9 @@ describe('list query plans', () => {
       store.db.sqlite.exec('analyze');
       for (const [name, filter] of Object.entries(FILTERS)) {
         for (const cursor of [undefined, '1500:run_1500']) {
-          const compiled = compileListRuns(store.db.kysely, { ...filter, cursor, limit: 50 });
+          const compiled = listRunsQuery('sqlite', { ...filter, cursor, limit: 50 });
           const plan = (
-            store.db.sqlite.prepare(`explain query plan ${compiled.sql}`).all(...compiled.parameters) as {
+            store.db.sqlite.prepare(`explain query plan ${compiled.statement.sql}`).all(...compiled.args) as {
               detail: string;
             }[]
           ).map((row) => row.detail);

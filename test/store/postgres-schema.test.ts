@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createStore } from '../../src/store/store.js';
+import { createSqliteStore } from '../../src/store/store.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
 import { tempFiles } from '../helpers/temp.js';
@@ -41,7 +41,7 @@ describe.skipIf(!hasPostgres())('the schema on PostgreSQL', () => {
     const url = await freshDatabase();
     const db = await openPostgres(url);
     const { db: file } = tempFiles();
-    const store = createStore(file);
+    const store = createSqliteStore(file);
     try {
       const tables = (
         store.db.sqlite

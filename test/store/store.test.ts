@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { MIGRATIONS, createStore, openDatabase } from '../../src/store/index.js';
+import { MIGRATIONS, createSqliteStore, openDatabase } from '../../src/store/index.js';
 import { tempFiles } from '../helpers/temp.js';
 import { runRow } from '../helpers/run-row.js';
 
@@ -28,7 +28,7 @@ describe('openDatabase', () => {
 describe('store', () => {
   it('enforces one active run per session in the database itself, across connections', () => {
     const { db } = tempFiles();
-    const store = createStore(db);
+    const store = createSqliteStore(db);
     store.ensureSession('s', Date.now());
     store.insertRun(runRow('r1', 's'));
     // A second connection, as another process would have.
@@ -49,7 +49,7 @@ describe('store', () => {
 
   it('saves progress only with the expected version (compare-and-set)', () => {
     const { db } = tempFiles();
-    const store = createStore(db);
+    const store = createSqliteStore(db);
     store.ensureSession('s', Date.now());
     store.insertRun(runRow('r1', 's'));
     const progress = {
@@ -80,7 +80,7 @@ describe('store', () => {
 
   it('numbers events per run and refuses a duplicate number', () => {
     const { db } = tempFiles();
-    const store = createStore(db);
+    const store = createSqliteStore(db);
     store.ensureSession('s', Date.now());
     store.insertRun(runRow('r1', 's'));
     store.insertEvent({ run_id: 'r1', seq: 1, type: 'state', data: '{}', created_at: 0 });
@@ -93,7 +93,7 @@ describe('store', () => {
 
   it('shares one transaction among writers queued in the same turn, isolating a failing writer', async () => {
     const { db } = tempFiles();
-    const store = createStore(db);
+    const store = createSqliteStore(db);
     store.ensureSession('s', Date.now());
     const before = store.queue.commits;
     const results = await Promise.allSettled([

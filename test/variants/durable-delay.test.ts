@@ -42,9 +42,9 @@ function storedInstant(runtime: ReturnType<typeof openRuntime>, runId: string): 
   return at!;
 }
 
-async function until(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -93,8 +93,8 @@ describe('a durable delay in a variant', () => {
     const done = JSON.parse(storeOf(runtime).getRun(decided.id)!.snapshot) as { context: { timers: object } };
     expect(done.context.timers).toEqual({});
 
-    await until(() => runtime.get(expiring.id).status === 'failed');
-    expect(runtime.get(expiring.id)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
+    await until(async () => (await runtime.get(expiring.id)).status === 'failed');
+    expect(await runtime.get(expiring.id)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
     const fired = (await eventsOf(runtime, expiring.id)).find((e) => e.type === 'state' && e.data.to === 'failed')!;
     expect(fired.createdAt).toBeGreaterThanOrEqual(at);
     // The approved run's effect happened once; the expired one's never.
@@ -115,12 +115,16 @@ describe('a durable delay in a variant', () => {
     const reopenedAt = Date.now();
     expect(reopenedAt).toBeLessThan(at);
     const runtime = openRuntime({ ...setup(db, effects), machine: expiringApproval(KILL_DELAY_MS) });
+    await runtime.ready;
     expect(runtime.recoveryFailures.size).toBe(0);
-    await until(() => runtime.get(runId).status === 'failed');
+    await until(async () => (await runtime.get(runId)).status === 'failed');
     const fired = (await eventsOf(runtime, runId)).find((e) => e.type === 'state' && e.data.to === 'failed')!;
     expect(fired.createdAt).toBeGreaterThanOrEqual(at);
     expect(fired.createdAt).toBeLessThan(reopenedAt + KILL_DELAY_MS);
-    expect(runtime.get(runId)).toMatchObject({ stopReason: 'timeout', failure: { message: 'Nobody decided in time' } });
+    expect(await runtime.get(runId)).toMatchObject({
+      stopReason: 'timeout',
+      failure: { message: 'Nobody decided in time' },
+    });
     expect(readEffects(effects)).toEqual([]);
   });
 });

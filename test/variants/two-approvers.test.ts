@@ -103,7 +103,7 @@ describe('the two-approver variant in the runtime', () => {
     const first = await runtime.approve(run.id, approvalId, { by: 'alice', reason: 'looks right' });
     expect(first.status).toBe('pending');
     expect(first.votes).toEqual([{ by: 'alice', decision: 'approved', reason: 'looks right', at: expect.any(Number) }]);
-    expect(runtime.get(run.id)).toMatchObject({ status: 'waiting_human', pendingApprovalId: approvalId });
+    expect(await runtime.get(run.id)).toMatchObject({ status: 'waiting_human', pendingApprovalId: approvalId });
     expect(readEffects(effects)).toEqual([]);
 
     // The vote is in the snapshot and on the approval: a restart keeps it.
@@ -113,7 +113,7 @@ describe('the two-approver variant in the runtime', () => {
     await expect(again).rejects.toMatchObject({
       failure: { code: 'approval.refused', details: { state: 'waiting_human.second_approval', by: 'alice' } },
     });
-    expect(runtime.approvals(run.id)[0]).toMatchObject({ status: 'pending', votes: [{ by: 'alice' }] });
+    expect((await runtime.approvals(run.id))[0]).toMatchObject({ status: 'pending', votes: [{ by: 'alice' }] });
     expect(readEffects(effects)).toEqual([]);
 
     const second = await runtime.approve(run.id, approvalId, { by: 'bob' });
@@ -142,7 +142,7 @@ describe('the two-approver variant in the runtime', () => {
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
     await runtime.reject(run.id, run.pendingApprovalId!, { by: 'bob', terminate: true });
     expect(await runtime.wait(run.id)).toMatchObject({ status: 'failed', stopReason: 'rejected' });
-    expect(runtime.toolCalls(run.id).map((c) => c.status)).toEqual(['rejected']);
+    expect((await runtime.toolCalls(run.id)).map((c) => c.status)).toEqual(['rejected']);
     expect(readEffects(effects)).toEqual([]);
   });
 

@@ -35,7 +35,7 @@ export function approvalRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post('/:id/approvals/:approvalId', async (c) => {
     // The role is checked before the run, so a caller without it learns nothing about runs.
     const principal = requireRole(c, 'approve');
-    const run = visibleRun(runtime, principal, c.req.param('id'));
+    const run = await visibleRun(runtime, principal, c.req.param('id'));
     const body = await readBody(c, decisionSchema);
     const approvalId = c.req.param('approvalId');
     const reason = body.reason === undefined ? {} : { reason: body.reason };

@@ -28,13 +28,13 @@ export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get('/runs/:id/events', async (c) => {
     const principal = requireRole(c, 'view');
-    const run = visibleRun(runtime, principal, c.req.param('id'));
+    const run = await visibleRun(runtime, principal, c.req.param('id'));
     // A reconnecting EventSource sends Last-Event-ID; it wins over the `after` of the original URL.
     const cursor = c.req.header('last-event-id') ?? c.req.query('after');
     const after = cursor === undefined || cursor === '' ? 0 : parseInput(afterSchema, cursor, 'Last-Event-ID / after');
     const release = slots.acquire(principal.tenant);
     try {
-      const prepared = prepareRunStream({ runtime }, run, after);
+      const prepared = await prepareRunStream({ runtime }, run, after);
       // 204 tells an EventSource not to reconnect: the run has ended and nothing is left.
       if (prepared.kind === 'none') {
         release();

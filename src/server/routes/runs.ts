@@ -40,12 +40,12 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     return c.json(toRunJson(answer), 201);
   });
 
-  app.get('/', (c) => {
+  app.get('/', async (c) => {
     const principal = requireRole(c, 'view');
     // `?status=&session_id=` means no filter, as a form would send it.
     const given = Object.entries(c.req.query()).filter(([, value]) => value !== '');
     const query = parseInput(listQuerySchema, Object.fromEntries(given), 'query');
-    const page = runtime.list({
+    const page = await runtime.list({
       ...(query.status ? { status: query.status } : {}),
       ...(query.session_id ? { sessionId: query.session_id } : {}),
       // Dev mode sees every tenant's runs; a session id is still the default tenant's.
@@ -56,24 +56,24 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     return c.json({ runs: page.runs.map(toRunJson), next_cursor: page.nextCursor });
   });
 
-  app.get('/:id', (c) => {
-    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+  app.get('/:id', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
     return c.json(toRunJson(run));
   });
 
-  app.get('/:id/steps', (c) => {
-    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
-    return c.json({ steps: runtime.steps(run.id).map(toSnakeJson) });
+  app.get('/:id/steps', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json({ steps: (await runtime.steps(run.id)).map(toSnakeJson) });
   });
 
-  app.get('/:id/tool-calls', (c) => {
-    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
-    return c.json({ tool_calls: runtime.toolCalls(run.id).map(toSnakeJson) });
+  app.get('/:id/tool-calls', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json({ tool_calls: (await runtime.toolCalls(run.id)).map(toSnakeJson) });
   });
 
-  app.get('/:id/trace', (c) => {
-    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
-    const trace = runtime.trace(run.id);
+  app.get('/:id/trace', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    const trace = await runtime.trace(run.id);
     return c.json({
       run: toRunJson(trace.run),
       steps: trace.steps.map(toSnakeJson),
@@ -81,13 +81,13 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     });
   });
 
-  app.get('/:id/approvals', (c) => {
-    const run = visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
-    return c.json({ approvals: runtime.approvals(run.id).map(toApprovalJson) });
+  app.get('/:id/approvals', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json({ approvals: (await runtime.approvals(run.id)).map(toApprovalJson) });
   });
 
   app.post('/:id/cancel', async (c) => {
-    const run = visibleRun(runtime, requireRole(c, 'submit'), c.req.param('id'));
+    const run = await visibleRun(runtime, requireRole(c, 'submit'), c.req.param('id'));
     const body = await readBody(c, cancelBodySchema);
     const cancelled = await runtime.cancel(run.id, body?.reason ? { reason: body.reason } : {});
     return c.json(toRunJson(cancelled));

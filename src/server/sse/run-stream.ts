@@ -19,13 +19,16 @@ const TERMINAL: ReadonlySet<string> = new Set(['succeeded', 'failed']);
 export type PreparedRunStream = { kind: 'none' } | { kind: 'stream'; pump: (sse: SseWriter) => Promise<void> };
 
 /** Checks the run (`run.not_found`), and whether anything after `after` is left to send. */
-export function prepareRunStream(
+export async function prepareRunStream(
   deps: { runtime: Runtime },
   run: { id: string; tenantId: string | null },
   after: number,
-): PreparedRunStream {
+): Promise<PreparedRunStream> {
   const { runtime } = deps;
-  if (TERMINAL.has(runtime.get(run.id).status) && runtime.readEvents(run.id, { after, limit: 1 }).length === 0) {
+  if (
+    TERMINAL.has((await runtime.get(run.id)).status) &&
+    (await runtime.readEvents(run.id, { after, limit: 1 })).length === 0
+  ) {
     return { kind: 'none' };
   }
   async function pump(sse: SseWriter): Promise<void> {

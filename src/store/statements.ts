@@ -1,0 +1,420 @@
+/**
+ * Every statement of the store, built once with Kysely for each dialect. A statement is
+ * written as a Kysely query whose values are named parameters (`p('id')`); compiling it for
+ * SQLite or PostgreSQL yields its text and the order its parameters go in. SQLite runs the text
+ * as a cached better-sqlite3 prepared statement on the synchronous path; PostgreSQL runs it as a
+ * named prepared statement through `pg`. The only dialect differences are spelled out where they
+ * are (a list of ids: SQLite's `json_each`, PostgreSQL's `any`).
+ */
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type Compilable,
+  type RawBuilder,
+} from 'kysely';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** A named parameter; compiled to a placeholder, its value supplied when the statement runs. */
+class Param {
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
+  }
+}
+
+/** A statement compiled for one dialect. */
+export interface Compiled {
+  /** Stable within a process: the PostgreSQL prepared statement's name. */
+  key: string;
+  sql: string;
+  /** Parameter names in placeholder order; a constant of the statement (a status, say) is given as its value. */
+  params: readonly (string | { value: unknown })[];
+}
+
+/** Builds a statement: `p(name)` stands for a parameter. */
+type Build = (db: Kysely<Database>, p: <T = never>(name: string) => T, dialect: Dialect) => Compilable;
+
+/** Kysely instances that only compile (they never connect). */
+const builders: Record<Dialect, Kysely<Database>> = {
+  sqlite: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  }),
+  postgres: new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (db) => new PostgresIntrospector(db),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  }),
+};
+
+/** Compiles `build` for `dialect`, naming each placeholder's parameter. */
+export function compileStatement(key: string, dialect: Dialect, build: Build): Compiled {
+  const p = <T>(name: string): T => new Param(name) as unknown as T;
+  const compiled = build(builders[dialect], p, dialect).compile();
+  const params = compiled.parameters.map((value) => (value instanceof Param ? value.name : { value }));
+  return { key, sql: compiled.sql, params };
+}
+
+/** Orders a statement's arguments as its placeholders want them. */
+export function argsOf(statement: Compiled, values: Record<string, unknown>): unknown[] {
+  return statement.params.map((name) => {
+    if (typeof name !== 'string') return name.value;
+    const value = values[name];
+    if (value === undefined) throw new Error(`Statement '${statement.key}' needs parameter '${name}'`);
+    return value;
+  });
+}
+
+/** A list of ids as one parameter (`ids`, given as JSON text on SQLite, an array on PostgreSQL). */
+function idIn(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<string> {
+  return dialect === 'sqlite'
+    ? sql<string>`(select value from json_each(${p('ids')}))`
+    : sql<string>`(select unnest(${p('ids')}::text[]))`;
+}
+
+const ACTIVE = ['pending', 'planning', 'executing', 'waiting_human'] as const;
+const IN_FLIGHT = ['pending', 'planning', 'executing'] as const;
+
+const RUN_COLUMNS = [
+  'id',
+  'session_id',
+  'status',
+  'stop_reason',
+  'failure',
+  'wait_reason',
+  'pending_approval_id',
+  'input',
+  'context',
+  'options',
+  'idempotency_key',
+  'tenant_id',
+  'answer',
+  'snapshot',
+  'machine_name',
+  'machine_version',
+  'version',
+  'step_index',
+  'llm_calls',
+  'tool_calls',
+  'tokens',
+  'cost_usd',
+  'deadline_at',
+  'wake_at',
+  'owner',
+  'lease_until',
+  'epoch',
+  'created_at',
+  'updated_at',
+] as const;
+
+const TOOL_CALL_COLUMNS = [
+  'id',
+  'run_id',
+  'step_index',
+  'call_index',
+  'tool',
+  'tool_version',
+  'effect',
+  'args',
+  'args_hash',
+  'status',
+  'result',
+  'attempts',
+  'started_at',
+  'finished_at',
+  'deadline_at',
+] as const;
+
+const APPROVAL_COLUMNS = [
+  'id',
+  'run_id',
+  'step_index',
+  'kind',
+  'tool_call_ids',
+  'args_hash',
+  'status',
+  'resolution',
+  'decided_by',
+  'reason',
+  'created_at',
+  'decided_at',
+  'votes',
+] as const;
+
+function valuesOf<C extends string>(columns: readonly C[], p: <T = never>(name: string) => T): Record<C, never> {
+  return Object.fromEntries(columns.map((c) => [c, p(c)])) as Record<C, never>;
+}
+
+/** The store's fixed statements. */
+const BUILDS = {
+  ensureSession: (db, p) =>
+    db
+      .insertInto('sessions')
+      .values({ id: p('id'), created_at: p('now'), updated_at: p('now') })
+      .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ updated_at: eb.ref('excluded.updated_at') }))),
+  insertRun: (db, p) => db.insertInto('runs').values(valuesOf(RUN_COLUMNS, p)),
+  getRun: (db, p) => db.selectFrom('runs').selectAll().where('id', '=', p('id')),
+  findRunByIdempotencyKey: (db, p) => db.selectFrom('runs').selectAll().where('idempotency_key', '=', p('key')),
+  activeRunOfSession: (db, p) =>
+    db.selectFrom('runs').selectAll().where('session_id', '=', p('session_id')).where('status', 'in', ACTIVE),
+  saveProgress: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({
+        snapshot: p('snapshot'),
+        status: p('status'),
+        stop_reason: p('stop_reason'),
+        failure: p('failure'),
+        wait_reason: p('wait_reason'),
+        pending_approval_id: p('pending_approval_id'),
+        step_index: p('step_index'),
+        llm_calls: p('llm_calls'),
+        tool_calls: p('tool_calls'),
+        tokens: p('tokens'),
+        cost_usd: p('cost_usd'),
+        updated_at: p('updated_at'),
+        machine_version: p('machine_version'),
+        // A committed decision (0) stands until the run leaves the wait it decides.
+        wake_at: sql`case when wake_at = 0 and ${p('status')} = 'waiting_human' then 0 else ${p('wake_at')} end`,
+        version: sql`version + 1`,
+      })
+      .where('id', '=', p('id'))
+      .where('version', '=', p('expected_version')),
+  setAnswer: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({ answer: p('answer') })
+      .where('id', '=', p('id')),
+  runIdsWithStatusNotIn: (db, p, dialect) =>
+    db
+      .selectFrom('runs')
+      .select('id')
+      .where(
+        sql<boolean>`status not in ${
+          dialect === 'sqlite'
+            ? sql`(select value from json_each(${p('statuses')}))`
+            : sql`(select unnest(${p('statuses')}::text[]))`
+        }`,
+      ),
+  inFlightRunIds: (db) =>
+    db.selectFrom('runs').select('id').where('status', 'in', IN_FLIGHT).orderBy('created_at').orderBy('id'),
+  waitingRunsPage: (db, p) =>
+    db
+      .selectFrom('runs')
+      .selectAll()
+      .where('status', '=', 'waiting_human')
+      .where(sql<boolean>`(created_at, id) > (${p('after_created_at')}, ${p('after_id')})`)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(p('limit')),
+  dueWaitingRuns: (db, p) =>
+    db
+      .selectFrom('runs')
+      .select(['id', 'wake_at'])
+      .where('status', '=', 'waiting_human')
+      .where('wake_at', '<=', p('now'))
+      .where(sql<boolean>`(wake_at, id) > (${p('after_wake_at')}, ${p('after_id')})`)
+      .orderBy('wake_at')
+      .orderBy('id')
+      .limit(p('limit')),
+  nextWake: (db, p) =>
+    db
+      .selectFrom('runs')
+      .select((eb) => eb.fn.min('wake_at').as('at'))
+      .where('status', '=', 'waiting_human')
+      .where('wake_at', '>', p('now')),
+  setWakeAt: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({ wake_at: p('at') })
+      .where('id', '=', p('id')),
+  leaseOf: (db, p) => db.selectFrom('runs').select(['owner', 'lease_until', 'epoch']).where('id', '=', p('id')),
+  /** Takes a lease from the owner read just before (compare-and-set on the owner). */
+  takeLease: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({ owner: p('owner'), lease_until: p('lease_until'), epoch: sql`epoch + 1` })
+      .where('id', '=', p('id'))
+      .where(sql<string>`coalesce(owner, '')`, '=', p('previous'))
+      .returning('epoch'),
+  renewLeases: (db, p, dialect) =>
+    db
+      .updateTable('runs')
+      .set({ lease_until: p('lease_until') })
+      .where('id', 'in', idIn(p, dialect))
+      .where('owner', '=', p('owner'))
+      .where('status', 'in', ACTIVE),
+  releaseLease: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({ owner: null, lease_until: null })
+      .where('id', '=', p('id'))
+      .where('owner', '=', p('owner')),
+  releaseLeases: (db, p) =>
+    db.updateTable('runs').set({ owner: null, lease_until: null }).where('owner', '=', p('owner')),
+
+  insertStep: (db, p) =>
+    db
+      .insertInto('steps')
+      .values(valuesOf(['run_id', 'step_index', 'decision', 'usage', 'context', 'created_at'] as const, p)),
+  listSteps: (db, p) => db.selectFrom('steps').selectAll().where('run_id', '=', p('run_id')).orderBy('step_index'),
+
+  getToolCall: (db, p) => db.selectFrom('tool_calls').selectAll().where('id', '=', p('id')),
+  putToolCall: (db, p) =>
+    db
+      .insertInto('tool_calls')
+      .values(valuesOf(TOOL_CALL_COLUMNS, p))
+      .onConflict((oc) =>
+        oc.column('id').doUpdateSet((eb) => ({
+          status: eb.ref('excluded.status'),
+          result: eb.ref('excluded.result'),
+          attempts: eb.ref('excluded.attempts'),
+          started_at: eb.ref('excluded.started_at'),
+          finished_at: eb.ref('excluded.finished_at'),
+          deadline_at: eb.ref('excluded.deadline_at'),
+        })),
+      ),
+  listToolCalls: (db, p) =>
+    db
+      .selectFrom('tool_calls')
+      .selectAll()
+      .where('run_id', '=', p('run_id'))
+      .orderBy('step_index')
+      .orderBy('call_index'),
+
+  insertApproval: (db, p) => db.insertInto('approvals').values(valuesOf(APPROVAL_COLUMNS, p)),
+  getApproval: (db, p) => db.selectFrom('approvals').selectAll().where('id', '=', p('id')),
+  decideApproval: (db, p) =>
+    db
+      .updateTable('approvals')
+      .set({
+        status: p('status'),
+        resolution: p('resolution'),
+        decided_by: p('by'),
+        reason: p('reason'),
+        decided_at: p('at'),
+      })
+      .where('id', '=', p('id'))
+      .where('status', '=', 'pending'),
+  setApprovalVotes: (db, p) =>
+    db
+      .updateTable('approvals')
+      .set({ votes: p('votes') })
+      .where('id', '=', p('id'))
+      .where('status', '=', 'pending'),
+  listApprovals: (db, p) =>
+    db.selectFrom('approvals').selectAll().where('run_id', '=', p('run_id')).orderBy('created_at').orderBy('id'),
+
+  insertEvent: (db, p) =>
+    db.insertInto('events').values(valuesOf(['run_id', 'seq', 'type', 'data', 'created_at'] as const, p)),
+  listEvents: (db, p) =>
+    db
+      .selectFrom('events')
+      .selectAll()
+      .where('run_id', '=', p('run_id'))
+      .where('seq', '>', p('after'))
+      .orderBy('seq')
+      .limit(p('limit')),
+  lastSeq: (db, p) =>
+    db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('run_id', '=', p('run_id')),
+
+  putArtifact: (db, p) =>
+    db
+      .insertInto('artifacts')
+      .values(valuesOf(['sha256', 'size', 'media_type', 'content', 'created_at'] as const, p))
+      .onConflict((oc) => oc.column('sha256').doNothing()),
+  getArtifact: (db, p) => db.selectFrom('artifacts').selectAll().where('sha256', '=', p('sha256')),
+
+  insertMessage: (db, p) =>
+    db.insertInto('messages').values(valuesOf(['session_id', 'run_id', 'role', 'content', 'created_at'] as const, p)),
+  listMessages: (db, p) =>
+    db.selectFrom('messages').selectAll().where('session_id', '=', p('session_id')).orderBy('id'),
+} satisfies Record<string, Build>;
+
+export type StatementName = keyof typeof BUILDS;
+export type Catalog = Record<StatementName, Compiled>;
+
+const catalogs: Partial<Record<Dialect, Catalog>> = {};
+
+/** The store's statements compiled for `dialect` (once per process). */
+export function catalog(dialect: Dialect): Catalog {
+  return (catalogs[dialect] ??= Object.fromEntries(
+    Object.entries(BUILDS).map(([name, build]) => [name, compileStatement(name, dialect, build as Build)]),
+  ) as Catalog);
+}
+
+/** Filter for the list statement. */
+export interface ListShape {
+  status: boolean;
+  session: boolean;
+  tenant: boolean;
+  cursor: boolean;
+}
+
+const listCache = new Map<string, Compiled>();
+
+/**
+ * The statement of a runs page: newest first by `(created_at, id)`, each filter an equality on an
+ * index's leading columns, the cursor a row-value seek (the index is entered at the cursor
+ * instead of scanned up to it). One compiled statement per dialect and filter shape.
+ */
+export function listRunsStatement(dialect: Dialect, shape: ListShape): Compiled {
+  const key = `listRuns_${dialect}_${Number(shape.status)}${Number(shape.session)}${Number(shape.tenant)}${Number(shape.cursor)}`;
+  let compiled = listCache.get(key);
+  if (!compiled) {
+    compiled = compileStatement(key, dialect, (db, p) => {
+      let query = db.selectFrom('runs').selectAll();
+      if (shape.status) query = query.where('status', '=', p('status'));
+      if (shape.session) query = query.where('session_id', '=', p('session_id'));
+      if (shape.tenant) query = query.where('tenant_id', '=', p('tenant_id'));
+      if (shape.cursor) query = query.where(sql<boolean>`(created_at, id) < (${p('at')}, ${p('cursor_id')})`);
+      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit'));
+    });
+    listCache.set(key, compiled);
+  }
+  return compiled;
+}
+
+/** The statement and arguments of a runs page for a filter. */
+export function listRunsQuery(
+  dialect: Dialect,
+  filter: { status?: string; sessionId?: string; tenantId?: string; limit?: number; cursor?: string },
+): { statement: Compiled; args: unknown[] } {
+  const statement = listRunsStatement(dialect, {
+    status: Boolean(filter.status),
+    session: Boolean(filter.sessionId),
+    tenant: Boolean(filter.tenantId),
+    cursor: Boolean(filter.cursor),
+  });
+  const values: Record<string, unknown> = {
+    status: filter.status,
+    session_id: filter.sessionId,
+    tenant_id: filter.tenantId,
+    limit: filter.limit ?? 50,
+  };
+  if (filter.cursor) {
+    const at = filter.cursor.indexOf(':');
+    values.at = Number(filter.cursor.slice(0, at));
+    values.cursor_id = filter.cursor.slice(at + 1);
+  }
+  return { statement, args: argsOf(statement, values) };
+}
