@@ -58,10 +58,10 @@ export function startHeartbeat(store: Store, owner: string, driving: () => strin
     renewing = true;
     try {
       const ids = driving();
-      const until = Date.now() + DEFAULTS.leaseMs;
+
       for (let i = 0; i < ids.length && !stopped; i += RENEW_BATCH) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        await store.renewLeases(owner, until, ids.slice(i, i + RENEW_BATCH));
+        await store.renewLeases(owner, DEFAULTS.leaseMs, ids.slice(i, i + RENEW_BATCH));
       }
     } catch {
       // A renewal that failed (the database away for a moment) is tried again on the next beat.

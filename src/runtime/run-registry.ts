@@ -174,8 +174,7 @@ export function createRunRegistry(deps: RegistryDeps) {
   /** Loads a persisted run into this runtime and starts driving it; undefined when another runtime holds it. */
   async function resume(row: RunRow): Promise<LiveRun | undefined> {
     const snapshot = snapshotToRestore(row);
-    const now = Date.now();
-    const epoch = await store.claimRun(row.id, owner, now + DEFAULTS.leaseMs, now, isDeadOwner);
+    const epoch = await store.claimRun(row.id, owner, DEFAULTS.leaseMs, isDeadOwner);
     if (epoch === null) return undefined;
     // Read after the claim: no other runtime writes the run from here on.
     const [current, lastSeq, memory] = await Promise.all([

@@ -22,7 +22,11 @@ import type {
 
 /** How a runtime is created. */
 export interface RuntimeOptions {
-  /** Path of the SQLite file (created if missing). */
+  /**
+   * Where runs are kept: the path of a SQLite file (created if missing), or a PostgreSQL URL
+   * (`postgres://user@host:5432/db`), which any number of runtimes in any number of processes
+   * may share.
+   */
   database: string;
   planner: Planner;
   tools: AnyTool[];

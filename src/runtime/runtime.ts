@@ -15,7 +15,8 @@ import { batonRunMachine, checkRunMachine } from '../../machines/variants.js';
 import { RUN_STATUSES, TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { BatonError, fail, type Failure } from '../failure.js';
-import { createSqliteStore, isUniqueViolation, sqliteRunStore, type RunFilter } from '../store/index.js';
+import { isUniqueViolation, type RunFilter } from '../store/index.js';
+import { openStore } from '../store/open-store.js';
 import { assertPendingApproval, decideApproval } from './approvals.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { createEventHub } from './event-hub.js';
@@ -63,8 +64,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const tools = new Map(options.tools.map((t) => [t.name, t]));
   if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
-  const sqlite = createSqliteStore(options.database);
-  const store = sqliteRunStore(sqlite);
+  const { store, sqlite, opened } = openStore(options.database);
   const hub = createEventHub();
   const owner = newOwner();
   let closed = false;
@@ -390,14 +390,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       for (const release of onClose) release();
       onClose.clear();
       await Promise.resolve();
-      sqlite.queue.flushNow();
+      sqlite?.queue.flushNow();
       await store.releaseLeases(owner);
       retireOwner(owner);
       await store.close();
     },
   };
-  registerStore(runtime, sqlite);
-  const ready: Promise<void> = options.recover === false ? Promise.resolve() : runtime.recover().then(() => undefined);
+  if (sqlite) registerStore(runtime, sqlite);
+  const ready: Promise<void> = opened.then(async () => {
+    if (options.recover !== false) await runtime.recover();
+  });
   // Whoever awaits `ready` sees a failure; nobody else has to.
   ready.catch(() => undefined);
   return runtime;

@@ -88,6 +88,16 @@ function idIn(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<s
     : sql<string>`(select unnest(${p('ids')}::text[]))`;
 }
 
+/**
+ * Milliseconds since the epoch for lease times: PostgreSQL's own clock (workers on other hosts
+ * may disagree with each other, the database is the one clock), SQLite's caller's (`now`).
+ */
+function nowMs(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<number> {
+  return dialect === 'postgres'
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`${p('now')}`;
+}
+
 const ACTIVE = ['pending', 'planning', 'executing', 'waiting_human'] as const;
 const IN_FLIGHT = ['pending', 'planning', 'executing'] as const;
 
@@ -173,7 +183,7 @@ const BUILDS = {
   findRunByIdempotencyKey: (db, p) => db.selectFrom('runs').selectAll().where('idempotency_key', '=', p('key')),
   activeRunOfSession: (db, p) =>
     db.selectFrom('runs').selectAll().where('session_id', '=', p('session_id')).where('status', 'in', ACTIVE),
-  saveProgress: (db, p) =>
+  saveProgress: (db, p, dialect) =>
     db
       .updateTable('runs')
       .set({
@@ -191,7 +201,7 @@ const BUILDS = {
         updated_at: p('updated_at'),
         machine_version: p('machine_version'),
         // A committed decision (0) stands until the run leaves the wait it decides.
-        wake_at: sql`case when wake_at = 0 and ${p('status')} = 'waiting_human' then 0 else ${p('wake_at')} end`,
+        wake_at: sql`case when wake_at = 0 and ${p('status')} = 'waiting_human' then 0 else cast(${p('wake_at')} as ${sql.raw(dialect === 'postgres' ? 'bigint' : 'integer')}) end`,
         version: sql`version + 1`,
       })
       .where('id', '=', p('id'))
@@ -245,21 +255,61 @@ const BUILDS = {
       .set({ wake_at: p('at') })
       .where('id', '=', p('id')),
   leaseOf: (db, p) => db.selectFrom('runs').select(['owner', 'lease_until', 'epoch']).where('id', '=', p('id')),
-  /** Takes a lease from the owner read just before (compare-and-set on the owner). */
-  takeLease: (db, p) =>
+  /** Takes the lease of one run if it is free, lapsed or already ours; the new epoch. */
+  claimRun: (db, p, dialect) =>
     db
       .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: p('lease_until'), epoch: sql`epoch + 1` })
+      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
+      .where('id', '=', p('id'))
+      .where((eb) =>
+        eb.or([eb('owner', 'is', null), eb('owner', '=', p('owner')), eb('lease_until', '<', nowMs(p, dialect))]),
+      )
+      .returning('epoch'),
+  /**
+   * Claims up to `limit` runs in flight that no one holds or whose lease lapsed, oldest lease
+   * first (the index on `(lease_until, id)`); on PostgreSQL rows another worker is claiming are
+   * skipped, so concurrent claims never wait on each other or take the same run.
+   */
+  claimRuns: (db, p, dialect) => {
+    let free = db
+      .selectFrom('runs')
+      .select('id')
+      .where('status', 'in', IN_FLIGHT)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs(p, dialect))]))
+      .orderBy('lease_until', (ob) => ob.asc().nullsFirst())
+      .orderBy('id')
+      .limit(p('limit'));
+    if (dialect === 'postgres') free = free.forUpdate().skipLocked();
+    return db
+      .updateTable('runs')
+      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
+      .where('id', 'in', free)
+      .returning(['id', 'epoch']);
+  },
+  /** Takes a lease from the owner read just before (compare-and-set on the owner). */
+  takeLease: (db, p, dialect) =>
+    db
+      .updateTable('runs')
+      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
       .where('id', '=', p('id'))
       .where(sql<string>`coalesce(owner, '')`, '=', p('previous'))
       .returning('epoch'),
   renewLeases: (db, p, dialect) =>
     db
       .updateTable('runs')
-      .set({ lease_until: p('lease_until') })
+      .set({ lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}` })
       .where('id', 'in', idIn(p, dialect))
       .where('owner', '=', p('owner'))
-      .where('status', 'in', ACTIVE),
+      .returning('id'),
+  /** On PostgreSQL, the first statement of a fenced unit: locks the run's row if the claim still holds. */
+  fence: (db, p) =>
+    db
+      .selectFrom('runs')
+      .select('id')
+      .where('id', '=', p('id'))
+      .where('owner', '=', p('owner'))
+      .where('epoch', '=', p('epoch'))
+      .forUpdate(),
   releaseLease: (db, p) =>
     db
       .updateTable('runs')

@@ -95,6 +95,12 @@ export interface UnitWriter {
   insertMessage(row: Omit<MessageRow, 'id'>): void;
 }
 
+/** A run a worker now holds, and the epoch its writes carry. */
+export interface Claim {
+  id: string;
+  epoch: number;
+}
+
 /** The claim a unit of a run is written under: on PostgreSQL nothing commits once another worker claimed the run since. */
 export interface Fence {
   runId: string;
@@ -142,16 +148,16 @@ export interface Store {
   /** The earliest wake-up of a waiting run after `now`, if any. */
   nextWake(now: number): Promise<number | null>;
 
-  /** Takes the lease of a run if it is free, expired, ours, or its owner is known dead; the epoch its writes carry, or null. */
-  claimRun(
-    id: string,
-    owner: string,
-    leaseUntil: number,
-    now: number,
-    isDead: (owner: string) => boolean,
-  ): Promise<number | null>;
-  /** Extends the leases `owner` holds on the given runs (the ones it drives). */
-  renewLeases(owner: string, leaseUntil: number, ids: readonly string[]): Promise<void>;
+  /**
+   * Takes the lease of a run for `leaseMs` if it is free, lapsed, ours, or its owner is known
+   * dead; the epoch its writes carry from now on, or null when another owner holds it. Lease
+   * times are the database's clock on PostgreSQL.
+   */
+  claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): Promise<number | null>;
+  /** Claims up to `limit` runs in flight that no one holds or whose lease lapsed (a worker's poll). */
+  claimRuns(owner: string, leaseMs: number, limit: number): Promise<Claim[]>;
+  /** Extends the leases `owner` holds on the given runs (the ones it drives); the ids it still holds. */
+  renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<string[]>;
   releaseLease(id: string, owner: string): Promise<void>;
   releaseLeases(owner: string): Promise<void>;
 
@@ -204,14 +210,10 @@ export interface SqliteStore {
   nextWake(now: number): number | null;
   setWakeAt(id: string, at: number | null): void;
   /** The epoch of the claim, or null when another live owner holds the run. */
-  claimRun(
-    id: string,
-    owner: string,
-    leaseUntil: number,
-    now: number,
-    isDead: (owner: string) => boolean,
-  ): number | null;
-  renewLeases(owner: string, leaseUntil: number, ids: readonly string[]): void;
+  claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): number | null;
+  claimRuns(owner: string, leaseMs: number, limit: number): Claim[];
+  /** The ids whose leases `owner` still holds. */
+  renewLeases(owner: string, leaseMs: number, ids: readonly string[]): string[];
   releaseLease(id: string, owner: string): void;
   releaseLeases(owner: string): void;
   insertStep(row: StepRow): void;

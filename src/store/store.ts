@@ -107,23 +107,27 @@ export function createSqliteStore(path: string): SqliteStore {
     setWakeAt(id: string, at: number | null): void {
       run('setWakeAt', { id, at });
     },
-    claimRun(id: string, owner: string, leaseUntil: number, now: number, isDead: (owner: string) => boolean) {
-      const lease = get<{ owner: string | null; lease_until: number | null }>('leaseOf', { id });
-      if (!lease) return null;
-      const claimable =
-        lease.owner === null || lease.owner === owner || (lease.lease_until ?? 0) < now || isDead(lease.owner);
-      if (!claimable) return null;
-      const taken = get<{ epoch: number }>('takeLease', {
-        id,
-        owner,
-        lease_until: leaseUntil,
-        previous: lease.owner ?? '',
-      });
+    claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean) {
+      const now = Date.now();
+      const claimed = get<{ epoch: number }>('claimRun', { id, owner, lease_ms: leaseMs, now });
+      if (claimed) return claimed.epoch;
+      // Held by another owner: taken over only if that owner is known to be gone.
+      const lease = get<{ owner: string | null }>('leaseOf', { id });
+      if (!lease?.owner || !isDead(lease.owner)) return null;
+      const taken = get<{ epoch: number }>('takeLease', { id, owner, lease_ms: leaseMs, now, previous: lease.owner });
       return taken?.epoch ?? null;
     },
-    renewLeases(owner: string, leaseUntil: number, ids: readonly string[]): void {
-      // Only the runs this runtime drives, looked up by id; finished runs keep their last owner.
-      run('renewLeases', { owner, lease_until: leaseUntil, ids: JSON.stringify(ids) });
+    claimRuns(owner: string, leaseMs: number, limit: number) {
+      return all<{ id: string; epoch: number }>('claimRuns', { owner, lease_ms: leaseMs, limit, now: Date.now() });
+    },
+    renewLeases(owner: string, leaseMs: number, ids: readonly string[]): string[] {
+      // Only the runs this runtime drives, looked up by id.
+      return all<{ id: string }>('renewLeases', {
+        owner,
+        lease_ms: leaseMs,
+        now: Date.now(),
+        ids: JSON.stringify(ids),
+      }).map((r) => r.id);
     },
     releaseLease(id: string, owner: string): void {
       run('releaseLease', { id, owner });
@@ -253,8 +257,9 @@ export function sqliteRunStore(store: SqliteStore): Store {
     waitingRunsPage: async (after, limit) => store.waitingRunsPage(after, limit),
     dueWaitingRuns: async (now, after, limit) => store.dueWaitingRuns(now, after, limit),
     nextWake: async (now) => store.nextWake(now),
-    claimRun: async (id, owner, leaseUntil, now, isDead) => store.claimRun(id, owner, leaseUntil, now, isDead),
-    renewLeases: async (owner, leaseUntil, ids) => store.renewLeases(owner, leaseUntil, ids),
+    claimRun: async (id, owner, leaseMs, isDead) => store.claimRun(id, owner, leaseMs, isDead),
+    claimRuns: async (owner, leaseMs, limit) => store.claimRuns(owner, leaseMs, limit),
+    renewLeases: async (owner, leaseMs, ids) => store.renewLeases(owner, leaseMs, ids),
     releaseLease: async (id, owner) => store.releaseLease(id, owner),
     releaseLeases: async (owner) => store.releaseLeases(owner),
     listSteps: async (runId) => store.listSteps(runId),

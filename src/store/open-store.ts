@@ -1,0 +1,52 @@
+/**
+ * Which store a `database` option names: a `postgres://` (or `postgresql://`) URL is a
+ * PostgreSQL database, anything else a SQLite file. SQLite opens synchronously (an unusable
+ * path throws at once); PostgreSQL connects in the background, and every call waits for it.
+ */
+import type { SqliteStore, Store } from './store-api.js';
+import { createSqliteStore, sqliteRunStore } from './store.js';
+import { createPostgresStore } from './postgres/pg-store.js';
+
+/** True when `database` is a PostgreSQL URL. */
+export function isPostgresUrl(database: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(database);
+}
+
+/** An opened store; `sqlite` is the synchronous face when the store is a SQLite file. */
+export interface OpenedStore {
+  store: Store;
+  sqlite: SqliteStore | null;
+  /** Resolves when the database is open and migrated; rejects with `store.open_failed`. */
+  opened: Promise<void>;
+}
+
+/** Opens the store `database` names. */
+export function openStore(database: string, options: { poolSize?: number } = {}): OpenedStore {
+  if (!isPostgresUrl(database)) {
+    const sqlite = createSqliteStore(database);
+    return { store: sqliteRunStore(sqlite), sqlite, opened: Promise.resolve() };
+  }
+  const opening = createPostgresStore(database, options);
+  opening.catch(() => undefined);
+  return { store: deferred(opening), sqlite: null, opened: opening.then(() => undefined) };
+}
+
+/** A store whose every member waits for `opening`. */
+function deferred(opening: Promise<Store>): Store {
+  let ready: Store | undefined;
+  void opening.then(
+    (store) => (ready = store),
+    () => undefined,
+  );
+  return new Proxy({} as Store, {
+    get(_target, key: keyof Store) {
+      if (key === 'dialect') return 'postgres';
+      if (key === 'commits') return ready?.commits ?? 0;
+      if (key === 'close') return async () => (await opening.catch(() => null))?.close();
+      return (...args: unknown[]) =>
+        ready
+          ? (ready[key] as (...a: unknown[]) => unknown)(...args)
+          : opening.then((store) => (store[key] as (...a: unknown[]) => unknown)(...args));
+    },
+  });
+}

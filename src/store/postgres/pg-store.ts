@@ -1,0 +1,218 @@
+/**
+ * The store on PostgreSQL: the same statements as SQLite's (`../statements.ts`, compiled for
+ * Postgres), run as named prepared statements through a `pg` pool. A unit of work records its
+ * writes synchronously and runs them as one transaction when it commits: first the fence (the
+ * run's row locked only if this owner still holds it at the claimed epoch), then the writes,
+ * each conditional one checked. A run's units commit one after another, in the order they were
+ * queued; units of different runs commit concurrently over the pool.
+ */
+import type pg from 'pg';
+import { BatonError, createFailure } from '../../failure.js';
+import { approvalTaken, versionConflict } from '../store.js';
+import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from '../statements.js';
+import type {
+  ApprovalRow,
+  ArtifactRow,
+  Claim,
+  EventRow,
+  Fence,
+  MessageRow,
+  RunRow,
+  StepRow,
+  Store,
+  ToolCallRow,
+  UnitWriter,
+} from '../store-api.js';
+import { openPostgres, type OpenPostgres } from './open-postgres.js';
+
+const SQL = catalog('postgres');
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** One recorded write of a unit: a statement, its values, and what must hold after it ran. */
+interface Op {
+  name: StatementName;
+  values: Record<string, unknown>;
+  /** Throws when the write changed no row but had to (a compare-and-set lost). */
+  check?: (rowCount: number) => void;
+}
+
+function query(db: Queryable, statement: Compiled, values: Record<string, unknown>) {
+  return db.query({ name: `baton_${statement.key}`, text: statement.sql, values: argsOf(statement, values) });
+}
+
+/** The lease of a unit's run is gone: another worker claimed it since. */
+function fenced(fence: Fence): BatonError {
+  return new BatonError(
+    createFailure(
+      'run.version_conflict',
+      `Run '${fence.runId}' was claimed by another worker (epoch ${fence.epoch} is stale)`,
+      {
+        details: { run_id: fence.runId, epoch: fence.epoch },
+      },
+    ),
+  );
+}
+
+/** Records a unit's writes. */
+function recorder(ops: Op[]): UnitWriter {
+  const push = (name: StatementName, values: object, check?: Op['check']) =>
+    ops.push({ name, values: values as Record<string, unknown>, ...(check ? { check } : {}) });
+  return {
+    ensureSession: (id, now) => push('ensureSession', { id, now }),
+    insertRun: (row) => push('insertRun', row),
+    saveProgress: (progress) =>
+      push('saveProgress', progress, (count) => {
+        if (count !== 1) throw versionConflict(progress.id);
+      }),
+    setAnswer: (runId, answer) => push('setAnswer', { id: runId, answer }),
+    setWakeAt: (id, at) => push('setWakeAt', { id, at }),
+    insertStep: (row) => push('insertStep', row),
+    putToolCall: (row) => push('putToolCall', row),
+    insertApproval: (row) => push('insertApproval', row),
+    decideApproval: (id, decision) =>
+      push('decideApproval', { id, ...decision }, (count) => {
+        if (count !== 1) throw approvalTaken(id);
+      }),
+    setApprovalVotes: (id, votes) =>
+      push('setApprovalVotes', { id, votes }, (count) => {
+        if (count !== 1) throw approvalTaken(id);
+      }),
+    insertEvent: (row) => push('insertEvent', row),
+    putArtifact: (row) => push('putArtifact', row),
+    insertMessage: (row) => push('insertMessage', row),
+  };
+}
+
+/** Opens the store on the PostgreSQL database at `url` (migrated if needed). */
+export async function createPostgresStore(url: string, options: { poolSize?: number } = {}): Promise<Store> {
+  const opened: OpenPostgres = await openPostgres(url, { max: options.poolSize ?? 10 });
+  const pool = opened.pool;
+  let commits = 0;
+  let closed = false;
+  /** The last unit queued per run: the next one commits after it. */
+  const tails = new Map<string, Promise<unknown>>();
+  const pending = new Set<Promise<unknown>>();
+
+  const rows = async <T>(name: StatementName, values: Record<string, unknown>): Promise<T[]> =>
+    (await query(pool, SQL[name], values)).rows as T[];
+  const row = async <T>(name: StatementName, values: Record<string, unknown>): Promise<T | undefined> =>
+    (await rows<T>(name, values))[0];
+
+  async function commit<T>(work: (writer: UnitWriter) => T, fence: Fence | undefined): Promise<T> {
+    const ops: Op[] = [];
+    const result = work(recorder(ops));
+    if (ops.length === 0) return result;
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      // A new run's unit inserts the row it would be fenced on.
+      if (fence && ops[0]?.name !== 'ensureSession' && ops[0]?.name !== 'insertRun') {
+        const held = await query(client, SQL.fence, { id: fence.runId, owner: fence.owner, epoch: fence.epoch });
+        if (held.rowCount !== 1) throw fenced(fence);
+      }
+      for (const op of ops) {
+        const done = await query(client, SQL[op.name], op.values);
+        op.check?.(done.rowCount ?? 0);
+      }
+      await client.query('commit');
+      commits += 1;
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  const store: Store = {
+    dialect: 'postgres',
+    write<T>(work: (writer: UnitWriter) => T, fence?: Fence): Promise<T> {
+      if (closed) return Promise.reject(new BatonError(createFailure('run.closed', 'The store is closed')));
+      const key = fence?.runId ?? '';
+      const previous = tails.get(key) ?? Promise.resolve();
+      // After the run's previous unit, and on a later turn, so a burst of transitions is one unit.
+      const unit = previous
+        .catch(() => undefined)
+        .then(() => new Promise((resolve) => setImmediate(resolve)))
+        .then(() => commit(work, fence));
+      tails.set(key, unit);
+      pending.add(unit);
+      void unit
+        .catch(() => undefined)
+        .finally(() => {
+          pending.delete(unit);
+          if (tails.get(key) === unit) tails.delete(key);
+        });
+      return unit;
+    },
+    get commits() {
+      return commits;
+    },
+    async close() {
+      closed = true;
+      await Promise.allSettled([...pending]);
+      await opened.close();
+    },
+
+    getRun: (id) => row<RunRow>('getRun', { id }),
+    findRunByIdempotencyKey: (key) => row<RunRow>('findRunByIdempotencyKey', { key }),
+    activeRunOfSession: (sessionId) => row<RunRow>('activeRunOfSession', { session_id: sessionId }),
+    async listRuns(filter) {
+      const { statement, args } = listRunsQuery('postgres', filter);
+      return (await pool.query({ name: `baton_${statement.key}`, text: statement.sql, values: args })).rows as RunRow[];
+    },
+    async runIdsWithStatusNotIn(statuses) {
+      return (await rows<{ id: string }>('runIdsWithStatusNotIn', { statuses: [...statuses] })).map((r) => r.id);
+    },
+    async inFlightRunIds() {
+      return (await rows<{ id: string }>('inFlightRunIds', {})).map((r) => r.id);
+    },
+    waitingRunsPage: (after, limit) =>
+      rows<RunRow>('waitingRunsPage', { after_created_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }),
+    dueWaitingRuns: (now, after, limit) =>
+      rows<{ id: string; wake_at: number }>('dueWaitingRuns', {
+        now,
+        after_wake_at: after?.wakeAt ?? -1,
+        after_id: after?.id ?? '',
+        limit,
+      }),
+    async nextWake(now) {
+      return (await row<{ at: number | null }>('nextWake', { now }))?.at ?? null;
+    },
+
+    async claimRun(id, owner, leaseMs, isDead) {
+      const claimed = await row<{ epoch: number }>('claimRun', { id, owner, lease_ms: leaseMs });
+      if (claimed) return claimed.epoch;
+      const lease = await row<{ owner: string | null }>('leaseOf', { id });
+      if (!lease?.owner || !isDead(lease.owner)) return null;
+      const taken = await row<{ epoch: number }>('takeLease', { id, owner, lease_ms: leaseMs, previous: lease.owner });
+      return taken?.epoch ?? null;
+    },
+    claimRuns: (owner, leaseMs, limit) => rows<Claim>('claimRuns', { owner, lease_ms: leaseMs, limit }),
+    async renewLeases(owner, leaseMs, ids) {
+      if (ids.length === 0) return [];
+      return (await rows<{ id: string }>('renewLeases', { owner, lease_ms: leaseMs, ids: [...ids] })).map((r) => r.id);
+    },
+    async releaseLease(id, owner) {
+      await query(pool, SQL.releaseLease, { id, owner });
+    },
+    async releaseLeases(owner) {
+      await query(pool, SQL.releaseLeases, { owner });
+    },
+
+    listSteps: (runId) => rows<StepRow>('listSteps', { run_id: runId }),
+    getToolCall: (id) => row<ToolCallRow>('getToolCall', { id }),
+    listToolCalls: (runId) => rows<ToolCallRow>('listToolCalls', { run_id: runId }),
+    getApproval: (id) => row<ApprovalRow>('getApproval', { id }),
+    listApprovals: (runId) => rows<ApprovalRow>('listApprovals', { run_id: runId }),
+    listEvents: (runId, after = 0, limit = 1000) => rows<EventRow>('listEvents', { run_id: runId, after, limit }),
+    async lastSeq(runId) {
+      return (await row<{ seq: number | null }>('lastSeq', { run_id: runId }))?.seq ?? 0;
+    },
+    getArtifact: (sha256) => row<ArtifactRow>('getArtifact', { sha256 }),
+    listMessages: (sessionId) => rows<MessageRow>('listMessages', { session_id: sessionId }),
+  };
+  return store;
+}
