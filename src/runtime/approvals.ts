@@ -97,6 +97,7 @@ export async function decideApproval(
   live: LiveRun,
   approvalId: string,
   input: DecisionInput,
+  options: { apply?: boolean } = {},
 ): Promise<ApprovalRow> {
   const { driver } = live;
   const runId = driver.runId;
@@ -193,6 +194,8 @@ export async function decideApproval(
   if (outcome === 'decided') throw new BatonError(alreadyDecided(after()));
   if (outcome === 'vote') return after();
   failpoint('approval.committed');
+  // A runtime that drives no runs leaves applying it to the worker that claims the run.
+  if (options.apply === false) return after();
   resumeAfterDecision(live, after());
   await driver.flush();
   return after();

@@ -31,6 +31,10 @@ export function createEventHub() {
         for (const listener of all) listener(event);
       }
     },
+    /** True when anyone listens to this run's events (or to every run's). */
+    listening(runId: string): boolean {
+      return all.size > 0 || byRun.has(runId);
+    },
     /** Listens to one run (or every run with `null`); returns the unsubscribe function. */
     subscribe(runId: string | null, listener: Listener): () => void {
       if (runId === null) {

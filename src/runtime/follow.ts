@@ -236,6 +236,12 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
     else {
       ctx.onClose.add(closing);
       check();
+      // A run another process drives may move without a word reaching this one: look now and then.
+      const poll = setInterval(() => {
+        if (done) clearInterval(poll);
+        else if (ctx.liveStatus(runId) === undefined) check();
+      }, WAITING_POLL_MS);
+      poll.unref();
     }
   });
 }

@@ -7,7 +7,6 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { DEFAULTS } from '../defaults.js';
 import type { Store } from '../store/index.js';
 
 const LIVE_INSTANCES = new Set<string>();
@@ -48,9 +47,16 @@ const RENEW_BATCH = 500;
 /**
  * Renews, every third of their length, the leases of the runs `owner` drives now (`driving()`),
  * a batch per statement, each batch on its own turn of the event loop; a renewal still under
- * way when the next one is due is not started twice. Returns the function that stops it.
+ * way when the next one is due is not started twice. A run whose lease did not renew was claimed
+ * by another runtime: `lost` is told, and stops driving it. Returns the function that stops it.
  */
-export function startHeartbeat(store: Store, owner: string, driving: () => string[]): () => void {
+export function startHeartbeat(
+  store: Store,
+  owner: string,
+  leaseMs: number,
+  driving: () => string[],
+  lost: (ids: string[]) => void,
+): () => void {
   let stopped = false;
   let renewing = false;
   const renew = async () => {
@@ -58,10 +64,12 @@ export function startHeartbeat(store: Store, owner: string, driving: () => strin
     renewing = true;
     try {
       const ids = driving();
-
       for (let i = 0; i < ids.length && !stopped; i += RENEW_BATCH) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-        await store.renewLeases(owner, DEFAULTS.leaseMs, ids.slice(i, i + RENEW_BATCH));
+        const batch = ids.slice(i, i + RENEW_BATCH);
+        const held = new Set(await store.renewLeases(owner, leaseMs, batch));
+        const gone = batch.filter((id) => !held.has(id));
+        if (gone.length > 0 && !stopped) lost(gone);
       }
     } catch {
       // A renewal that failed (the database away for a moment) is tried again on the next beat.
@@ -69,7 +77,7 @@ export function startHeartbeat(store: Store, owner: string, driving: () => strin
       renewing = false;
     }
   };
-  const heartbeat = setInterval(() => void renew(), DEFAULTS.leaseMs / 3);
+  const heartbeat = setInterval(() => void renew(), leaseMs / 3);
   heartbeat.unref();
   return () => {
     stopped = true;

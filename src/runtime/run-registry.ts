@@ -12,9 +12,8 @@ import { createActor, type Snapshot, type SnapshotFrom } from 'xstate';
 import type { RunMachine } from '../../machines/run-machine.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
-import { DEFAULTS } from '../defaults.js';
 import { BatonError, createFailure, fail, toFailure, type Failure } from '../failure.js';
-import type { RunRow, Store } from '../store/index.js';
+import type { Claim, RunRow, Store } from '../store/index.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import { resumeAfterDecision } from './approvals.js';
 import { stageAnswer } from './commit-answer.js';
@@ -41,6 +40,8 @@ export interface RegistryDeps {
   store: Store;
   hub: EventHub;
   owner: string;
+  /** How long a claim lasts without renewal. */
+  leaseMs: number;
   definition: RunMachineDefinition;
   /** The driver settings other than the registry's own callbacks. */
   driver: Omit<DriverDeps, 'onSucceeded' | 'onRetired' | 'owner'>;
@@ -48,7 +49,7 @@ export interface RegistryDeps {
 
 /** Creates the registry of one runtime. */
 export function createRunRegistry(deps: RegistryDeps) {
-  const { store, hub, owner, definition } = deps;
+  const { store, hub, owner, definition, leaseMs } = deps;
   const live = new Map<string, LiveRun>();
   /** Loads under way, so two callers loading one run share it (one claim, one driver). */
   const loading = new Map<string, Promise<LiveRun | undefined>>();
@@ -78,6 +79,7 @@ export function createRunRegistry(deps: RegistryDeps) {
   const scheduler = createWakeScheduler({
     store,
     wake: (runId) => load(runId, 'wake').then(() => undefined),
+    leaseMs,
     isLive: (runId) => live.has(runId),
     report: (runId, failure) => recoveryFailures.set(runId, failure),
   });
@@ -162,19 +164,22 @@ export function createRunRegistry(deps: RegistryDeps) {
   }
 
   /** `resume`, shared by every caller that loads the same run at the same time. */
-  function resumeOnce(row: RunRow): Promise<LiveRun | undefined> {
+  function resumeOnce(row: RunRow, claimed?: number): Promise<LiveRun | undefined> {
     let pending = loading.get(row.id);
     if (!pending) {
-      pending = resume(row).finally(() => loading.delete(row.id));
+      pending = resume(row, claimed).finally(() => loading.delete(row.id));
       loading.set(row.id, pending);
     }
     return pending;
   }
 
-  /** Loads a persisted run into this runtime and starts driving it; undefined when another runtime holds it. */
-  async function resume(row: RunRow): Promise<LiveRun | undefined> {
+  /**
+   * Loads a persisted run into this runtime and starts driving it; undefined when another
+   * runtime holds it. `claimed` is the epoch of a claim already taken (a worker's poll).
+   */
+  async function resume(row: RunRow, claimed?: number): Promise<LiveRun | undefined> {
     const snapshot = snapshotToRestore(row);
-    const epoch = await store.claimRun(row.id, owner, DEFAULTS.leaseMs, isDeadOwner);
+    const epoch = claimed ?? (await store.claimRun(row.id, owner, leaseMs, isDeadOwner));
     if (epoch === null) return undefined;
     // Read after the claim: no other runtime writes the run from here on.
     const [current, lastSeq, memory] = await Promise.all([
@@ -296,11 +301,64 @@ export function createRunRegistry(deps: RegistryDeps) {
     }
   }
 
+  /** Drives a run a worker's poll claimed; a run that cannot be driven is reported (its lease lapses). */
+  async function adopt(claim: Claim): Promise<void> {
+    if (closed || live.has(claim.id)) return;
+    try {
+      const row = await store.getRun(claim.id);
+      if (!row) return;
+      const problem = checkRunRow(row) ?? machineMismatch(row);
+      if (problem) {
+        recoveryFailures.set(claim.id, problem);
+        return;
+      }
+      await resumeOnce(row, claim.epoch);
+    } catch (error) {
+      recoveryFailures.set(claim.id, toFailure(error));
+    }
+  }
+
+  /** Runs whose lease this runtime lost (another worker claimed them): stopped here at once, their calls aborted. */
+  function lose(ids: readonly string[]): void {
+    for (const id of ids) {
+      const run = live.get(id);
+      if (!run || run.driver.retired) continue;
+      live.delete(id);
+      run.driver.stop();
+      hub.fail(
+        id,
+        createFailure('run.version_conflict', `Run '${id}' is driven by another runtime now: this one lost its lease`),
+      );
+    }
+  }
+
+  /**
+   * Lets another runtime drive a run this one only acted on (an API process that drives no
+   * runs, after a decision or an event): once what is buffered is durable, the driver stops and
+   * the lease is released; a worker claims the run.
+   */
+  async function handOff(runId: string): Promise<void> {
+    const run = live.get(runId);
+    if (!run) return;
+    await run.driver.flush().catch(() => undefined);
+    if (live.get(runId) !== run || run.driver.retired) return;
+    live.delete(runId);
+    run.driver.stop();
+    await store.releaseLease(runId, owner);
+  }
+
   return {
     driverDeps,
+    adopt,
+    lose,
+    handOff,
     /** The ids of the runs driven here now (the ones whose leases the heartbeat renews). */
     liveIds(): string[] {
       return [...live.keys()];
+    },
+    /** Another process made runs due (a decision, a hand-off): look at once. */
+    pokeWake(): void {
+      scheduler.poke();
     },
     /** Timers held for waiting runs: the scheduler's one, whatever their number. */
     get wakeTimers(): number {

@@ -35,8 +35,23 @@ export interface RuntimeOptions {
   defaults?: { maxSteps?: number; budget?: Budget };
   /** XState's inspection tap, for inspectors and tracing. */
   inspect?: (event: InspectionEvent) => void;
-  /** Resume every non-terminal run of the file on open (default true). */
+  /**
+   * Resume every run in flight on open, and go on claiming runs no live runtime holds (default
+   * true): what a worker does. `false` drives only the runs this runtime starts or acts on.
+   */
   recover?: boolean;
+  /**
+   * Drive runs at all (default true). `false` makes an API-only runtime (`baton serve
+   * --no-worker`): it records runs and decisions and leaves driving them to the workers that
+   * share its database.
+   */
+  drive?: boolean;
+  /** How long a claim on a run lasts without renewal (default 30 s); renewed every third of it. */
+  leaseMs?: number;
+  /** How often a worker looks for runs to claim besides notifications (default 1 s on PostgreSQL, a third of the lease on SQLite). */
+  claimEveryMs?: number;
+  /** Most runs this runtime drives at once; a worker claims no more (default 1,000). */
+  maxRuns?: number;
   /** Token budget of the context given to the planner at each step (default 32,000). */
   contextTokens?: number;
   /** For test harnesses: a place to hold each actor before it produces its event. */

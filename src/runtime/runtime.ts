@@ -36,6 +36,7 @@ import { registerStore } from './internals.js';
 import { admitStart } from './yield-turn.js';
 import { createDriver } from './run-driver.js';
 import { createRunRegistry } from './run-registry.js';
+import { startSharing } from './sharing.js';
 import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
 
 export type { Runtime, RuntimeOptions } from './runtime-api.js';
@@ -65,6 +66,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const tools = new Map(options.tools.map((t) => [t.name, t]));
   if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
   const { store, sqlite, opened } = openStore(options.database);
+  const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
+  const drive = options.drive !== false;
   const hub = createEventHub();
   const owner = newOwner();
   let closed = false;
@@ -102,6 +105,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     hub,
     owner,
+    leaseMs,
     definition,
     driver: { store, hub, machine, machineVersion: definition.version, inspect: options.inspect },
   });
@@ -121,7 +125,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onClose,
   };
 
-  const stopHeartbeat = startHeartbeat(store, owner, () => registry.liveIds());
+  const stopHeartbeat = startHeartbeat(store, owner, leaseMs, () => registry.liveIds(), registry.lose);
+  let stopSharing = (): void => undefined;
+
+  /** An API-only runtime lets a worker drive a run it acted on, once its own writes are durable. */
+  async function handOffUnlessDriving(runId: string): Promise<void> {
+    if (!drive) await registry.handOff(runId);
+  }
 
   function assertOpen(): void {
     if (closed) fail('run.closed', 'The runtime is closed');
@@ -157,6 +167,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
       });
       const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition);
+      // An API-only runtime records the run unclaimed: a worker claims it and starts it.
+      if (!drive) Object.assign(row, { owner: null, lease_until: null });
       // What the key or the session already holds is read first; a unique index catches the
       // rest (a run inserted in between), and then it is read again.
       let result: Creation | null = await findCollision(store, run, row.idempotency_key);
@@ -189,6 +201,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         });
       }
       failpoint('run.created');
+      if (!drive) return toRun(row);
       registry.register(row, driver);
       driver.start();
       driver.actor.send({ type: 'start' });
@@ -284,12 +297,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         );
       }
       const run = await registry.load(runId, 'approved');
-      const row = await decideApproval(env, run, approvalId, {
-        approve: true,
-        by: decision.by,
-        reason: decision.reason ?? null,
-        resolution: decision.resolution,
-      });
+      const row = await decideApproval(
+        env,
+        run,
+        approvalId,
+        { approve: true, by: decision.by, reason: decision.reason ?? null, resolution: decision.resolution },
+        { apply: drive },
+      );
+      await handOffUnlessDriving(runId);
       return toApproval(row);
     },
 
@@ -302,12 +317,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       assertOpen();
       await assertPendingApproval(store, runId, approvalId);
       const run = await registry.load(runId, 'rejected');
-      const row = await decideApproval(env, run, approvalId, {
-        approve: false,
-        by: decision.by,
-        reason: decision.reason ?? null,
-        terminate: decision.terminate,
-      });
+      const row = await decideApproval(
+        env,
+        run,
+        approvalId,
+        { approve: false, by: decision.by, reason: decision.reason ?? null, terminate: decision.terminate },
+        { apply: drive },
+      );
+      await handOffUnlessDriving(runId);
       return toApproval(row);
     },
 
@@ -325,6 +342,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const run = await registry.load(runId, 'cancel');
       send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
       await run.driver.flush().catch(() => undefined);
+      await handOffUnlessDriving(runId);
       return runtime.get(runId);
     },
 
@@ -343,6 +361,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const run = await registry.load(runId, parsed.data.type);
       send(run, parsed.data);
       await run.driver.flush();
+      await handOffUnlessDriving(runId);
       return runtime.get(runId);
     },
 
@@ -386,6 +405,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (closed) return;
       closed = true;
       stopHeartbeat();
+      stopSharing();
       registry.close();
       for (const release of onClose) release();
       onClose.clear();
@@ -397,8 +417,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   };
   if (sqlite) registerStore(runtime, sqlite);
+  const claim = drive && options.recover !== false;
   const ready: Promise<void> = opened.then(async () => {
-    if (options.recover !== false) await runtime.recover();
+    if (closed) return;
+    if (claim) await runtime.recover();
+    if (closed) return;
+    stopSharing = startSharing({
+      store,
+      hub,
+      registry,
+      owner,
+      leaseMs,
+      claim,
+      claimEveryMs: options.claimEveryMs ?? (store.dialect === 'postgres' ? 1_000 : leaseMs / 3),
+      maxRuns: options.maxRuns ?? 1_000,
+    });
   });
   // Whoever awaits `ready` sees a failure; nobody else has to.
   ready.catch(() => undefined);

@@ -5,7 +5,6 @@
  * each batch on its own turn of the event loop; loading one re-arms what it needs (its deadline
  * actor fires at once if the deadline has passed). Invariant: no timer, no memory per waiting run.
  */
-import { DEFAULTS } from '../defaults.js';
 import { toFailure, type Failure } from '../failure.js';
 import type { Store } from '../store/index.js';
 
@@ -15,6 +14,8 @@ const BATCH = 64;
 /** What the scheduler needs from its runtime. */
 export interface WakeDeps {
   store: Store;
+  /** How long another runtime's claim lasts: a run it holds is not tried again sooner. */
+  leaseMs: number;
   /** Loads a run into this runtime (rejects when it cannot). */
   wake(runId: string): Promise<void>;
   isLive(runId: string): boolean;
@@ -74,7 +75,7 @@ export function createWakeScheduler(deps: WakeDeps) {
               (error: unknown) => {
                 const failure = toFailure(error);
                 if (failure.code === 'run.version_conflict') {
-                  const at = now + DEFAULTS.leaseMs;
+                  const at = now + deps.leaseMs;
                   notBefore.set(row.id, at);
                   retryAt = Math.min(retryAt ?? at, at);
                 } else if (failure.code !== 'run.invalid_transition') {
@@ -92,7 +93,7 @@ export function createWakeScheduler(deps: WakeDeps) {
     } catch {
       // The store closed, or failed for a moment: try again within a lease's length.
       if (stopped) return;
-      retryAt = now + DEFAULTS.leaseMs;
+      retryAt = now + deps.leaseMs;
     } finally {
       running = false;
     }
@@ -106,6 +107,10 @@ export function createWakeScheduler(deps: WakeDeps) {
     /** Arms for the earliest wake-up in the file. */
     start(): void {
       void store.nextWake(-1).then(arm, () => undefined);
+    },
+    /** Something may be due now (another process decided a run): look at once. */
+    poke(): void {
+      arm(Date.now());
     },
     /** A run that left memory needs waking at `at` (null: never). */
     consider(at: number | null): void {

@@ -43,6 +43,22 @@ function deferred(opening: Promise<Store>): Store {
       if (key === 'dialect') return 'postgres';
       if (key === 'commits') return ready?.commits ?? 0;
       if (key === 'close') return async () => (await opening.catch(() => null))?.close();
+      if (key === 'listen') {
+        return (listener: Parameters<Store['listen']>[0]) => {
+          let off: (() => void) | undefined;
+          let cancelled = false;
+          void opening.then(
+            (store) => {
+              if (!cancelled) off = store.listen(listener);
+            },
+            () => undefined,
+          );
+          return () => {
+            cancelled = true;
+            off?.();
+          };
+        };
+      }
       return (...args: unknown[]) =>
         ready
           ? (ready[key] as (...a: unknown[]) => unknown)(...args)

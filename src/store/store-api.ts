@@ -101,6 +101,14 @@ export interface Claim {
   epoch: number;
 }
 
+/**
+ * What another process sharing the database announced after a commit: runs that need driving
+ * (new, decided, handed off), events committed for a run (`from`..`to`), or that notifications
+ * may have been missed (the listening connection was re-established).
+ */
+export type StoreNote =
+  { kind: 'runs' } | { kind: 'events'; runId: string; from: number; to: number } | { kind: 'reconnected' };
+
 /** The claim a unit of a run is written under: on PostgreSQL nothing commits once another worker claimed the run since. */
 export interface Fence {
   runId: string;
@@ -124,6 +132,11 @@ export interface Store {
   write<T>(work: (writer: UnitWriter) => T, fence?: Fence): Promise<T>;
   /** Transactions committed since the store opened. */
   readonly commits: number;
+  /**
+   * Hears what other processes commit (PostgreSQL's LISTEN/NOTIFY, sent after each commit);
+   * a SQLite file has no such channel and never calls the listener. Returns the unsubscribe.
+   */
+  listen(listener: (note: StoreNote) => void): () => void;
   /** Commits what is queued and closes the database. */
   close(): Promise<void>;
 

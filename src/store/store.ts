@@ -245,6 +245,7 @@ export function sqliteRunStore(store: SqliteStore): Store {
     get commits() {
       return store.queue.commits;
     },
+    listen: () => () => undefined,
     async close() {
       store.close();
     },

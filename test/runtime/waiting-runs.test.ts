@@ -143,17 +143,32 @@ describe('lease heartbeat', () => {
     vi.useRealTimers();
   });
 
-  it('renews only the runs this runtime drives, a batch per statement', async () => {
+  it('renews only the runs this runtime drives, a batch per statement, and reports the ones it lost', async () => {
     // Only the interval is faked: the batches still take real turns of the event loop.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const calls: string[][] = [];
-    const store = { renewLeases: (_owner: string, _until: number, ids: readonly string[]) => calls.push([...ids]) };
+    // The store says two runs of the last batch are held by another runtime now.
+    const taken = new Set(['run_1100', 'run_1199']);
+    const store = {
+      renewLeases: async (_owner: string, _leaseMs: number, ids: readonly string[]) => {
+        calls.push([...ids]);
+        return ids.filter((id) => !taken.has(id));
+      },
+    };
+    const lost: string[] = [];
     const driving = Array.from({ length: 1_200 }, (_, i) => `run_${i}`);
-    const stop = startHeartbeat(store as unknown as Store, 'me', () => driving);
+    const stop = startHeartbeat(
+      store as unknown as Store,
+      'me',
+      30_000,
+      () => driving,
+      (ids) => lost.push(...ids),
+    );
     await vi.advanceTimersByTimeAsync(10_000);
     await expect.poll(() => calls.length).toBe(3);
     stop();
     expect(calls.map((ids) => ids.length)).toEqual([500, 500, 200]);
     expect(calls.flat()).toEqual(driving);
+    expect(lost).toEqual(['run_1100', 'run_1199']);
   });
 });

@@ -6,7 +6,7 @@
  * each conditional one checked. A run's units commit one after another, in the order they were
  * queued; units of different runs commit concurrently over the pool.
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { BatonError, createFailure } from '../../failure.js';
 import { approvalTaken, versionConflict } from '../store.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from '../statements.js';
@@ -20,6 +20,7 @@ import type {
   RunRow,
   StepRow,
   Store,
+  StoreNote,
   ToolCallRow,
   UnitWriter,
 } from '../store-api.js';
@@ -35,6 +36,41 @@ interface Op {
   values: Record<string, unknown>;
   /** Throws when the write changed no row but had to (a compare-and-set lost). */
   check?: (rowCount: number) => void;
+}
+
+/** Channels Baton notifies on after commits: runs that need driving, and committed events. */
+const RUNS_CHANNEL = 'baton_runs';
+const EVENTS_CHANNEL = 'baton_events';
+
+/**
+ * The notifications a unit sends on commit (NOTIFY inside a transaction is delivered when it
+ * commits): its events' range per run, and whether it made a run claimable (a new run, a
+ * decision that makes a waiting run due).
+ */
+function notesOf(ops: readonly Op[]): [string, string][] {
+  const notes: [string, string][] = [];
+  const ranges = new Map<string, [number, number]>();
+  for (const op of ops) {
+    if (op.name === 'insertEvent') {
+      const runId = op.values.run_id as string;
+      const seq = op.values.seq as number;
+      const range = ranges.get(runId);
+      ranges.set(runId, range ? [Math.min(range[0], seq), Math.max(range[1], seq)] : [seq, seq]);
+    }
+  }
+  for (const [runId, [from, to]] of ranges) notes.push([EVENTS_CHANNEL, `${runId} ${from} ${to}`]);
+  if (ops.some((op) => op.name === 'insertRun' || (op.name === 'setWakeAt' && op.values.at === 0))) {
+    notes.push([RUNS_CHANNEL, '']);
+  }
+  return notes;
+}
+
+function parseNote(channel: string, payload: string | undefined): StoreNote | null {
+  if (channel === RUNS_CHANNEL) return { kind: 'runs' };
+  if (channel !== EVENTS_CHANNEL || !payload) return null;
+  const [runId, from, to] = payload.split(' ');
+  if (!runId || !from || !to) return null;
+  return { kind: 'events', runId, from: Number(from), to: Number(to) };
 }
 
 function query(db: Queryable, statement: Compiled, values: Record<string, unknown>) {
@@ -115,6 +151,14 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
         const done = await query(client, SQL[op.name], op.values);
         op.check?.(done.rowCount ?? 0);
       }
+      const notes = notesOf(ops);
+      if (notes.length > 0) {
+        await client.query({
+          name: `baton_notify_${notes.length}`,
+          text: `select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`,
+          values: notes.flat(),
+        });
+      }
       await client.query('commit');
       commits += 1;
       return result;
@@ -126,8 +170,58 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     }
   }
 
+  const listeners = new Set<(note: StoreNote) => void>();
+  let listening: pg.Client | null = null;
+  let reconnect: NodeJS.Timeout | undefined;
+
+  /** One connection LISTENs for every listener of this store; re-established if it drops. */
+  async function startListening(): Promise<void> {
+    if (closed || listening || listeners.size === 0) return;
+    const client = new pg.Client({ connectionString: url });
+    listening = client;
+    const retry = () => {
+      if (listening !== client) return;
+      listening = null;
+      client.end().catch(() => undefined);
+      if (closed || listeners.size === 0) return;
+      clearTimeout(reconnect);
+      reconnect = setTimeout(() => {
+        void startListening().then(() => {
+          // Whatever was sent while no one listened is found by polling: say so.
+          for (const listener of listeners) listener({ kind: 'reconnected' });
+        });
+      }, 500);
+      reconnect.unref();
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', (message) => {
+      const note = parseNote(message.channel, message.payload);
+      if (note) for (const listener of listeners) listener(note);
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${RUNS_CHANNEL}`);
+      await client.query(`listen ${EVENTS_CHANNEL}`);
+    } catch {
+      retry();
+    }
+  }
+
   const store: Store = {
     dialect: 'postgres',
+    listen(listener) {
+      listeners.add(listener);
+      void startListening();
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0 && listening) {
+          const client = listening;
+          listening = null;
+          void client.end().catch(() => undefined);
+        }
+      };
+    },
     write<T>(work: (writer: UnitWriter) => T, fence?: Fence): Promise<T> {
       if (closed) return Promise.reject(new BatonError(createFailure('run.closed', 'The store is closed')));
       const key = fence?.runId ?? '';
@@ -152,6 +246,10 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     },
     async close() {
       closed = true;
+      clearTimeout(reconnect);
+      const client = listening;
+      listening = null;
+      await client?.end().catch(() => undefined);
       await Promise.allSettled([...pending]);
       await opened.close();
     },
@@ -197,6 +295,8 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     },
     async releaseLease(id, owner) {
       await query(pool, SQL.releaseLease, { id, owner });
+      // Free for a worker to claim: tell them now rather than at their next poll.
+      await pool.query('select pg_notify($1, $2)', [RUNS_CHANNEL, '']);
     },
     async releaseLeases(owner) {
       await query(pool, SQL.releaseLeases, { owner });

@@ -1,0 +1,70 @@
+/**
+ * A runtime among others on one database. A worker claims the runs no live runtime holds
+ * (`claim-loop.ts`) and wakes at once when another process says runs need driving; every
+ * runtime relays the events other processes commit (PostgreSQL notifications, sent after each
+ * commit) to its own listeners, so `events()`, `wait()` and `watch()` see a run driven
+ * elsewhere live. Polling stays the fallback when a notification is missed.
+ */
+import type { Store, StoreNote } from '../store/index.js';
+import { startClaimLoop } from './claim-loop.js';
+import type { EventHub } from './event-hub.js';
+import type { RunRegistry } from './run-registry.js';
+import { toEvent } from './rows.js';
+
+/** What sharing needs from its runtime. */
+export interface SharingDeps {
+  store: Store;
+  hub: EventHub;
+  registry: RunRegistry;
+  owner: string;
+  leaseMs: number;
+  /** Claim runs (a worker); false for a runtime that only drives what it starts or acts on. */
+  claim: boolean;
+  claimEveryMs: number;
+  maxRuns: number;
+}
+
+/** Starts claiming (if a worker) and listening; returns the function that stops both. */
+export function startSharing(deps: SharingDeps): () => void {
+  const { store, hub, registry } = deps;
+  const loop = deps.claim
+    ? startClaimLoop({
+        store,
+        owner: deps.owner,
+        leaseMs: deps.leaseMs,
+        everyMs: deps.claimEveryMs,
+        room: () => deps.maxRuns - registry.size,
+        adopt: (claim) => registry.adopt(claim),
+      })
+    : null;
+  /** The last seq relayed per run, so a range notified twice is published once. */
+  const relayed = new Map<string, number>();
+
+  async function relay(note: Extract<StoreNote, { kind: 'events' }>): Promise<void> {
+    // Events of a run driven here are published by its driver already.
+    if (registry.has(note.runId) || !hub.listening(note.runId)) return;
+    const after = Math.max(relayed.get(note.runId) ?? 0, note.from - 1);
+    if (after >= note.to) return;
+    const rows = await store.listEvents(note.runId, after, note.to - after);
+    if (rows.length === 0) return;
+    relayed.delete(note.runId);
+    relayed.set(note.runId, rows.at(-1)!.seq);
+    // Bounded: the oldest runs are forgotten first (a gap only sends a follower to the log).
+    if (relayed.size > 10_000) relayed.delete(relayed.keys().next().value!);
+    hub.publish(rows.map(toEvent));
+  }
+
+  const unlisten = store.listen((note) => {
+    if (note.kind === 'events') {
+      void relay(note).catch(() => undefined);
+      return;
+    }
+    // Runs to drive (or notes that may have been missed): claim and wake at once.
+    loop?.poke();
+    if (deps.claim) registry.pokeWake();
+  });
+  return () => {
+    loop?.stop();
+    unlisten();
+  };
+}
