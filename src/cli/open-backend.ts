@@ -1,5 +1,7 @@
 /** Choosing where a command's runs are: `--url` (or $BATON_URL) for a server, else the `--db` file in process. */
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { isPostgresUrl } from '../store/open-store.js';
 import type { RunStatus } from '../index.js';
 import type { Backend } from './backend.js';
 import { CliError, usageError } from './cli-error.js';
@@ -10,6 +12,20 @@ import { cliUser } from './os-user.js';
 
 /** The default database file of in-process commands. */
 export const DEFAULT_DB = './.baton/baton.db';
+
+/** A `--db` value as the runtime takes it: a PostgreSQL URL as given, a file path made absolute. */
+export function databaseOf(db: string | undefined): string {
+  const value = db ?? DEFAULT_DB;
+  return isPostgresUrl(value) ? value : resolve(value);
+}
+
+/** A database as printed: a URL without its password. */
+export function describeDatabase(database: string): string {
+  if (!isPostgresUrl(database)) return database;
+  const url = new URL(database);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
 
 /** The target and agent flags, as `parseFlags` returns them. */
 export interface TargetFlags {
@@ -46,7 +62,7 @@ export async function openBackend(
   if (flags.token !== undefined) throw usageError('--token goes with --url');
   const database = flags.db ?? DEFAULT_DB;
   // Reading a file that is not there would create an empty one and say "No runs.".
-  if (!options.drive && !existsSync(database)) {
+  if (!options.drive && !isPostgresUrl(database) && !existsSync(database)) {
     throw new CliError({
       code: 'store.open_failed',
       message: `The database '${database}' does not exist (pass --db <file>, or --url for a server)`,

@@ -9,12 +9,15 @@ import { runRunCommand } from './run-command.js';
 import { runRunsCommand } from './runs-command.js';
 import { runServeCommand } from './serve-command.js';
 import { runShowCommand } from './show-command.js';
+import { runWorkerCommand } from './worker-command.js';
 
 /** The top-level usage text. */
 export const USAGE = `Usage: baton <command> [options]
 
 Commands:
-  serve              serve the HTTP API for an agent (default: the demo) on a SQLite file
+  serve              serve the HTTP API for an agent (default: the demo) on a SQLite file or
+                     a PostgreSQL database
+  worker             drive runs on a database shared with serve and other workers (no HTTP)
   run "<input>"      start a run and follow it live to its answer, asking for approvals
   runs               list runs
   show <run>         a run with its steps and tool calls
@@ -24,8 +27,9 @@ Commands:
   cancel <run>       cancel a run
   demo               run the built-in demo agent (archives stale configs after a human approval)
 
-Commands other than serve and demo work in process on a database file (--db, default
-./.baton/baton.db) or against a server (--url, or $BATON_URL, with --token or $BATON_TOKEN).
+Commands other than serve, worker and demo work in process on a database (--db: a file,
+default ./.baton/baton.db, or a postgres:// URL) or against a server (--url, or $BATON_URL,
+with --token or $BATON_TOKEN).
 Every command takes --json (machine-readable output) and --help.
 
 Options:
@@ -38,6 +42,7 @@ Run 'baton <command> --help' for a command's options.
 
 const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> = {
   serve: runServeCommand,
+  worker: runWorkerCommand,
   run: runRunCommand,
   runs: runRunsCommand,
   show: runShowCommand,

@@ -1,16 +1,16 @@
 /**
- * `baton serve`: the HTTP API over a runtime on a SQLite file. It resumes the file's unfinished
- * runs, serves until SIGTERM or SIGINT, then stops accepting, ends open event streams and closes
- * the runtime; runs still in flight resume on the next start.
+ * `baton serve`: the HTTP API over a runtime on a SQLite file or a PostgreSQL database. It
+ * resumes the unfinished runs (and, as a worker, goes on claiming runs no one holds), serves
+ * until SIGTERM or SIGINT, then stops accepting, ends open event streams and closes the runtime;
+ * runs still in flight resume on the next start (or on another worker).
  */
-import { resolve } from 'node:path';
 import { createRuntime, resolveAgentPlanner, type Runtime } from '../index.js';
 import { createServer, loadAuthConfig, type Listening } from '../server/index.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { loadAgent } from './load-agent.js';
-import { DEFAULT_DB } from './open-backend.js';
+import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
 import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
 import { toEventLine } from './format-event.js';
 
@@ -18,16 +18,21 @@ import { toEventLine } from './format-event.js';
 export const DEFAULT_PORT = 7420;
 
 /** The usage text of `baton serve`. */
-export const SERVE_USAGE = `Usage: baton serve [--db <file>] [--host <host>] [--port <port>] [--agent demo|<module>]
-                   [--dir <dir>] [--tokens <file>] [--model <name>] [--base-url <url>] [--json]
+export const SERVE_USAGE = `Usage: baton serve [--db <file>|<postgres-url>] [--no-worker] [--host <host>] [--port <port>]
+                   [--agent demo|<module>] [--dir <dir>] [--tokens <file>] [--model <name>]
+                   [--base-url <url>] [--json]
 
 Serves the Baton HTTP API (runs, SSE event streams, approvals) for one agent, on an embedded
-SQLite file. On start it resumes every run the file left unfinished. SIGTERM or Ctrl-C stops
-it gracefully: no new requests, open event streams end (clients reconnect with Last-Event-ID),
-the runtime closes, and runs still in flight resume on the next start.
+SQLite file or a PostgreSQL database shared with other serve and worker processes. On start it
+resumes the runs left unfinished, and goes on claiming runs no live process holds. SIGTERM or
+Ctrl-C stops it gracefully: no new requests, open event streams end (clients reconnect with
+Last-Event-ID), the runtime closes, and runs still in flight resume on the next start or on
+another worker.
 
 Options:
-  --db <file>       SQLite database file (default ${DEFAULT_DB})
+  --db <db>         SQLite database file (default ${DEFAULT_DB}) or postgres://… URL
+  --no-worker       drive no runs here: record them and decisions, and leave driving them to
+                    'baton worker' processes on the same database
   --host <host>     address to listen on (default 127.0.0.1)
   --port <port>     port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --agent <agent>   'demo' (built in) or a module whose default export is defineAgent(...)
@@ -66,6 +71,7 @@ export const runServeCommand = defineCommand({
     host: { type: 'string', default: '127.0.0.1' },
     port: { type: 'string' },
     tokens: { type: 'string' },
+    'no-worker': { type: 'boolean', default: false },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -77,7 +83,8 @@ export const runServeCommand = defineCommand({
     const auth = loadAuthConfig(values.tokens === undefined ? {} : { file: values.tokens });
     const agent = await loadAgent(values.agent ?? 'demo', { dir: values.dir });
     const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
-    const database = resolve(values.db ?? DEFAULT_DB);
+    const database = databaseOf(values.db);
+    const worker = !values['no-worker'];
     let runtime: Runtime | undefined;
     let listening: Listening | undefined;
     try {
@@ -87,8 +94,11 @@ export const runServeCommand = defineCommand({
         tools: agent.tools,
         ...(agent.policy ? { policy: agent.policy } : {}),
         recover: false,
+        claim: worker,
+        drive: worker,
       });
-      const resumed = await runtime.recover();
+      await runtime.ready;
+      const resumed = worker ? await runtime.recover() : [];
       listening = await createServer({ runtime, auth }).listen({ host: values.host, port });
       log(`Listening on ${listening.url}`, { type: 'listening', url: listening.url });
       const tokens = auth.tokens.length;
@@ -97,7 +107,7 @@ export const runServeCommand = defineCommand({
         [
           `Inspector: ${inspector}`,
           `Agent: ${agent.name} (planner: ${description})`,
-          `Database: ${database} (resumed ${resumed.length} unfinished runs)`,
+          `Database: ${describeDatabase(database)} (${worker ? `resumed ${resumed.length} unfinished runs` : 'no worker: runs are driven by workers'})`,
           `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
         ].join('\n'),
         {
@@ -105,7 +115,8 @@ export const runServeCommand = defineCommand({
           inspector_url: inspector,
           agent: agent.name,
           planner: description,
-          database,
+          database: describeDatabase(database),
+          worker,
           resumed,
           tokens,
         },

@@ -393,6 +393,13 @@ export function createRunRegistry(deps: RegistryDeps) {
       }
       scheduler.start();
       void sweep();
+      if (store.dialect === 'postgres') {
+        // Shared by many workers: claim what no one holds (a batch; the claim loop takes the rest)
+        // instead of trying every run in flight.
+        const claims = await store.claimRuns(owner, leaseMs, RECOVER_BATCH);
+        await Promise.all(claims.map(adopt));
+        return claims.map((claim) => claim.id).filter((id) => live.has(id));
+      }
       const inFlight = (await store.inFlightRunIds()).filter((id) => !live.has(id));
       // The first batch now; the rest a batch a turn, so a large backlog never holds the loop long.
       const first = inFlight.slice(0, RECOVER_BATCH);

@@ -41,6 +41,11 @@ export interface RuntimeOptions {
    */
   recover?: boolean;
   /**
+   * Go on claiming runs that no live runtime holds, a worker's job (default: as `recover`).
+   * `baton serve` opens with `recover: false` and `claim: true`, and recovers explicitly.
+   */
+  claim?: boolean;
+  /**
    * Drive runs at all (default true). `false` makes an API-only runtime (`baton serve
    * --no-worker`): it records runs and decisions and leaves driving them to the workers that
    * share its database.
@@ -151,6 +156,8 @@ export interface Runtime {
    * Every member waits for it by itself; await it to know the runtime is up.
    */
   readonly ready: Promise<void>;
+  /** This runtime's id as its leases name it (`host:pid:random`). */
+  readonly owner: string;
   /** The machine this runtime drives its runs with: Baton's (`baton.run`) or the variant it was given. */
   readonly machine: RunMachineDefinition;
   /** Stops every run (in-flight tools are aborted) and closes the file; runs resume on the next open. */

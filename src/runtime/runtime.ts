@@ -367,6 +367,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     async recover(): Promise<string[]> {
       assertOpen();
+      // A runtime that drives no runs resumes none.
+      if (!drive) return [];
       return registry.recover();
     },
 
@@ -396,6 +398,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */
     machine: definition,
+    owner,
     get ready(): Promise<void> {
       return ready;
     },
@@ -417,10 +420,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   };
   if (sqlite) registerStore(runtime, sqlite);
-  const claim = drive && options.recover !== false;
+  const claim = drive && (options.claim ?? options.recover !== false);
   const ready: Promise<void> = opened.then(async () => {
     if (closed) return;
-    if (claim) await runtime.recover();
+    if (drive && options.recover !== false) await runtime.recover();
     if (closed) return;
     stopSharing = startSharing({
       store,

@@ -51,7 +51,8 @@ export async function runProblems(
   const count = new Map<string, number>();
   for (const line of mine) if (effectOf(line) !== 'read') count.set(line.key, (count.get(line.key) ?? 0) + 1);
   for (const [key, n] of count) if (n > 1) say(`call ${key} took effect ${n} times`);
-  const rows = storeOf(runtime).listToolCalls(runId);
+  // Through the public API, so the same checks hold on either dialect.
+  const rows = await runtime.toolCalls(runId);
   const byId = new Map(rows.map((row) => [row.id, row]));
   for (const key of count.keys()) if (!byId.has(key)) say(`call ${key} took effect but has no ledger row`);
   for (const row of rows) {
@@ -74,7 +75,11 @@ export async function runProblems(
 
   // Events 1..n without gaps; the API's view is the whole log (nothing hides after a terminal event).
   const events = await eventsOf(runtime, runId);
-  const stored = storeOf(runtime).listEvents(runId, 0, 1_000_000);
+  const stored = [];
+  for (let page = await runtime.readEvents(runId, { limit: 10_000 }); page.length > 0;) {
+    stored.push(...page);
+    page = page.length < 10_000 ? [] : await runtime.readEvents(runId, { after: page.at(-1)!.seq, limit: 10_000 });
+  }
   const seqs = stored.map((e) => e.seq);
   if (seqs.some((seq, i) => seq !== i + 1)) say(`event seqs have gaps: ${seqs.join(',')}`);
   if (events.length !== stored.length) say(`${stored.length - events.length} events follow the terminal state event`);
@@ -85,7 +90,7 @@ export async function runProblems(
   let terminals = 0;
   for (const event of stored) {
     if (event.type !== 'state') continue;
-    const data = JSON.parse(event.data) as { from: string; to: string };
+    const data = event.data as { from: string; to: string };
     if (TERMINAL.has(state)) say(`event ${event.seq} leaves terminal state '${state}' for '${data.to}'`);
     if (data.from !== state) say(`event ${event.seq} goes from '${data.from}' but the run was '${state}'`);
     if (TERMINAL.has(data.to)) {

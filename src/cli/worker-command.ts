@@ -1,0 +1,107 @@
+/**
+ * `baton worker`: a process that drives runs and serves no HTTP. It claims runs that need
+ * driving on a database it shares with `baton serve` processes and other workers (new runs,
+ * runs resumed after a decision, runs whose worker stopped renewing its lease), drives them
+ * with its agent's planner and tools, and on SIGTERM or Ctrl-C releases what it holds, so
+ * another worker takes it over at once.
+ */
+import { createRuntime, resolveAgentPlanner, type Runtime } from '../index.js';
+import { usageError } from './cli-error.js';
+import { defineCommand } from './define-command.js';
+import { EXIT, EXIT_HELP } from './exit-codes.js';
+import { toEventLine } from './format-event.js';
+import { loadAgent } from './load-agent.js';
+import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
+import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
+
+/** The usage text of `baton worker`. */
+export const WORKER_USAGE = `Usage: baton worker [--db <file>|<postgres-url>] [--agent demo|<module>] [--dir <dir>]
+                    [--max-runs <n>] [--lease <ms>] [--model <name>] [--base-url <url>] [--json]
+
+Drives runs and serves no HTTP: any number of workers and 'baton serve' processes may share one
+database. A worker claims the runs no live process holds, renews its claims every third of the
+lease, and stops driving a run at once if it ever loses its claim. SIGTERM or Ctrl-C stops it:
+its runs are released for the other workers.
+
+Options:
+  --db <db>         postgres://… URL or SQLite file (default ${DEFAULT_DB})
+  --agent <agent>   'demo' (built in) or a module whose default export is defineAgent(...)
+  --dir <dir>       the demo agent's config directory (default ./.baton/demo-configs)
+  --max-runs <n>    most runs driven at once (default 1000)
+  --lease <ms>      how long a claim lasts without renewal (default 30000)
+  --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
+  --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
+  --json            log as JSON lines
+  -h, --help        show this help
+
+The first line printed is 'Worker <id> on <db>' (with --json, {"type":"worker",...}).
+
+${EXIT_HELP}
+`;
+
+function toPositive(name: string, value: string | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= min)) throw usageError(`--${name} must be a whole number ≥ ${min}, not '${value}'`);
+  return n;
+}
+
+/** Runs `baton worker` until a signal; resolves with the exit code (0 after a graceful stop). */
+export const runWorkerCommand = defineCommand({
+  name: 'worker',
+  usage: WORKER_USAGE,
+  options: {
+    ...AGENT_OPTIONS,
+    db: { type: 'string' },
+    'max-runs': { type: 'string' },
+    lease: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+  async run({ values, positionals }, { io, signal }) {
+    takePositionals(positionals, { required: [] });
+    const maxRuns = toPositive('max-runs', values['max-runs'], 1_000, 1);
+    const leaseMs = toPositive('lease', values.lease, 30_000, 300);
+    const log = (text: string, json: Record<string, unknown>) =>
+      io.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
+    const agent = await loadAgent(values.agent ?? 'demo', { dir: values.dir });
+    const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
+    const database = databaseOf(values.db);
+    let runtime: Runtime | undefined;
+    try {
+      runtime = createRuntime({
+        database,
+        planner,
+        tools: agent.tools,
+        ...(agent.policy ? { policy: agent.policy } : {}),
+        leaseMs,
+        maxRuns,
+      });
+      await runtime.ready;
+      log(`Worker ${runtime.owner} on ${describeDatabase(database)} (agent ${agent.name}, planner: ${description})`, {
+        type: 'worker',
+        worker: runtime.owner,
+        database: describeDatabase(database),
+        agent: agent.name,
+        planner: description,
+        pid: process.pid,
+      });
+      for (const [runId, failure] of runtime.recoveryFailures) {
+        io.stderr.write(`baton worker: run ${runId} cannot be driven: ${failure.message} (${failure.code})\n`);
+      }
+      const unwatch = runtime.watch((event) => {
+        if (event.type !== 'state') return;
+        log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event });
+      });
+      await new Promise<void>((resolveStop) => {
+        if (signal.aborted) resolveStop();
+        signal.addEventListener('abort', () => resolveStop(), { once: true });
+      });
+      unwatch();
+      log('Stopping: releasing the runs held here', { type: 'stopping' });
+      return EXIT.ok;
+    } finally {
+      await runtime?.close();
+    }
+  },
+});
