@@ -66,6 +66,10 @@ export function spawnChild(script: string, args: string[], options: ChildOptions
 export interface RunningChild<T> {
   /** The first line it printed that starts with `{`, parsed. */
   first: T;
+  /** Every JSON line it printed so far, parsed. */
+  lines(): Record<string, unknown>[];
+  /** What it wrote to stderr so far. */
+  stderr(): string;
   /** SIGKILLs it; resolves with the signal it died of. */
   kill(): Promise<NodeJS.Signals | null>;
 }
@@ -96,6 +100,12 @@ export function spawnUntilJsonLine<T>(script: string, args: string[]): Promise<R
       if (!line) return;
       resolve({
         first: JSON.parse(line) as T,
+        lines: () =>
+          stdout
+            .split('\n')
+            .filter((l) => l.startsWith('{') && l.endsWith('}'))
+            .map((l) => JSON.parse(l) as Record<string, unknown>),
+        stderr: () => stderr,
         kill: () => {
           child.kill('SIGKILL');
           return exited;

@@ -6,7 +6,8 @@
  * With `stallMs`, the first call of `world.idempotent` blocks the whole process that long first:
  * a worker that stops renewing its leases while it is still alive (a GC pause, a frozen VM).
  */
-import { createRuntime, createScriptedPlanner } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { workerPlanner } from './worker-plan.js';
 import { createWorldTools } from './world-tools.js';
 
 /** What the child is given (one JSON argument). */
@@ -40,17 +41,7 @@ const tools = createWorldTools(config.effects, {
 });
 const runtime = createRuntime({
   database: config.database,
-  planner: createScriptedPlanner((request) =>
-    request.stepIndex < config.steps
-      ? {
-          type: 'tool_calls',
-          calls: [
-            { tool: 'world.read', args: { value: `look ${request.stepIndex}` } },
-            { tool: 'world.idempotent', args: { value: `write ${request.stepIndex}` } },
-          ],
-        }
-      : { type: 'final', answer: `done: ${request.input}` },
-  ),
+  planner: workerPlanner(config.steps),
   tools,
   leaseMs: config.leaseMs,
   claimEveryMs: config.claimEveryMs,
@@ -63,6 +54,12 @@ runtime.watch((event) => {
   }
 });
 process.stdout.write(`${JSON.stringify({ type: 'ready', owner: runtime.owner, pid: process.pid })}\n`);
+if (config.stallMs) {
+  // After a stall, whether this worker still drives anything.
+  setInterval(() => {
+    if (stalled) process.stdout.write(`${JSON.stringify({ type: 'stats', live: runtime.stats().liveRuns })}\n`);
+  }, 100).unref();
+}
 process.on('SIGTERM', () => {
   void runtime.close().then(() => process.exit(0));
 });
