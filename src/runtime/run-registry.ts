@@ -32,6 +32,8 @@ const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 const MAX_READOPTIONS = 3;
 /** Runs in flight resumed per turn of the event loop on open. */
 const RECOVER_BATCH = 50;
+/** Tries, 50 ms apart, to claim a waiting run another runtime is about to let go of. */
+const WAITING_CLAIM_ATTEMPTS = 20;
 /** Waiting runs whose rows the integrity sweep checks per turn of the event loop. */
 const SWEEP_BATCH = 100;
 
@@ -273,12 +275,19 @@ export function createRunRegistry(deps: RegistryDeps) {
 
   /** The live run, loading it if it is persisted, not terminal and not driven elsewhere. */
   async function load(runId: string, eventType: string): Promise<LiveRun> {
-    const current = live.get(runId);
-    if (current) return current;
-    const row = await loadableRow(runId, eventType);
-    const run = live.get(runId) ?? (await resumeOnce(row));
-    if (!run) fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
-    return run;
+    for (let attempt = 0; ; attempt += 1) {
+      const current = live.get(runId);
+      if (current) return current;
+      const row = await loadableRow(runId, eventType);
+      const run = live.get(runId) ?? (await resumeOnce(row));
+      if (run) return run;
+      // A waiting run is let go by whoever holds it as soon as it has nothing left to write:
+      // a decision that arrives in between waits a moment rather than failing.
+      if (row.status !== 'waiting_human' || attempt >= WAITING_CLAIM_ATTEMPTS) {
+        fail('run.version_conflict', `Run '${runId}' is driven by another runtime (${row.owner})`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /**

@@ -41,9 +41,10 @@ describe.skipIf(!hasPostgres())('fencing on PostgreSQL', () => {
       const run = await api.start({ input: 'fenced' });
       // A holds the run and is blocked inside its first idempotent call ('started' is durable).
       await expect.poll(() => a.lines().some((l) => l.type === 'stall'), { timeout: 60_000 }).toBe(true);
-      const held = await db.query<{ owner: string; epoch: number }>('select owner, epoch::int as epoch from runs where id = $1', [
-        run.id,
-      ]);
+      const held = await db.query<{ owner: string; epoch: number }>(
+        'select owner, epoch::int as epoch from runs where id = $1',
+        [run.id],
+      );
       expect(held.rows[0]!.owner).toBe(a.first.owner);
 
       // B, alive and well, claims the run once A's lease lapses and drives it to its end.
@@ -56,9 +57,10 @@ describe.skipIf(!hasPostgres())('fencing on PostgreSQL', () => {
       });
       expect((await api.wait(run.id)).status).toBe('succeeded');
       expect(a.lines().some((l) => l.type === 'stalled')).toBe(false);
-      const claimed = await db.query<{ owner: string; epoch: number }>('select owner, epoch::int as epoch from runs where id = $1', [
-        run.id,
-      ]);
+      const claimed = await db.query<{ owner: string; epoch: number }>(
+        'select owner, epoch::int as epoch from runs where id = $1',
+        [run.id],
+      );
       expect(claimed.rows[0]!.owner).toBe(b.owner);
       expect(claimed.rows[0]!.epoch).toBeGreaterThan(held.rows[0]!.epoch);
       const logged = (await api.readEvents(run.id, { limit: 10_000 })).length;
@@ -77,9 +79,10 @@ describe.skipIf(!hasPostgres())('fencing on PostgreSQL', () => {
       // Its late write changed nothing: the log is as B left it, the row B's.
       expect((await api.readEvents(run.id, { limit: 10_000 })).length).toBe(logged);
       expect((await api.get(run.id)).status).toBe('succeeded');
-      const after = await db.query<{ owner: string; epoch: number }>('select owner, epoch::int as epoch from runs where id = $1', [
-        run.id,
-      ]);
+      const after = await db.query<{ owner: string; epoch: number }>(
+        'select owner, epoch::int as epoch from runs where id = $1',
+        [run.id],
+      );
       expect(after.rows[0]).toEqual(claimed.rows[0]);
       const world = readEffects(effects);
       expect(world.filter((e) => e.key === `${run.id}.s0.c1`)).toHaveLength(1);
