@@ -1,10 +1,11 @@
 /**
- * The child of the kill soak. It opens the runtime on the shared file (which resumes every
- * unfinished run), starts the runs of the seeded set that do not exist yet (the run's index is
- * its idempotency key, so a restart never starts one twice), and answers every approval as the
- * seeded approver: sometimes twice, sometimes 2–3 decisions at once, of which exactly one must
- * win. It exits once every run is terminal, unless the parent kills it first. Each decision and
- * anything the API did wrong is appended to the journal file as one JSON line (`SoakJournalLine`).
+ * The child of the kill soaks. It opens the runtime on the shared database (which resumes
+ * unfinished runs, and on PostgreSQL goes on claiming runs no live worker holds), starts the runs
+ * of its share of the seeded set (the run's index is its idempotency key, so a restart never
+ * starts one twice), and answers their approvals as the seeded approver: sometimes twice,
+ * sometimes 2–3 decisions at once, of which exactly one must win. It exits once every run of its
+ * share is terminal, unless the parent kills it first. Each decision and anything the API did
+ * wrong is appended to the journal file as one JSON line (`SoakJournalLine`).
  */
 import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,8 +13,6 @@ import { createRuntime, type Run } from '../../src/index.js';
 import { operatorDecision, pendingApproval } from './operator.js';
 import { approverChoice, soakPauses, soakPlanner } from './soak-plan.js';
 import { createWorldTools } from './world-tools.js';
-import { scopeKey } from '../../src/runtime/tenant-keys.js';
-import { storeOf } from '../../src/runtime/internals.js';
 
 /** What the child is given. */
 export interface SoakScenario {
@@ -24,6 +23,10 @@ export interface SoakScenario {
   runs: number;
   /** Runs driven at once. */
   concurrency: number;
+  /** This child's share of the runs: those whose index is `index` modulo `of` (default: all). */
+  partition?: { index: number; of: number };
+  leaseMs?: number;
+  claimEveryMs?: number;
 }
 
 /** One line of the child's journal. */
@@ -37,6 +40,8 @@ const runtime = createRuntime({
   database: scenario.db,
   planner: soakPlanner(seed),
   tools: createWorldTools(scenario.effects, { pause: soakPauses(seed) }),
+  ...(scenario.leaseMs ? { leaseMs: scenario.leaseMs } : {}),
+  ...(scenario.claimEveryMs ? { claimEveryMs: scenario.claimEveryMs } : {}),
 });
 const journal = (line: SoakJournalLine) => appendFileSync(scenario.journal, JSON.stringify(line) + '\n');
 const codeOf = (error: unknown) => String((error as { code?: unknown }).code ?? (error as Error).message);
@@ -61,6 +66,11 @@ async function decide(index: number, run: Run): Promise<void> {
   else for (let copy = 0; copy < choice.copies; copy += 1) results.push(...(await Promise.allSettled([once()])));
   const won = results.filter((r) => r.status === 'fulfilled').length;
   const codes = results.flatMap((r) => (r.status === 'rejected' ? [codeOf(r.reason)] : []));
+  // Another worker still holds the run (one that was killed, until its lease lapses): later.
+  if (won === 0 && codes.length > 0 && codes.every((code) => code === 'run.version_conflict')) {
+    await sleep(100);
+    return;
+  }
   if (won !== 1 || codes.some((code) => code !== 'approval.already_decided')) {
     const text = `${choice.copies} ${choice.concurrent ? 'concurrent' : 'sequential'} decisions on '${approval.id}': ${won} won, others ${codes.join(', ')}`;
     journal({ type: 'violation', index, text });
@@ -92,13 +102,21 @@ async function drive(index: number): Promise<void> {
   journal({ type: 'violation', index, text: `run ${run.id} still waits after 100 decisions` });
 }
 
-// Unfinished runs first (they were resumed on open and may wait for a human), then new ones.
+// Unfinished runs first (they were resumed on open and may wait for a human), then new ones;
+// a run's idempotency key finds it.
+const { index: share, of } = scenario.partition ?? { index: 0, of: 1 };
 const unfinished: number[] = [];
 const missing: number[] = [];
-for (let index = 0; index < scenario.runs; index += 1) {
-  const row = storeOf(runtime).findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
-  if (!row) missing.push(index);
-  else if (row.status !== 'succeeded' && row.status !== 'failed') unfinished.push(index);
+const known = new Map<string, string>();
+for (let cursor: string | null = null, first = true; first || cursor; first = false) {
+  const page: { runs: Run[]; nextCursor: string | null } = await runtime.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+  for (const run of page.runs) if (run.idempotencyKey) known.set(run.idempotencyKey, run.status);
+  cursor = page.nextCursor;
+}
+for (let index = share; index < scenario.runs; index += of) {
+  const status = known.get(`soak-${index}`);
+  if (status === undefined) missing.push(index);
+  else if (status !== 'succeeded' && status !== 'failed') unfinished.push(index);
 }
 const queue = [...unfinished, ...missing];
 await Promise.all(
