@@ -29,19 +29,37 @@ describe('sessions', () => {
     await expect(runtime.start({ input: 'c', sessionId: 's2' })).resolves.toMatchObject({ status: 'pending' });
   });
 
-  it('refuses it from a second runtime on the same file too', async () => {
+  it('refuses it from a second runtime on the same file too, which never takes over a run in flight', async () => {
     const { db, effects } = tempFiles();
-    const one = openRuntime(waitingSetup(db, effects));
+    // `one` holds the planner of every run after the first until it closes: in flight, driven there.
+    let held = 0;
+    const one = openRuntime({
+      ...waitingSetup(db, effects),
+      hooks: {
+        beforeActor: ({ actor, signal }) =>
+          actor === 'planner' && held++ > 0
+            ? new Promise<void>((_resolve, reject) =>
+                signal.addEventListener('abort', () => reject(new Error('closed'))),
+              )
+            : undefined,
+      },
+    });
     const two = openRuntime(waitingSetup(db, effects));
     const first = await one.start({ input: 'a', sessionId: 's1' });
     expect((await one.wait(first.id)).status).toBe('waiting_human');
     await expect(two.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({ code: 'session.busy' });
+    const busy = await one.start({ input: 'c', sessionId: 's2' });
+    await expect.poll(async () => (await one.get(busy.id)).status).toBe('planning');
     // The second runtime does not take over a run the first one drives.
     expect(await two.recover()).toEqual([]);
-    const refused = two.approve(first.id, (await one.get(first.id)).pendingApprovalId!, { by: 'x' });
+    const refused = two.cancel(busy.id);
     await expect(refused).rejects.toMatchObject({ code: 'run.version_conflict' });
     // The public API throws one error class.
     await expect(refused).rejects.toBeInstanceOf(BatonError);
+    // A run waiting for a human is driven by no one: a decision from either runtime applies, once.
+    await two.approve(first.id, (await one.get(first.id)).pendingApprovalId!, { by: 'x' });
+    expect((await two.wait(first.id)).status).toBe('succeeded');
+    expect(readEffects(effects)).toHaveLength(1);
   });
 
   it('accepts a new run on the session once the previous one is terminal', async () => {
