@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL 15 cluster for the tests, on loopback and a free port.
-#   .ci/pg.sh start DIR   installs Debian's postgresql if initdb is missing, creates a cluster in
+#   .ci/pg.sh start DIR [--durable]
+#                         installs Debian's postgresql if initdb is missing, creates a cluster in
 #                         DIR (under /tmp: the postgres user must read it) and starts it; prints
-#                         the URL of its `postgres` database on stdout.
+#                         the URL of its `postgres` database on stdout. Without --durable it runs
+#                         with fsync=off (tests); --durable keeps PostgreSQL's defaults (benchmarks).
 #   .ci/pg.sh stop DIR    stops it at once and removes DIR.
 # initdb, pg_ctl and postgres refuse to run as root: they run as the `postgres` user.
 set -euo pipefail
@@ -33,8 +35,10 @@ case "$cmd" in
     port=$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
     as_postgres "$(bin initdb)" --no-sync -A trust -U postgres -D "$dir/data" > /dev/null
     # fsync=off: a test cluster (never for benchmarks or durability tests).
+    fsync='-c fsync=off'
+    [ "${3:-}" = --durable ] && fsync=''
     as_postgres "$(bin pg_ctl)" -w -D "$dir/data" -l "$dir/log" start \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" > /dev/null
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 $fsync -c max_connections=200" > /dev/null
     echo "postgres://postgres@127.0.0.1:$port/postgres"
     ;;
   stop)

@@ -10,6 +10,7 @@ import {
   type Decision,
   type Effect,
   type Runtime,
+  type RuntimeOptions,
 } from '../src/index.js';
 
 /** The tool the loop calls. */
@@ -34,6 +35,8 @@ export function createBenchRuntime(options: {
   effect: Effect;
   steps: number;
   modelLike?: boolean;
+  /** Other runtime options (a worker's lease and claim settings, say). */
+  extra?: Partial<RuntimeOptions>;
 }): Runtime {
   const tool = defineTool({
     name: TOOL_NAME,
@@ -45,5 +48,5 @@ export function createBenchRuntime(options: {
   });
   const scripted = createScriptedPlanner(toToolLoopScript(options.steps));
   const planner = options.modelLike ? { cheap: false, next: scripted.next.bind(scripted) } : scripted;
-  return createRuntime({ database: options.database, planner, tools: [tool] });
+  return createRuntime({ database: options.database, planner, tools: [tool], ...options.extra });
 }

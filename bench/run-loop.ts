@@ -1,7 +1,9 @@
 /**
- * `npm run bench`: Baton's tool loop against the raw durable commit rate of the same disk.
- * Prints one report; exits 0 even when a target is missed, non-zero if any run fails.
- * `BENCH_SECONDS` sets the timed window of each scenario (default 3).
+ * `npm run bench`: Baton's tool loop against the raw durable commit rate of the same disk, on
+ * SQLite and (when PostgreSQL is installed, or `BENCH_PG_URL` names a server) on PostgreSQL with
+ * 1, 2 and 4 worker processes. Prints one report; exits 0 even when a target is missed, non-zero
+ * if any run fails. `BENCH_SECONDS` sets the timed window of each scenario (default 3);
+ * `BENCH_SKIP_PG=1` leaves PostgreSQL out.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -16,6 +18,7 @@ import {
   formatStepCost,
   formatThroughput,
 } from './format-report.js';
+import { formatPostgres } from './format-postgres.js';
 import { formatNumber } from './format-table.js';
 import { measureBurst } from './measure-burst.js';
 import { measureList } from './measure-list.js';
@@ -23,6 +26,7 @@ import { measureStepCost } from './measure-step-cost.js';
 import { measureWaiting } from './measure-waiting.js';
 import { measureSnapshotSize } from './measure-snapshot-size.js';
 import { BenchRunError } from './measure-throughput.js';
+import { measurePostgres } from './measure-postgres.js';
 import { measureRawCommitRate } from './raw-commit-rate.js';
 import { runScenario, SCENARIOS, SNAPSHOT_STEPS, warmUp, type ScenarioResult } from './scenarios.js';
 
@@ -70,6 +74,9 @@ async function main(dir: string): Promise<void> {
   const listLarge = await measureList(dir, LIST_RUNS);
   console.log(`  list(): ${formatNumber(LIST_RUNS)} runs written and paged`);
   const recheck = measureRawCommitRate(join(dir, 'raw-again.db'), 1_000);
+  const postgres =
+    process.env.BENCH_SKIP_PG === '1' ? { skipped: 'BENCH_SKIP_PG=1' } : await measurePostgres(durationMs);
+  console.log('  PostgreSQL: raw commit rate, then 1, 2 and 4 worker processes');
 
   const contention = formatContention([
     { name: 'raw reference', otherCpus: raw.otherCpus },
@@ -80,6 +87,7 @@ async function main(dir: string): Promise<void> {
     formatThroughput(raw, recheck, results),
     formatSnapshots(shortSize, longSize),
     `Scaling (the same measurement at a small and a large size):\n${formatStepCost(stepCosts)}\n\n${formatBursts(bursts)}\n\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}`,
+    formatPostgres(postgres),
     formatLegend(),
   ];
   console.log(`\n${[...sections, ...(contention ? [contention] : [])].join('\n\n')}`);

@@ -301,15 +301,6 @@ const BUILDS = {
       .where('id', 'in', idIn(p, dialect))
       .where('owner', '=', p('owner'))
       .returning('id'),
-  /** On PostgreSQL, the first statement of a fenced unit: locks the run's row if the claim still holds. */
-  fence: (db, p) =>
-    db
-      .selectFrom('runs')
-      .select('id')
-      .where('id', '=', p('id'))
-      .where('owner', '=', p('owner'))
-      .where('epoch', '=', p('epoch'))
-      .forUpdate(),
   releaseLease: (db, p) =>
     db
       .updateTable('runs')

@@ -140,26 +140,26 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     const result = work(recorder(ops));
     if (ops.length === 0) return result;
     const client = await pool.connect();
+    const literal = (value: string) => client.escapeLiteral(value);
     try {
-      await client.query('begin');
+      // Fewer round trips: BEGIN goes with the fence, the notifications with COMMIT, each pair
+      // one simple query (values escaped as literals); the writes are prepared statements.
       // A new run's unit inserts the row it would be fenced on.
       if (fence && ops[0]?.name !== 'ensureSession' && ops[0]?.name !== 'insertRun') {
-        const held = await query(client, SQL.fence, { id: fence.runId, owner: fence.owner, epoch: fence.epoch });
-        if (held.rowCount !== 1) throw fenced(fence);
+        const results = (await client.query(
+          `begin; select id from runs where id = ${literal(fence.runId)} and owner = ${literal(fence.owner)} and epoch = ${Math.trunc(fence.epoch)} for update`,
+        )) as unknown as pg.QueryResult[];
+        if (results[1]?.rowCount !== 1) throw fenced(fence);
+      } else {
+        await client.query('begin');
       }
       for (const op of ops) {
         const done = await query(client, SQL[op.name], op.values);
         op.check?.(done.rowCount ?? 0);
       }
       const notes = notesOf(ops);
-      if (notes.length > 0) {
-        await client.query({
-          name: `baton_notify_${notes.length}`,
-          text: `select ${notes.map((_, i) => `pg_notify($${2 * i + 1}, $${2 * i + 2})`).join(', ')}`,
-          values: notes.flat(),
-        });
-      }
-      await client.query('commit');
+      const notify = notes.map(([channel, payload]) => `select pg_notify(${literal(channel)}, ${literal(payload)}); `);
+      await client.query(`${notify.join('')}commit`);
       commits += 1;
       return result;
     } catch (error) {
