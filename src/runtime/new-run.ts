@@ -91,6 +91,7 @@ export function toNewRow(
   snapshot: string,
   owner: string,
   machine: Pick<RunMachineDefinition, 'name' | 'version'>,
+  leaseMs: number,
 ): RunRow {
   return {
     id: run.runId,
@@ -119,7 +120,8 @@ export function toNewRow(
     wake_at: null,
     epoch: 0,
     owner,
-    lease_until: run.now + DEFAULTS.leaseMs,
+    // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
+    lease_until: run.now + leaseMs,
     created_at: run.now,
     updated_at: run.now,
   };

@@ -50,6 +50,10 @@ export interface RunDriver {
   context(): RunContext;
   /** The last public status the driver saw (a variant's nested state counts as its top state). */
   readonly status: RunStatus;
+  /** The epoch of this runtime's claim on the run; its writes carry it. */
+  readonly epoch: number;
+  /** This runtime claimed the run again (a lapsed lease taken back): later writes carry `epoch`. */
+  reclaimed(epoch: number): void;
   /** True once the run is terminal and durable, or the driver broke or was stopped. */
   readonly retired: boolean;
   /** Nothing buffered, nothing changed since the last write, no write under way. */
@@ -265,6 +269,12 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     },
     get retired(): boolean {
       return retired;
+    },
+    get epoch(): number {
+      return fence.epoch;
+    },
+    reclaimed(epoch: number): void {
+      fence.epoch = Math.max(fence.epoch, epoch);
     },
     get idle(): boolean {
       return !dirty && buffer.length === 0 && pendingFlush === null && !stopped;

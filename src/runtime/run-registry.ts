@@ -97,7 +97,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     live.delete(driver.runId);
     driver.stop();
     // Free for whichever runtime the decision reaches first.
-    void store.releaseLease(driver.runId, owner).catch(() => undefined);
+    void store.releaseLease(driver.runId, owner, driver.epoch).catch(() => undefined);
     scheduler.consider(wakeAtOf(driver.context()));
   }
 
@@ -189,9 +189,15 @@ export function createRunRegistry(deps: RegistryDeps) {
       store.lastSeq(row.id),
       loadRunMemory(store, row.id),
     ]);
-    if (closed || !current || !ACTIVE.has(current.status) || live.has(row.id)) {
-      await store.releaseLease(row.id, owner);
-      return live.get(row.id);
+    const already = live.get(row.id);
+    if (already) {
+      // Driven here already (loaded meanwhile): it carries this claim from now on.
+      already.driver.reclaimed(epoch);
+      return already;
+    }
+    if (closed || !current || !ACTIVE.has(current.status)) {
+      await store.releaseLease(row.id, owner, epoch);
+      return undefined;
     }
     const driver = createDriver(driverDeps, row.id, {
       kind: 'restore',
@@ -312,7 +318,13 @@ export function createRunRegistry(deps: RegistryDeps) {
 
   /** Drives a run a worker's poll claimed; a run that cannot be driven is reported (its lease lapses). */
   async function adopt(claim: Claim): Promise<void> {
-    if (closed || live.has(claim.id)) return;
+    if (closed) return;
+    const already = live.get(claim.id);
+    if (already) {
+      // Its lease had lapsed and this runtime took it back: the claim is the driver's now.
+      already.driver.reclaimed(claim.epoch);
+      return;
+    }
     try {
       const row = await store.getRun(claim.id);
       if (!row) return;
@@ -353,7 +365,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     if (live.get(runId) !== run || run.driver.retired) return;
     live.delete(runId);
     run.driver.stop();
-    await store.releaseLease(runId, owner);
+    await store.releaseLease(runId, owner, run.driver.epoch);
   }
 
   return {

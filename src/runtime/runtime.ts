@@ -166,7 +166,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         kind: 'new',
         input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
       });
-      const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition);
+      const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition, leaseMs);
       // An API-only runtime records the run unclaimed: a worker claims it and starts it.
       if (!drive) Object.assign(row, { owner: null, lease_until: null });
       // What the key or the session already holds is read first; a unique index catches the

@@ -306,7 +306,9 @@ const BUILDS = {
       .updateTable('runs')
       .set({ owner: null, lease_until: null })
       .where('id', '=', p('id'))
-      .where('owner', '=', p('owner')),
+      .where('owner', '=', p('owner'))
+      // -1: any epoch.
+      .where((eb) => eb.or([eb('epoch', '=', p('epoch')), sql<boolean>`cast(${p('epoch')} as bigint) < 0`])),
   releaseLeases: (db, p) =>
     db.updateTable('runs').set({ owner: null, lease_until: null }).where('owner', '=', p('owner')),
 

@@ -171,7 +171,8 @@ export interface Store {
   claimRuns(owner: string, leaseMs: number, limit: number): Promise<Claim[]>;
   /** Extends the leases `owner` holds on the given runs (the ones it drives); the ids it still holds. */
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<string[]>;
-  releaseLease(id: string, owner: string): Promise<void>;
+  /** Lets go of a run `owner` holds; with `epoch`, only if no claim came since (a late release changes nothing). */
+  releaseLease(id: string, owner: string, epoch?: number): Promise<void>;
   releaseLeases(owner: string): Promise<void>;
 
   listSteps(runId: string): Promise<StepRow[]>;
@@ -227,7 +228,7 @@ export interface SqliteStore {
   claimRuns(owner: string, leaseMs: number, limit: number): Claim[];
   /** The ids whose leases `owner` still holds. */
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): string[];
-  releaseLease(id: string, owner: string): void;
+  releaseLease(id: string, owner: string, epoch?: number): void;
   releaseLeases(owner: string): void;
   insertStep(row: StepRow): void;
   listSteps(runId: string): StepRow[];

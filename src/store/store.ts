@@ -129,8 +129,8 @@ export function createSqliteStore(path: string): SqliteStore {
         ids: JSON.stringify(ids),
       }).map((r) => r.id);
     },
-    releaseLease(id: string, owner: string): void {
-      run('releaseLease', { id, owner });
+    releaseLease(id: string, owner: string, epoch?: number): void {
+      run('releaseLease', { id, owner, epoch: epoch ?? -1 });
     },
     releaseLeases(owner: string): void {
       run('releaseLeases', { owner });
@@ -261,7 +261,7 @@ export function sqliteRunStore(store: SqliteStore): Store {
     claimRun: async (id, owner, leaseMs, isDead) => store.claimRun(id, owner, leaseMs, isDead),
     claimRuns: async (owner, leaseMs, limit) => store.claimRuns(owner, leaseMs, limit),
     renewLeases: async (owner, leaseMs, ids) => store.renewLeases(owner, leaseMs, ids),
-    releaseLease: async (id, owner) => store.releaseLease(id, owner),
+    releaseLease: async (id, owner, epoch) => store.releaseLease(id, owner, epoch),
     releaseLeases: async (owner) => store.releaseLeases(owner),
     listSteps: async (runId) => store.listSteps(runId),
     getToolCall: async (id) => store.getToolCall(id),

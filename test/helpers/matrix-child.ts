@@ -14,6 +14,8 @@ export interface MatrixScenario {
   tool: string;
   /** The crash point inside the tool, right after its effect. */
   after?: 'kill' | 'throw';
+  /** The lease of the child's runtime (PostgreSQL: how long until another worker takes over). */
+  leaseMs?: number;
 }
 
 /** What a child that was not killed saw. */
@@ -33,6 +35,7 @@ const runtime = createRuntime({
   database: scenario.db,
   planner: crashPlanner(scenario.tool),
   tools: createWorldTools(scenario.effects, { after: scenario.after }),
+  ...(scenario.leaseMs ? { leaseMs: scenario.leaseMs } : {}),
 });
 const report: MatrixChildReport = {};
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));

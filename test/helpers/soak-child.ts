@@ -109,7 +109,10 @@ const unfinished: number[] = [];
 const missing: number[] = [];
 const known = new Map<string, string>();
 for (let cursor: string | null = null, first = true; first || cursor; first = false) {
-  const page: { runs: Run[]; nextCursor: string | null } = await runtime.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+  const page: { runs: Run[]; nextCursor: string | null } = await runtime.list({
+    limit: 200,
+    ...(cursor ? { cursor } : {}),
+  });
   for (const run of page.runs) if (run.idempotencyKey) known.set(run.idempotencyKey, run.status);
   cursor = page.nextCursor;
 }

@@ -293,8 +293,8 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
       if (ids.length === 0) return [];
       return (await rows<{ id: string }>('renewLeases', { owner, lease_ms: leaseMs, ids: [...ids] })).map((r) => r.id);
     },
-    async releaseLease(id, owner) {
-      await query(pool, SQL.releaseLease, { id, owner });
+    async releaseLease(id, owner, epoch) {
+      await query(pool, SQL.releaseLease, { id, owner, epoch: epoch ?? -1 });
       // Free for a worker to claim: tell them now rather than at their next poll.
       await pool.query('select pg_notify($1, $2)', [RUNS_CHANNEL, '']);
     },
