@@ -48,7 +48,8 @@ const RENEW_BATCH = 500;
  * Renews, every third of their length, the leases of the runs `owner` drives now (`driving()`),
  * a batch per statement, each batch on its own turn of the event loop; a renewal still under
  * way when the next one is due is not started twice. A run whose lease did not renew was claimed
- * by another runtime: `lost` is told, and stops driving it. Returns the function that stops it.
+ * by another runtime: `lost` is told, and stops driving it; a run another runtime asked to cancel
+ * is passed to `cancelAsked`. Returns the function that stops it.
  */
 export function startHeartbeat(
   store: Store,
@@ -56,6 +57,7 @@ export function startHeartbeat(
   leaseMs: number,
   driving: () => string[],
   lost: (ids: string[]) => void,
+  cancelAsked: (id: string, request: string) => void = () => undefined,
 ): () => void {
   let stopped = false;
   let renewing = false;
@@ -67,9 +69,11 @@ export function startHeartbeat(
       for (let i = 0; i < ids.length && !stopped; i += RENEW_BATCH) {
         if (i > 0) await new Promise((resolve) => setImmediate(resolve));
         const batch = ids.slice(i, i + RENEW_BATCH);
-        const held = new Set(await store.renewLeases(owner, leaseMs, batch));
+        const renewed = await store.renewLeases(owner, leaseMs, batch);
+        const held = new Set(renewed.map((run) => run.id));
         const gone = batch.filter((id) => !held.has(id));
         if (gone.length > 0 && !stopped) lost(gone);
+        for (const run of renewed) if (run.cancel_requested && !stopped) cancelAsked(run.id, run.cancel_requested);
       }
     } catch {
       // A renewal that failed (the database away for a moment) is tried again on the next beat.

@@ -119,6 +119,7 @@ export function toNewRow(
     deadline_at: run.deadlineAt,
     wake_at: null,
     epoch: 0,
+    cancel_requested: null,
     owner,
     // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
     lease_until: run.now + leaseMs,

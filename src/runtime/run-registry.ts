@@ -211,6 +211,8 @@ export function createRunRegistry(deps: RegistryDeps) {
     driver.start();
     // Finish what a crash interrupted between two commits.
     if (driver.status === 'pending') driver.actor.send({ type: 'start' });
+    // A cancel asked while another runtime held the run is this one's to carry out.
+    if (current.cancel_requested) cancelAsked(row.id, current.cancel_requested);
     if (driver.status === 'waiting_human') {
       const approvalId = driver.context().pendingApprovalId;
       const approval = approvalId ? memory.approvals.get(approvalId) : undefined;
@@ -339,6 +341,25 @@ export function createRunRegistry(deps: RegistryDeps) {
     }
   }
 
+  /**
+   * Carries out a cancel another runtime asked of a run driven here (`{"reason","at"}` JSON):
+   * as `cancel()` would, if the run's state still takes it.
+   */
+  function cancelAsked(runId: string, request: string): void {
+    const run = live.get(runId);
+    if (!run || run.driver.retired) return;
+    let reason: string | undefined;
+    try {
+      reason = (JSON.parse(request) as { reason?: string }).reason;
+    } catch {
+      reason = undefined;
+    }
+    const event = { type: 'cancel' as const, ...(reason ? { reason } : {}) };
+    if (!run.driver.actor.getSnapshot().can(event)) return;
+    run.driver.actor.send(event);
+    run.driver.flush().catch(() => undefined);
+  }
+
   /** Runs whose lease this runtime lost (another worker claimed them): stopped here at once, their calls aborted. */
   function lose(ids: readonly string[]): void {
     for (const id of ids) {
@@ -372,6 +393,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     driverDeps,
     adopt,
     lose,
+    cancelAsked,
     handOff,
     /** The ids of the runs driven here now (the ones whose leases the heartbeat renews). */
     liveIds(): string[] {

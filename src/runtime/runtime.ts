@@ -125,8 +125,32 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onClose,
   };
 
-  const stopHeartbeat = startHeartbeat(store, owner, leaseMs, () => registry.liveIds(), registry.lose);
+  const stopHeartbeat = startHeartbeat(
+    store,
+    owner,
+    leaseMs,
+    () => registry.liveIds(),
+    registry.lose,
+    registry.cancelAsked,
+  );
   let stopSharing = (): void => undefined;
+
+  /**
+   * Cancels a run another runtime drives: the request is stored on the run, that runtime carries
+   * it out (notified at once on PostgreSQL, at its next lease renewal otherwise; a runtime that
+   * takes the run over carries it out on resume). Resolves with the run once it has ended, or as
+   * it is after two leases if it has not.
+   */
+  async function cancelElsewhere(runId: string, reason: string | undefined): Promise<Run> {
+    const request = JSON.stringify({ reason: reason ?? null, at: Date.now() });
+    if (!(await store.requestCancel(runId, request))) return runtime.get(runId);
+    const deadline = Date.now() + 2 * leaseMs;
+    for (;;) {
+      const run = await runtime.get(runId);
+      if (TERMINAL.has(run.status) || Date.now() > deadline || closed) return run;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
 
   /** An API-only runtime lets a worker drive a run it acted on, once its own writes are durable. */
   async function handOffUnlessDriving(runId: string): Promise<void> {
@@ -339,7 +363,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         registry.forget(runId);
         return runtime.get(runId);
       }
-      const run = await registry.load(runId, 'cancel');
+      let run: LiveRun;
+      try {
+        run = await registry.load(runId, 'cancel');
+      } catch (error) {
+        if (!(error instanceof BatonError) || error.code !== 'run.version_conflict') throw error;
+        return cancelElsewhere(runId, opts.reason);
+      }
       send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
       await run.driver.flush().catch(() => undefined);
       await handOffUnlessDriving(runId);

@@ -59,6 +59,14 @@ export function startSharing(deps: SharingDeps): () => void {
       void relay(note).catch(() => undefined);
       return;
     }
+    if (note.kind === 'cancel') {
+      if (!registry.has(note.runId)) return;
+      void store
+        .getRun(note.runId)
+        .then((row) => row?.cancel_requested && registry.cancelAsked(note.runId, row.cancel_requested))
+        .catch(() => undefined);
+      return;
+    }
     // Runs to drive (or notes that may have been missed): claim and wake at once.
     loop?.poke();
     if (deps.claim) registry.pokeWake();

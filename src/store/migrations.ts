@@ -223,4 +223,11 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.createIndex('runs_lease').on('runs').columns(['lease_until', 'id']).compile(),
     ],
   },
+  {
+    version: 9,
+    name: 'cancel requests',
+    // A cancel asked of a run another runtime drives: that runtime reads it with its next lease
+    // renewal (or a notification) and cancels the run itself.
+    up: (db) => [db.schema.alterTable('runs').addColumn('cancel_requested', 'text').compile()],
+  },
 ];

@@ -58,6 +58,8 @@ export interface RunTable {
   lease_until: number | null;
   /** Claims so far: a fenced write carries the epoch it was claimed with (migration 8). */
   epoch: Generated<number>;
+  /** A cancel asked of this run by a runtime that does not drive it (`{"reason","at"}` JSON), for the one that does. */
+  cancel_requested: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -129,6 +129,7 @@ const RUN_COLUMNS = [
   'owner',
   'lease_until',
   'epoch',
+  'cancel_requested',
   'created_at',
   'updated_at',
 ] as const;
@@ -300,7 +301,13 @@ const BUILDS = {
       .set({ lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}` })
       .where('id', 'in', idIn(p, dialect))
       .where('owner', '=', p('owner'))
-      .returning('id'),
+      .returning(['id', 'cancel_requested']),
+  requestCancel: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({ cancel_requested: p('request') })
+      .where('id', '=', p('id'))
+      .where('status', 'in', ACTIVE),
   releaseLease: (db, p) =>
     db
       .updateTable('runs')

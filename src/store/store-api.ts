@@ -95,6 +95,12 @@ export interface UnitWriter {
   insertMessage(row: Omit<MessageRow, 'id'>): void;
 }
 
+/** A run whose lease was renewed, and the cancel asked of it, if any. */
+export interface HeldRun {
+  id: string;
+  cancel_requested: string | null;
+}
+
 /** A run a worker now holds, and the epoch its writes carry. */
 export interface Claim {
   id: string;
@@ -103,11 +109,15 @@ export interface Claim {
 
 /**
  * What another process sharing the database announced after a commit: runs that need driving
- * (new, decided, handed off), events committed for a run (`from`..`to`), or that notifications
+ * (new, decided, handed off), events committed for a run (`from`..`to`), a cancel asked of a run
+ * (for the runtime that drives it), or that notifications
  * may have been missed (the listening connection was re-established).
  */
 export type StoreNote =
-  { kind: 'runs' } | { kind: 'events'; runId: string; from: number; to: number } | { kind: 'reconnected' };
+  | { kind: 'runs' }
+  | { kind: 'events'; runId: string; from: number; to: number }
+  | { kind: 'cancel'; runId: string }
+  | { kind: 'reconnected' };
 
 /** The claim a unit of a run is written under: on PostgreSQL nothing commits once another worker claimed the run since. */
 export interface Fence {
@@ -169,8 +179,10 @@ export interface Store {
   claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): Promise<number | null>;
   /** Claims up to `limit` runs in flight that no one holds or whose lease lapsed (a worker's poll). */
   claimRuns(owner: string, leaseMs: number, limit: number): Promise<Claim[]>;
-  /** Extends the leases `owner` holds on the given runs (the ones it drives); the ids it still holds. */
-  renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<string[]>;
+  /** Extends the leases `owner` holds on the given runs (the ones it drives): the runs it still holds, with any cancel asked of them. */
+  renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<HeldRun[]>;
+  /** Asks whoever drives an active run to cancel it (`request`: `{"reason","at"}` JSON); false if the run is not active. */
+  requestCancel(id: string, request: string): Promise<boolean>;
   /** Lets go of a run `owner` holds; with `epoch`, only if no claim came since (a late release changes nothing). */
   releaseLease(id: string, owner: string, epoch?: number): Promise<void>;
   releaseLeases(owner: string): Promise<void>;
@@ -226,8 +238,9 @@ export interface SqliteStore {
   /** The epoch of the claim, or null when another live owner holds the run. */
   claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): number | null;
   claimRuns(owner: string, leaseMs: number, limit: number): Claim[];
-  /** The ids whose leases `owner` still holds. */
-  renewLeases(owner: string, leaseMs: number, ids: readonly string[]): string[];
+  /** The runs whose leases `owner` still holds. */
+  renewLeases(owner: string, leaseMs: number, ids: readonly string[]): HeldRun[];
+  requestCancel(id: string, request: string): boolean;
   releaseLease(id: string, owner: string, epoch?: number): void;
   releaseLeases(owner: string): void;
   insertStep(row: StepRow): void;

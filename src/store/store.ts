@@ -120,14 +120,17 @@ export function createSqliteStore(path: string): SqliteStore {
     claimRuns(owner: string, leaseMs: number, limit: number) {
       return all<{ id: string; epoch: number }>('claimRuns', { owner, lease_ms: leaseMs, limit, now: Date.now() });
     },
-    renewLeases(owner: string, leaseMs: number, ids: readonly string[]): string[] {
+    renewLeases(owner: string, leaseMs: number, ids: readonly string[]) {
       // Only the runs this runtime drives, looked up by id.
-      return all<{ id: string }>('renewLeases', {
+      return all<{ id: string; cancel_requested: string | null }>('renewLeases', {
         owner,
         lease_ms: leaseMs,
         now: Date.now(),
         ids: JSON.stringify(ids),
-      }).map((r) => r.id);
+      });
+    },
+    requestCancel(id: string, request: string): boolean {
+      return run('requestCancel', { id, request }).changes === 1;
     },
     releaseLease(id: string, owner: string, epoch?: number): void {
       run('releaseLease', { id, owner, epoch: epoch ?? -1 });
@@ -261,6 +264,7 @@ export function sqliteRunStore(store: SqliteStore): Store {
     claimRun: async (id, owner, leaseMs, isDead) => store.claimRun(id, owner, leaseMs, isDead),
     claimRuns: async (owner, leaseMs, limit) => store.claimRuns(owner, leaseMs, limit),
     renewLeases: async (owner, leaseMs, ids) => store.renewLeases(owner, leaseMs, ids),
+    requestCancel: async (id, request) => store.requestCancel(id, request),
     releaseLease: async (id, owner, epoch) => store.releaseLease(id, owner, epoch),
     releaseLeases: async (owner) => store.releaseLeases(owner),
     listSteps: async (runId) => store.listSteps(runId),

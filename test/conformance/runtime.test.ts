@@ -177,6 +177,35 @@ describe.each(DIALECTS)('the runtime on %s', (dialect) => {
     expect(readEffects(effects)).toEqual([]);
   });
 
+  it('cancels a run another runtime drives: the one that drives it carries the cancel out', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    let aborted = 0;
+    const a = openRuntime({
+      ...setup(database, effects, 'low'),
+      leaseMs: 900,
+      // Every planner call waits until the run is cancelled.
+      hooks: {
+        beforeActor: ({ signal }) =>
+          new Promise<void>((_resolve, reject) =>
+            signal.addEventListener('abort', () => {
+              aborted += 1;
+              reject(new Error('cancelled'));
+            }),
+          ),
+      },
+    });
+    const b = openRuntime({ ...setup(database, effects, 'low'), recover: false, leaseMs: 900 });
+    const run = await a.start({ input: 'x' });
+    await expect.poll(async () => (await b.get(run.id)).status).toBe('planning');
+    const cancelled = await b.cancel(run.id, { reason: 'from b' });
+    expect(cancelled).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
+    expect(aborted).toBe(1);
+    expect(b.stats().liveRuns).toBe(0);
+    const events = await expectContiguous(b, run.id);
+    expect(events.at(-1)).toMatchObject({ type: 'state', data: { to: 'failed', stop_reason: 'cancelled' } });
+    expect(readEffects(effects)).toEqual([]);
+  });
+
   it('lets a second runtime on the same database follow and decide a run the first one drives', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const a = openRuntime(setup(database, effects));

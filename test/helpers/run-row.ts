@@ -28,6 +28,7 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     tokens: 0,
     cost_usd: 0,
     deadline_at: null,
+    cancel_requested: null,
     wake_at: null,
     epoch: 0,
     owner: null,

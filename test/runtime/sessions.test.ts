@@ -35,6 +35,7 @@ describe('sessions', () => {
     let held = 0;
     const one = openRuntime({
       ...waitingSetup(db, effects),
+      leaseMs: 600,
       hooks: {
         beforeActor: ({ actor, signal }) =>
           actor === 'planner' && held++ > 0
@@ -44,18 +45,24 @@ describe('sessions', () => {
             : undefined,
       },
     });
-    const two = openRuntime(waitingSetup(db, effects));
+    const two = openRuntime({ ...waitingSetup(db, effects), leaseMs: 600 });
     const first = await one.start({ input: 'a', sessionId: 's1' });
     expect((await one.wait(first.id)).status).toBe('waiting_human');
     await expect(two.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({ code: 'session.busy' });
     const busy = await one.start({ input: 'c', sessionId: 's2' });
     await expect.poll(async () => (await one.get(busy.id)).status).toBe('planning');
-    // The second runtime does not take over a run the first one drives.
+    // The second runtime does not take over a run the first one drives: sending it an event is
+    // refused, and a cancel is asked of the first, which carries it out.
     expect(await two.recover()).toEqual([]);
-    const refused = two.cancel(busy.id);
+    const refused = two.send(busy.id, { type: 'timeout' });
     await expect(refused).rejects.toMatchObject({ code: 'run.version_conflict' });
     // The public API throws one error class.
     await expect(refused).rejects.toBeInstanceOf(BatonError);
+    expect(await two.cancel(busy.id, { reason: 'not now' })).toMatchObject({
+      status: 'failed',
+      stopReason: 'cancelled',
+    });
+    expect(two.stats().liveRuns).toBe(0);
     // A run waiting for a human is driven by no one: a decision from either runtime applies, once.
     await two.approve(first.id, (await one.get(first.id)).pendingApprovalId!, { by: 'x' });
     expect((await two.wait(first.id)).status).toBe('succeeded');

@@ -164,4 +164,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       db.schema.createIndex('runs_lease').on('runs').columns(['lease_until', 'id']).compile(),
     ],
   },
+  {
+    version: 3,
+    name: 'cancel requests (SQLite migration 9)',
+    up: (db) => [db.schema.alterTable('runs').addColumn('cancel_requested', 'text').compile()],
+  },
 ];

@@ -41,6 +41,7 @@ interface Op {
 /** Channels Baton notifies on after commits: runs that need driving, and committed events. */
 const RUNS_CHANNEL = 'baton_runs';
 const EVENTS_CHANNEL = 'baton_events';
+const CANCEL_CHANNEL = 'baton_cancel';
 
 /**
  * The notifications a unit sends on commit (NOTIFY inside a transaction is delivered when it
@@ -67,6 +68,7 @@ function notesOf(ops: readonly Op[]): [string, string][] {
 
 function parseNote(channel: string, payload: string | undefined): StoreNote | null {
   if (channel === RUNS_CHANNEL) return { kind: 'runs' };
+  if (channel === CANCEL_CHANNEL) return payload ? { kind: 'cancel', runId: payload } : null;
   if (channel !== EVENTS_CHANNEL || !payload) return null;
   const [runId, from, to] = payload.split(' ');
   if (!runId || !from || !to) return null;
@@ -203,6 +205,7 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
       await client.connect();
       await client.query(`listen ${RUNS_CHANNEL}`);
       await client.query(`listen ${EVENTS_CHANNEL}`);
+      await client.query(`listen ${CANCEL_CHANNEL}`);
     } catch {
       retry();
     }
@@ -291,7 +294,18 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     claimRuns: (owner, leaseMs, limit) => rows<Claim>('claimRuns', { owner, lease_ms: leaseMs, limit }),
     async renewLeases(owner, leaseMs, ids) {
       if (ids.length === 0) return [];
-      return (await rows<{ id: string }>('renewLeases', { owner, lease_ms: leaseMs, ids: [...ids] })).map((r) => r.id);
+      return rows<{ id: string; cancel_requested: string | null }>('renewLeases', {
+        owner,
+        lease_ms: leaseMs,
+        ids: [...ids],
+      });
+    },
+    async requestCancel(id, request) {
+      const done = await query(pool, SQL.requestCancel, { id, request });
+      if (done.rowCount !== 1) return false;
+      // The runtime that drives the run hears it now rather than at its next renewal.
+      await pool.query('select pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
+      return true;
     },
     async releaseLease(id, owner, epoch) {
       await query(pool, SQL.releaseLease, { id, owner, epoch: epoch ?? -1 });
