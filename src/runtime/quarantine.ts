@@ -119,3 +119,31 @@ export async function endQuarantinedRun(
   });
   hub.publish(committed);
 }
+
+/**
+ * Checks the rows of waiting runs (not loaded on open) in batches, one turn of the event loop
+ * each, reporting the damaged ones and those this runtime's machine cannot restore.
+ */
+export async function sweepWaitingRows(
+  store: Store,
+  opts: {
+    batch: number;
+    isClosed(): boolean;
+    check(row: RunRow): Failure | null;
+    report(runId: string, problem: Failure): void;
+  },
+): Promise<void> {
+  let after: { createdAt: number; id: string } | null = null;
+  for (;;) {
+    await new Promise((resolve) => setImmediate(resolve));
+    if (opts.isClosed()) return;
+    const page = await store.waitingRunsPage(after, opts.batch);
+    for (const row of page) {
+      const problem = opts.check(row);
+      if (problem) opts.report(row.id, problem);
+    }
+    if (page.length < opts.batch) return;
+    const last = page.at(-1)!;
+    after = { createdAt: last.created_at, id: last.id };
+  }
+}

@@ -2,7 +2,7 @@
 import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../machines/types.js';
 import { corruptRow } from './quarantine.js';
 import { unscopeKey } from './tenant-keys.js';
-import type { Failure } from '../failure.js';
+import { fail, type Failure } from '../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../store/index.js';
 import type { Usage } from '../../machines/types.js';
 import { decisionSchema } from '../planner/types.js';
@@ -123,4 +123,15 @@ export function toToolCall(row: ToolCallRow, risk: Risk | null = null): ToolCall
     finishedAt: row.finished_at,
     deadlineAt: row.deadline_at ?? null,
   };
+}
+
+/** Refuses a list filter whose status is no run status or whose cursor no page gave. */
+export function checkListFilter(filter: { status?: string | undefined; cursor?: string | undefined }): void {
+  if (filter.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(filter.status)) {
+    fail('input.invalid', `Unknown status '${String(filter.status).slice(0, 60)}': one of ${RUN_STATUSES.join(', ')}`);
+  }
+  // A cursor is `<created_at>:<run id>` as a page gave it; anything else would read as the end.
+  if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {
+    fail('input.invalid', `Invalid cursor '${filter.cursor.slice(0, 60)}': pass the next_cursor of a page`);
+  }
 }

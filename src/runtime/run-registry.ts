@@ -12,7 +12,7 @@ import { createActor, type Snapshot, type SnapshotFrom } from 'xstate';
 import type { RunMachine } from '../../machines/run-machine.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
-import { BatonError, createFailure, fail, toFailure, type Failure } from '../failure.js';
+import { BatonError, fail, toFailure, type Failure } from '../failure.js';
 import type { Claim, RunRow, Store } from '../store/index.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import { resumeAfterDecision } from './approvals.js';
@@ -20,7 +20,9 @@ import { stageAnswer } from './commit-answer.js';
 import type { LiveRun } from './env.js';
 import type { EventHub } from './event-hub.js';
 import { isDeadOwner } from './leases.js';
-import { checkRunRow, parseColumn } from './quarantine.js';
+import { createLetGo } from './let-go.js';
+import { checkRunRow, parseColumn, sweepWaitingRows } from './quarantine.js';
+import { machineMismatchOf, restorableSnapshot } from './restore.js';
 import { createDriver, wakeAtOf, type DriverDeps, type RunDriver } from './run-driver.js';
 import { loadRunMemory } from './run-memory.js';
 import { createWakeScheduler } from './wake-scheduler.js';
@@ -86,21 +88,6 @@ export function createRunRegistry(deps: RegistryDeps) {
     report: (runId, failure) => recoveryFailures.set(runId, failure),
   });
 
-  /** A run durably waiting for a human, with nothing under way, leaves memory. */
-  function evict(driver: RunDriver): void {
-    const run = live.get(driver.runId);
-    if (closed || run?.driver !== driver || !driver.idle || driver.status !== 'waiting_human') return;
-    const approvalId = driver.context().pendingApprovalId;
-    const approval = approvalId ? driver.memory.approvals.get(approvalId) : undefined;
-    // A decision committed and not yet applied keeps the run here until it is.
-    if (approval?.status !== 'pending') return;
-    live.delete(driver.runId);
-    driver.stop();
-    // Free for whichever runtime the decision reaches first.
-    void store.releaseLease(driver.runId, owner, driver.epoch).catch(() => undefined);
-    scheduler.consider(wakeAtOf(driver.context()));
-  }
-
   /** A failed commit loses only what was not durable: the run is picked up again from the file (a few times at most), unless another runtime wrote it, which then owns it. */
   function readopt(runId: string, failure: Failure): void {
     const attempts = (readoptions.get(runId) ?? 0) + 1;
@@ -132,38 +119,8 @@ export function createRunRegistry(deps: RegistryDeps) {
     return run;
   }
 
-  /**
-   * The snapshot of a row as this runtime's machine restores it: a run of another machine is
-   * refused, one of an older version is upgraded, one of a newer version is refused.
-   */
-  function snapshotToRestore(row: RunRow): string {
-    const mismatch = machineMismatch(row);
-    if (mismatch) throw new BatonError(mismatch);
-    if (row.machine_version === definition.version || !definition.upgrade) return row.snapshot;
-    return JSON.stringify(definition.upgrade(JSON.parse(row.snapshot), row.machine_version));
-  }
-
-  /** Why this runtime's machine cannot restore a row's snapshot, or null when it can. */
-  function machineMismatch(row: RunRow): Failure | null {
-    if (row.machine_name !== definition.name) {
-      return createFailure(
-        'run.machine_mismatch',
-        `Run '${row.id}' was made by machine '${row.machine_name}', this runtime drives '${definition.name}'`,
-        { details: { run_id: row.id, machine: row.machine_name, runtime_machine: definition.name } },
-      );
-    }
-    if (row.machine_version === definition.version) return null;
-    if (row.machine_version > definition.version || !definition.upgrade) {
-      const why =
-        row.machine_version > definition.version ? 'newer than this machine' : 'and the machine has no upgrade';
-      return createFailure(
-        'run.machine_mismatch',
-        `Run '${row.id}' was saved by version ${row.machine_version} of machine '${row.machine_name}', ${why} (version ${definition.version})`,
-        { details: { run_id: row.id, machine: row.machine_name, version: row.machine_version } },
-      );
-    }
-    return null;
-  }
+  const snapshotToRestore = (row: RunRow) => restorableSnapshot(row, definition);
+  const machineMismatch = (row: RunRow) => machineMismatchOf(row, definition);
 
   /** `resume`, shared by every caller that loads the same run at the same time. */
   function resumeOnce(row: RunRow, claimed?: number): Promise<LiveRun | undefined> {
@@ -298,26 +255,6 @@ export function createRunRegistry(deps: RegistryDeps) {
     }
   }
 
-  /**
-   * Checks the rows of waiting runs (not loaded on open) in batches, one turn of the event loop
-   * each, reporting the damaged ones and those another machine (or a newer version) saved.
-   */
-  async function sweep(): Promise<void> {
-    let after: { createdAt: number; id: string } | null = null;
-    for (;;) {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (closed) return;
-      const page = await store.waitingRunsPage(after, SWEEP_BATCH);
-      for (const row of page) {
-        const problem = checkRunRow(row) ?? machineMismatch(row);
-        if (problem) recoveryFailures.set(row.id, problem);
-      }
-      if (page.length < SWEEP_BATCH) return;
-      const last = page.at(-1)!;
-      after = { createdAt: last.created_at, id: last.id };
-    }
-  }
-
   /** Drives a run a worker's poll claimed; a run that cannot be driven is reported (its lease lapses). */
   async function adopt(claim: Claim): Promise<void> {
     if (closed) return;
@@ -341,53 +278,14 @@ export function createRunRegistry(deps: RegistryDeps) {
     }
   }
 
-  /**
-   * Carries out a cancel another runtime asked of a run driven here (`{"reason","at"}` JSON):
-   * as `cancel()` would, if the run's state still takes it.
-   */
-  function cancelAsked(runId: string, request: string): void {
-    const run = live.get(runId);
-    if (!run || run.driver.retired) return;
-    let reason: string | undefined;
-    try {
-      reason = (JSON.parse(request) as { reason?: string }).reason;
-    } catch {
-      reason = undefined;
-    }
-    const event = { type: 'cancel' as const, ...(reason ? { reason } : {}) };
-    if (!run.driver.actor.getSnapshot().can(event)) return;
-    run.driver.actor.send(event);
-    run.driver.flush().catch(() => undefined);
-  }
-
-  /** Runs whose lease this runtime lost (another worker claimed them): stopped here at once, their calls aborted. */
-  function lose(ids: readonly string[]): void {
-    for (const id of ids) {
-      const run = live.get(id);
-      if (!run || run.driver.retired) continue;
-      live.delete(id);
-      run.driver.stop();
-      hub.fail(
-        id,
-        createFailure('run.version_conflict', `Run '${id}' is driven by another runtime now: this one lost its lease`),
-      );
-    }
-  }
-
-  /**
-   * Lets another runtime drive a run this one only acted on (an API process that drives no
-   * runs, after a decision or an event): once what is buffered is durable, the driver stops and
-   * the lease is released; a worker claims the run.
-   */
-  async function handOff(runId: string): Promise<void> {
-    const run = live.get(runId);
-    if (!run) return;
-    await run.driver.flush().catch(() => undefined);
-    if (live.get(runId) !== run || run.driver.retired) return;
-    live.delete(runId);
-    run.driver.stop();
-    await store.releaseLease(runId, owner, run.driver.epoch);
-  }
+  const { evict, lose, handOff, cancelAsked } = createLetGo({
+    live,
+    store,
+    hub,
+    owner,
+    isClosed: () => closed,
+    parked: (at) => scheduler.consider(at),
+  });
 
   return {
     driverDeps,
@@ -435,7 +333,12 @@ export function createRunRegistry(deps: RegistryDeps) {
         if (row) recoveryFailures.set(id, checkRunRow(row)!);
       }
       scheduler.start();
-      void sweep();
+      void sweepWaitingRows(store, {
+        batch: SWEEP_BATCH,
+        isClosed: () => closed,
+        check: (row) => checkRunRow(row) ?? machineMismatch(row),
+        report: (id, problem) => recoveryFailures.set(id, problem),
+      });
       if (store.dialect === 'postgres') {
         // Shared by many workers: claim what no one holds (a batch; the claim loop takes the rest)
         // instead of trying every run in flight.

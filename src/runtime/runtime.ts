@@ -1,10 +1,10 @@
 /**
  * `createRuntime`: the public API (the façade) over the machine, the store, the planner and the
- * tools. It checks the machine, opens the file, wires the actors, and answers each member of
- * `Runtime`; which runs are live and how they are loaded is the registry's (`run-registry.ts`),
- * who holds them the leases' (`leases.ts`). Invariants: a run is acknowledged only after its row
- * and `run.created` event are committed; every non-terminal run of the file is resumed on open;
- * a run is driven by one runtime at a time.
+ * tools. It checks the machine, opens the database, wires the actors, and answers each member of
+ * `Runtime`; which runs are live is the registry's (`run-registry.ts`), how runtimes sharing a
+ * database divide them the leases' and claims' (`sharing.ts`). Invariants: a run is acknowledged
+ * only once its row and `run.created` event are committed; runs in flight are resumed on open; a
+ * run is driven by one runtime at a time.
  */
 import type { SnapshotFrom } from 'xstate';
 import { z } from 'zod';
@@ -12,41 +12,40 @@ import type { RunMachine } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
 import { stateName } from '../../machines/run-status.js';
 import { batonRunMachine, checkRunMachine } from '../../machines/variants.js';
-import { RUN_STATUSES, TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
+import { TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { BatonError, fail, type Failure } from '../failure.js';
-import { isUniqueViolation, type RunFilter } from '../store/index.js';
+import type { RunFilter } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
 import { assertPendingApproval, decideApproval } from './approvals.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
-import { failpoint } from './failpoints.js';
 import { deadlineActor, timerActor } from './deadline-actor.js';
 import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
-import { findCollision, planNewRun, requestDifferences, stageCreation, toNewRow, type Creation } from './new-run.js';
+import { startRun } from './start-run.js';
 import { checkRunRow, endQuarantinedRun } from './quarantine.js';
 import { scopeKey } from './tenant-keys.js';
-import { newOwner, retireOwner, startHeartbeat } from './leases.js';
+import { newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
 import { buildTrace, type Trace } from './trace.js';
 import type { Checkpoint, Runtime, RuntimeOptions, RuntimeStats } from './runtime-api.js';
 import { registerStore } from './internals.js';
 import { admitStart } from './yield-turn.js';
-import { createDriver } from './run-driver.js';
 import { createRunRegistry } from './run-registry.js';
 import { startSharing } from './sharing.js';
+import { cancelElsewhere } from './cancel-request.js';
+import { checkListFilter } from './rows.js';
 import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
 
 export type { Runtime, RuntimeOptions } from './runtime-api.js';
 
-const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 /** Not finished: an active status, or one no state has (a damaged row). */
-const ACTIVE_OR_UNKNOWN = (status: string): boolean => !TERMINAL.has(status);
+const ACTIVE_OR_UNKNOWN = (status: string): boolean => !(TERMINAL_STATUSES as readonly string[]).includes(status);
 
 /**
- * Creates a runtime on a SQLite file and resumes the runs it left unfinished.
+ * Creates a runtime on a SQLite file or a PostgreSQL database and resumes the runs left unfinished.
  * @example
  * const runtime = createRuntime({ database: './baton.db', planner, tools: [echo] });
  * const run = await runtime.start({ input: 'say hi' });
@@ -125,32 +124,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onClose,
   };
 
-  const stopHeartbeat = startHeartbeat(
-    store,
-    owner,
-    leaseMs,
-    () => registry.liveIds(),
-    registry.lose,
-    registry.cancelAsked,
-  );
+  // Leases renewed, runs claimed, notifications heard: from the moment the database is open.
   let stopSharing = (): void => undefined;
-
-  /**
-   * Cancels a run another runtime drives: the request is stored on the run, that runtime carries
-   * it out (notified at once on PostgreSQL, at its next lease renewal otherwise; a runtime that
-   * takes the run over carries it out on resume). Resolves with the run once it has ended, or as
-   * it is after two leases if it has not.
-   */
-  async function cancelElsewhere(runId: string, reason: string | undefined): Promise<Run> {
-    const request = JSON.stringify({ reason: reason ?? null, at: Date.now() });
-    if (!(await store.requestCancel(runId, request))) return runtime.get(runId);
-    const deadline = Date.now() + 2 * leaseMs;
-    for (;;) {
-      const run = await runtime.get(runId);
-      if (TERMINAL.has(run.status) || Date.now() > deadline || closed) return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
 
   /** An API-only runtime lets a worker drive a run it acted on, once its own writes are durable. */
   async function handOffUnlessDriving(runId: string): Promise<void> {
@@ -185,51 +160,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // A burst of starts is let through a batch a turn, so none holds the event loop long.
       await admitStart();
       assertOpen();
-      const run = planNewRun(request, options.defaults);
-      const driver = createDriver(registry.driverDeps, run.runId, {
-        kind: 'new',
-        input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
-      });
-      const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition, leaseMs);
-      // An API-only runtime records the run unclaimed: a worker claims it and starts it.
-      if (!drive) Object.assign(row, { owner: null, lease_until: null });
-      // What the key or the session already holds is read first; a unique index catches the
-      // rest (a run inserted in between), and then it is read again.
-      let result: Creation | null = await findCollision(store, run, row.idempotency_key);
-      if (!result) {
-        stageCreation(driver, run, row);
-        try {
-          await driver.flush();
-          result = { kind: 'created' };
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          result = (await findCollision(store, run, row.idempotency_key)) ?? { kind: 'busy', runId: null };
-        }
-      }
-      if (result.kind === 'existing') {
-        // The same key is the same request: a different one is a client's mistake, not a retry.
-        const differences = requestDifferences(result.row, run);
-        if (differences.length > 0) {
-          fail(
-            'idempotency.mismatch',
-            `Idempotency key '${result.row.idempotency_key}' belongs to run '${result.row.id}', started with a different ${differences.join(', ')}`,
-            { details: { run_id: result.row.id, differences } },
-          );
-        }
-        return toRun(result.row);
-      }
-      if (result.kind === 'busy') {
-        const active = result.runId ? ` '${result.runId}'` : '';
-        fail('session.busy', `Session '${run.clientSessionId}' already has an active run${active}`, {
-          details: { session_id: run.clientSessionId, active_run_id: result.runId },
-        });
-      }
-      failpoint('run.created');
-      if (!drive) return toRun(row);
-      registry.register(row, driver);
-      driver.start();
-      driver.actor.send({ type: 'start' });
-      return toRun(row);
+      return startRun({ store, registry, owner, definition, leaseMs, drive, defaults: options.defaults }, request);
     },
 
     /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure). */
@@ -240,16 +171,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     /** Runs, newest first, filtered by status and session; page with `cursor`. */
     async list(filter: RunFilter = {}): Promise<{ runs: Run[]; nextCursor: string | null }> {
       const limit = filter.limit ?? 50;
-      if (filter.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(filter.status)) {
-        fail(
-          'input.invalid',
-          `Unknown status '${String(filter.status).slice(0, 60)}': one of ${RUN_STATUSES.join(', ')}`,
-        );
-      }
-      // A cursor is `<created_at>:<run id>` as a page gave it; anything else would read as the end.
-      if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {
-        fail('input.invalid', `Invalid cursor '${filter.cursor.slice(0, 60)}': pass the next_cursor of a page`);
-      }
+      checkListFilter(filter);
       // A session is named as its client names it, within the filter's tenant (the default one without).
       const sessionId = filter.sessionId === undefined ? undefined : scopeKey(filter.tenantId, filter.sessionId);
       const rows = await store.listRuns({ ...filter, sessionId, limit });
@@ -368,7 +290,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         run = await registry.load(runId, 'cancel');
       } catch (error) {
         if (!(error instanceof BatonError) || error.code !== 'run.version_conflict') throw error;
-        return cancelElsewhere(runId, opts.reason);
+        return cancelElsewhere(runId, opts.reason, {
+          store,
+          leaseMs,
+          get: (id) => runtime.get(id),
+          isClosed: () => closed,
+        });
       }
       send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
       await run.driver.flush().catch(() => undefined);
@@ -437,7 +364,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
-      stopHeartbeat();
       stopSharing();
       registry.close();
       for (const release of onClose) release();

@@ -7,6 +7,7 @@
  */
 import type { Store, StoreNote } from '../store/index.js';
 import { startClaimLoop } from './claim-loop.js';
+import { startHeartbeat } from './leases.js';
 import type { EventHub } from './event-hub.js';
 import type { RunRegistry } from './run-registry.js';
 import { toEvent } from './rows.js';
@@ -24,9 +25,17 @@ export interface SharingDeps {
   maxRuns: number;
 }
 
-/** Starts claiming (if a worker) and listening; returns the function that stops both. */
+/** Starts renewing leases, claiming (if a worker) and listening; returns the function that stops them. */
 export function startSharing(deps: SharingDeps): () => void {
   const { store, hub, registry } = deps;
+  const stopHeartbeat = startHeartbeat(
+    store,
+    deps.owner,
+    deps.leaseMs,
+    () => registry.liveIds(),
+    registry.lose,
+    registry.cancelAsked,
+  );
   const loop = deps.claim
     ? startClaimLoop({
         store,
@@ -72,6 +81,7 @@ export function startSharing(deps: SharingDeps): () => void {
     if (deps.claim) registry.pokeWake();
   });
   return () => {
+    stopHeartbeat();
     loop?.stop();
     unlisten();
   };

@@ -6,80 +6,10 @@
  * named prepared statement through `pg`. The only dialect differences are spelled out where they
  * are (a list of ids: SQLite's `json_each`, PostgreSQL's `any`).
  */
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  sql,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type Compilable,
-  type RawBuilder,
-} from 'kysely';
-import type { Database } from './schema.js';
+import { sql, type RawBuilder } from 'kysely';
+import { argsOf, compileStatement, type Build, type Compiled, type Dialect } from './compile.js';
 
-export type Dialect = 'sqlite' | 'postgres';
-
-/** A named parameter; compiled to a placeholder, its value supplied when the statement runs. */
-class Param {
-  readonly name: string;
-  constructor(name: string) {
-    this.name = name;
-  }
-}
-
-/** A statement compiled for one dialect. */
-export interface Compiled {
-  /** Stable within a process: the PostgreSQL prepared statement's name. */
-  key: string;
-  sql: string;
-  /** Parameter names in placeholder order; a constant of the statement (a status, say) is given as its value. */
-  params: readonly (string | { value: unknown })[];
-}
-
-/** Builds a statement: `p(name)` stands for a parameter. */
-type Build = (db: Kysely<Database>, p: <T = never>(name: string) => T, dialect: Dialect) => Compilable;
-
-/** Kysely instances that only compile (they never connect). */
-const builders: Record<Dialect, Kysely<Database>> = {
-  sqlite: new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new SqliteIntrospector(db),
-      createQueryCompiler: () => new SqliteQueryCompiler(),
-    },
-  }),
-  postgres: new Kysely<Database>({
-    dialect: {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    },
-  }),
-};
-
-/** Compiles `build` for `dialect`, naming each placeholder's parameter. */
-export function compileStatement(key: string, dialect: Dialect, build: Build): Compiled {
-  const p = <T>(name: string): T => new Param(name) as unknown as T;
-  const compiled = build(builders[dialect], p, dialect).compile();
-  const params = compiled.parameters.map((value) => (value instanceof Param ? value.name : { value }));
-  return { key, sql: compiled.sql, params };
-}
-
-/** Orders a statement's arguments as its placeholders want them. */
-export function argsOf(statement: Compiled, values: Record<string, unknown>): unknown[] {
-  return statement.params.map((name) => {
-    if (typeof name !== 'string') return name.value;
-    const value = values[name];
-    if (value === undefined) throw new Error(`Statement '${statement.key}' needs parameter '${name}'`);
-    return value;
-  });
-}
+export { argsOf, compileStatement, type Compiled, type Dialect } from './compile.js';
 
 /** A list of ids as one parameter (`ids`, given as JSON text on SQLite, an array on PostgreSQL). */
 function idIn(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<string> {

@@ -138,7 +138,7 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     const other = holder === 'a' ? 'b' : 'a';
     expect(await store.claimRun('r1', other, 60_000, alive)).toBeNull();
     // The holder renews; the other holds nothing.
-    expect(await store.renewLeases(holder, 1, ['r1'])).toEqual(['r1']);
+    expect(await store.renewLeases(holder, 1, ['r1'])).toEqual([{ id: 'r1', cancel_requested: null }]);
     expect(await store.renewLeases(other, 60_000, ['r1'])).toEqual([]);
     // The holder's lease (renewed for 1 ms) lapses: the other claims it, at a higher epoch.
     await expect.poll(() => store.claimRun('r1', other, 60_000, alive)).toBe(2);
@@ -220,6 +220,14 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     expect(stored!.created_at).toBe(1);
     expect((await store.listMessages('s_r1')).map((m) => m.content)).toEqual(['hi', 'hello']);
     expect(await store.getRun('r1')).toMatchObject({ answer: 'hello', wake_at: 0 });
+  });
+
+  it('keeps a cancel asked of an active run for the owner, returned with its next renewal', async () => {
+    const store = await storeWithRun(dialect, 'r1', { owner: 'a', lease_until: Date.now() + 60_000 });
+    expect(await store.requestCancel('r1', '{"reason":"stop"}')).toBe(true);
+    expect(await store.renewLeases('a', 60_000, ['r1'])).toEqual([{ id: 'r1', cancel_requested: '{"reason":"stop"}' }]);
+    await store.write((w) => w.saveProgress({ ...progress('r1', 0), status: 'failed' }));
+    expect(await store.requestCancel('r1', '{"reason":"again"}')).toBe(false);
   });
 });
 

@@ -152,7 +152,7 @@ describe('lease heartbeat', () => {
     const store = {
       renewLeases: async (_owner: string, _leaseMs: number, ids: readonly string[]) => {
         calls.push([...ids]);
-        return ids.filter((id) => !taken.has(id));
+        return ids.filter((id) => !taken.has(id)).map((id) => ({ id, cancel_requested: null }));
       },
     };
     const lost: string[] = [];
