@@ -3,6 +3,7 @@ import type { Failure } from '../failure.js';
 import type { RunEventRecord } from './types.js';
 
 type Listener = (event: RunEventRecord) => void;
+type StatusListener = (status: string) => void;
 type FailureListener = (failure: Failure) => void;
 
 /** Fan-out of committed events to per-run and global listeners. */
@@ -10,7 +11,32 @@ export function createEventHub() {
   const byRun = new Map<string, Set<Listener>>();
   const all = new Set<Listener>();
   const failures = new Map<string, Set<FailureListener>>();
+  const statuses = new Map<string, Set<StatusListener>>();
+  const tellStatus = (runId: string, status: string) => {
+    for (const listener of statuses.get(runId) ?? []) listener(status);
+  };
   return {
+    /**
+     * Listens for the statuses a run's committed transitions reach (from its `state` events here,
+     * or from another process's notification); returns the unsubscribe function.
+     */
+    onStatus(runId: string, listener: StatusListener): () => void {
+      let set = statuses.get(runId);
+      if (!set) statuses.set(runId, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0) statuses.delete(runId);
+      };
+    },
+    /** A status another process committed for a run (no events read). */
+    publishStatus(runId: string, status: string): void {
+      tellStatus(runId, status);
+    },
+    /** True when anyone waits on this run's status. */
+    watchingStatus(runId: string): boolean {
+      return statuses.has(runId);
+    },
     /** Tells whoever follows a run that this runtime can no longer drive it. */
     fail(runId: string, failure: Failure): void {
       for (const listener of failures.get(runId) ?? []) listener(failure);
@@ -29,6 +55,7 @@ export function createEventHub() {
       for (const event of events) {
         for (const listener of byRun.get(event.runId) ?? []) listener(event);
         for (const listener of all) listener(event);
+        if (event.type === 'state') tellStatus(event.runId, String(event.data.to));
       }
     },
     /** True when anyone listens to this run's events (or to every run's). */

@@ -225,8 +225,8 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       finish();
       reject(new BatonError(createFailure('run.closed', `The runtime closed while waiting for run '${runId}'`)));
     };
-    const unsubscribe = hub.subscribe(runId, (event) => {
-      if (event.type === 'state' && SETTLED.has(String(event.data.to))) check();
+    const unsubscribe = hub.onStatus(runId, (status) => {
+      if (SETTLED.has(status)) check();
     });
     const unsubscribeFailure = hub.onFailure(runId, (failure) => {
       finish();

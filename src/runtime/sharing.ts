@@ -51,7 +51,12 @@ export function startSharing(deps: SharingDeps): () => void {
 
   async function relay(note: Extract<StoreNote, { kind: 'events' }>): Promise<void> {
     // Events of a run driven here are published by its driver already.
-    if (registry.has(note.runId) || !hub.listening(note.runId)) return;
+    if (registry.has(note.runId)) return;
+    if (!hub.listening(note.runId)) {
+      // Only waiters: the status the notification carries is all they need.
+      if (note.status) hub.publishStatus(note.runId, note.status);
+      return;
+    }
     const after = Math.max(relayed.get(note.runId) ?? 0, note.from - 1);
     if (after >= note.to) return;
     const rows = await store.listEvents(note.runId, after, note.to - after);

@@ -115,7 +115,7 @@ export interface Claim {
  */
 export type StoreNote =
   | { kind: 'runs' }
-  | { kind: 'events'; runId: string; from: number; to: number }
+  | { kind: 'events'; runId: string; from: number; to: number; status: string | null }
   | { kind: 'cancel'; runId: string }
   | { kind: 'reconnected' };
 

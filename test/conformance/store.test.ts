@@ -71,6 +71,56 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     expect(await store.lastSeq('r1')).toBe(2);
   });
 
+  it("writes a held run's unit whole under its claim, and nothing of it when its compare-and-set lost", async () => {
+    const store = await storeWithRun(dialect, 'r1', { owner: null, lease_until: null });
+    const epoch = (await store.claimRun('r1', 'a', 60_000, () => false))!;
+    const fence = { runId: 'r1', owner: 'a', epoch };
+    const call = {
+      id: 'r1.s0.c0',
+      run_id: 'r1',
+      step_index: 0,
+      call_index: 0,
+      tool: 't',
+      tool_version: null,
+      effect: 'unsafe' as const,
+      args: '{}',
+      args_hash: 'h',
+      status: 'started' as const,
+      result: null,
+      attempts: 1,
+      started_at: 1,
+      finished_at: null,
+      deadline_at: 2,
+    };
+    const blob = {
+      sha256: 'f00d',
+      size: 2,
+      media_type: 'application/octet-stream',
+      content: Buffer.from([0, 255]),
+      created_at: 1,
+    };
+    await store.write((w) => {
+      w.putToolCall(call);
+      w.putToolCall({ ...call, status: 'succeeded', result: '"ok"', finished_at: 3 });
+      w.insertEvent(event('r1', 1));
+      w.insertEvent(event('r1', 2));
+      w.putArtifact(blob);
+      w.saveProgress(progress('r1', 0));
+    }, fence);
+    expect((await store.listEvents('r1')).map((e) => e.seq)).toEqual([1, 2]);
+    expect(await store.getToolCall('r1.s0.c0')).toMatchObject({ status: 'succeeded', result: '"ok"', finished_at: 3 });
+    expect(Buffer.from((await store.getArtifact('f00d'))!.content)).toEqual(Buffer.from([0, 255]));
+    expect(await store.getRun('r1')).toMatchObject({ version: 1, status: 'executing' });
+    const stale = store.write((w) => {
+      w.insertEvent(event('r1', 3));
+      w.putToolCall({ ...call, status: 'failed' });
+      w.saveProgress(progress('r1', 0));
+    }, fence);
+    await expect(stale).rejects.toMatchObject({ code: 'run.version_conflict' });
+    expect(await store.lastSeq('r1')).toBe(2);
+    expect((await store.getToolCall('r1.s0.c0'))!.status).toBe('succeeded');
+  });
+
   it('decides an approval once; a second decision fails its unit', async () => {
     const store = await storeWithRun(dialect);
     const approval = {

@@ -24,6 +24,7 @@ import type {
   ToolCallRow,
   UnitWriter,
 } from '../store-api.js';
+import { fencedUnit } from './fenced-unit.js';
 import { openPostgres, type OpenPostgres } from './open-postgres.js';
 
 const SQL = catalog('postgres');
@@ -59,7 +60,12 @@ function notesOf(ops: readonly Op[]): [string, string][] {
       ranges.set(runId, range ? [Math.min(range[0], seq), Math.max(range[1], seq)] : [seq, seq]);
     }
   }
-  for (const [runId, [from, to]] of ranges) notes.push([EVENTS_CHANNEL, `${runId} ${from} ${to}`]);
+  // With the status the unit leaves the run in, so a waiter elsewhere needs no read.
+  const saved = ops.find((op) => op.name === 'saveProgress');
+  for (const [runId, [from, to]] of ranges) {
+    const status = saved?.values.id === runId ? ` ${String(saved.values.status)}` : '';
+    notes.push([EVENTS_CHANNEL, `${runId} ${from} ${to}${status}`]);
+  }
   if (ops.some((op) => op.name === 'insertRun' || (op.name === 'setWakeAt' && op.values.at === 0))) {
     notes.push([RUNS_CHANNEL, '']);
   }
@@ -70,9 +76,9 @@ function parseNote(channel: string, payload: string | undefined): StoreNote | nu
   if (channel === RUNS_CHANNEL) return { kind: 'runs' };
   if (channel === CANCEL_CHANNEL) return payload ? { kind: 'cancel', runId: payload } : null;
   if (channel !== EVENTS_CHANNEL || !payload) return null;
-  const [runId, from, to] = payload.split(' ');
+  const [runId, from, to, status] = payload.split(' ');
   if (!runId || !from || !to) return null;
-  return { kind: 'events', runId, from: Number(from), to: Number(to) };
+  return { kind: 'events', runId, from: Number(from), to: Number(to), status: status ?? null };
 }
 
 function query(db: Queryable, statement: Compiled, values: Record<string, unknown>) {
@@ -141,6 +147,21 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     const ops: Op[] = [];
     const result = work(recorder(ops));
     if (ops.length === 0) return result;
+    // The common unit (a snapshot, its events, ledger rows): one fenced statement, one round trip.
+    const fast = fence ? fencedUnit(ops, fence, notesOf(ops)) : null;
+    if (fast && fence) {
+      const {
+        rows: [counts],
+      } = await pool.query<{ fenced: number; saved?: number }>({
+        name: fast.name,
+        text: fast.text,
+        values: fast.values,
+      });
+      if (counts?.fenced !== 1) throw fenced(fence);
+      if (fast.saves && counts.saved !== 1) throw versionConflict(fence.runId);
+      commits += 1;
+      return result;
+    }
     const client = await pool.connect();
     const literal = (value: string) => client.escapeLiteral(value);
     try {
