@@ -12,7 +12,7 @@ import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { loadAgent } from './load-agent.js';
 import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
 import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
-import { toEventLine } from './format-event.js';
+import { logEventsUntilStopped } from './log-until-stopped.js';
 
 /** The default port of `baton serve`. */
 export const DEFAULT_PORT = 7420;
@@ -124,15 +124,7 @@ export const runServeCommand = defineCommand({
       for (const [runId, failure] of runtime.recoveryFailures) {
         io.stderr.write(`baton serve: run ${runId} was not resumed: ${failure.message} (${failure.code})\n`);
       }
-      const unwatch = runtime.watch((event) => {
-        if (event.type !== 'run.created' && event.type !== 'state') return;
-        log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event });
-      });
-      await new Promise<void>((resolveStop) => {
-        if (signal.aborted) resolveStop();
-        signal.addEventListener('abort', () => resolveStop(), { once: true });
-      });
-      unwatch();
+      await logEventsUntilStopped(runtime, ['run.created', 'state'], log, signal);
       log('Stopping: closing connections and the runtime', { type: 'stopping' });
       return EXIT.ok;
     } finally {

@@ -9,7 +9,7 @@ import { createRuntime, resolveAgentPlanner, type Runtime } from '../index.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
-import { toEventLine } from './format-event.js';
+import { logEventsUntilStopped } from './log-until-stopped.js';
 import { loadAgent } from './load-agent.js';
 import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
 import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
@@ -89,15 +89,7 @@ export const runWorkerCommand = defineCommand({
       for (const [runId, failure] of runtime.recoveryFailures) {
         io.stderr.write(`baton worker: run ${runId} cannot be driven: ${failure.message} (${failure.code})\n`);
       }
-      const unwatch = runtime.watch((event) => {
-        if (event.type !== 'state') return;
-        log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event });
-      });
-      await new Promise<void>((resolveStop) => {
-        if (signal.aborted) resolveStop();
-        signal.addEventListener('abort', () => resolveStop(), { once: true });
-      });
-      unwatch();
+      await logEventsUntilStopped(runtime, ['state'], log, signal);
       log('Stopping: releasing the runs held here', { type: 'stopping' });
       return EXIT.ok;
     } finally {

@@ -5,14 +5,13 @@
  * and every run is held to the invariants of `helpers/invariants.ts` and to its plan.
  * Replay or enlarge with SOAK_SEED, SOAK_RUNS and SOAK_KILLS.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/index.js';
 import { integrityProblems, runProblems } from '../helpers/invariants.js';
 import { between, mulberry32, seedOf } from '../helpers/prng.js';
-import type { SoakJournalLine, SoakScenario } from '../helpers/soak-child.js';
-import { soakPauses, soakPlan, soakPlanner } from '../helpers/soak-plan.js';
+import type { SoakScenario } from '../helpers/soak-child.js';
+import { journalOf, soakPauses, soakPlan, soakPlanner } from '../helpers/soak-plan.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorldTools } from '../helpers/world-tools.js';
@@ -29,14 +28,6 @@ const KILL_AFTER_MS = [250, 1_500] as const;
 /** Bounds that grow with SOAK_RUNS and SOAK_KILLS (the defaults take about 45 s on two cores). */
 const DRAIN_MS = 30_000 + RUNS * 600;
 const TEST_MS = Math.max(175_000, KILLS * 2_500 + DRAIN_MS + 30_000);
-
-function journalOf(file: string): SoakJournalLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as SoakJournalLine);
-}
 
 describe('kill soak', () => {
   it(

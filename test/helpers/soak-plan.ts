@@ -4,7 +4,9 @@
  * Everything is a pure function of the seed, so every restart of the child, and the parent's
  * checks, see the same plans and the same choices.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SoakJournalLine } from './soak-child.js';
 import { createScriptedPlanner, EFFECTS, type Effect, type Risk } from '../../src/index.js';
 import { between, mulberry32, pick, seedOf } from './prng.js';
 import { worldToolName } from './world-tools.js';
@@ -91,4 +93,13 @@ export function soakPauses(seed: number) {
     const random = mulberry32(seedOf(seed, 'pause', key, attempt));
     return { before: between(random, 0, 60), after: between(random, 0, 60) };
   };
+}
+
+/** The lines of a soak child's journal file (none before it exists). */
+export function journalOf(file: string): SoakJournalLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as SoakJournalLine);
 }

@@ -6,7 +6,6 @@
  * run, no stuck run, no unsafe effect twice, contiguous events) and to its plan.
  * Replay or enlarge with SOAK_SEED, SOAK_RUNS and SOAK_KILLS.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -15,8 +14,8 @@ import { freshDatabaseOf } from '../helpers/dialects.js';
 import { runProblems } from '../helpers/invariants.js';
 import { hasPostgres } from '../helpers/pg.js';
 import { between, mulberry32, seedOf } from '../helpers/prng.js';
-import type { SoakJournalLine, SoakScenario } from '../helpers/soak-child.js';
-import { soakPauses, soakPlan, soakPlanner } from '../helpers/soak-plan.js';
+import type { SoakScenario } from '../helpers/soak-child.js';
+import { journalOf, soakPauses, soakPlan, soakPlanner } from '../helpers/soak-plan.js';
 import { spawnChild, type ChildOutcome } from '../helpers/spawn-child.js';
 import { tempDir } from '../helpers/temp.js';
 import { createWorldTools } from '../helpers/world-tools.js';
@@ -31,14 +30,6 @@ const KILL_EVERY_MS = [300, 1_200] as const;
 const LEASE_MS = 1_500;
 const DRAIN_MS = 60_000 + RUNS * 600;
 const TEST_MS = Math.max(240_000, KILLS * 2_000 + DRAIN_MS + 60_000);
-
-function journalOf(file: string): SoakJournalLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as SoakJournalLine);
-}
 
 describe.skipIf(!hasPostgres())('kill soak on PostgreSQL, two workers', () => {
   it(

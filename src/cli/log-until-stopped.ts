@@ -1,0 +1,24 @@
+/** What `baton serve` and `baton worker` do while they run: log the runs' events until a signal stops them. */
+import type { Runtime } from '../index.js';
+import { toEventLine } from './format-event.js';
+
+/** Logs events of `types` as they commit until `signal` aborts. */
+export async function logEventsUntilStopped(
+  runtime: Runtime,
+  types: readonly string[],
+  log: (text: string, json: Record<string, unknown>) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const unwatch = runtime.watch((event) => {
+    if (!types.includes(event.type)) return;
+    log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event });
+  });
+  try {
+    await new Promise<void>((resolveStop) => {
+      if (signal.aborted) resolveStop();
+      signal.addEventListener('abort', () => resolveStop(), { once: true });
+    });
+  } finally {
+    unwatch();
+  }
+}
