@@ -100,11 +100,14 @@ export async function measureWaiting(dir: string, runs: number, samples = 20): P
   const database = join(dir, `waiting-${runs}.db`);
   await makeFile(database, runs);
   const empty = open(join(dir, `waiting-empty-${runs}.db`));
+  await empty.ready;
   const base = heapMiB();
   await empty.close();
 
   const started = performance.now();
   const runtime = open(database);
+  // Open: the database opened and the runs in flight resumed (none here), as `ready` says.
+  await runtime.ready;
   const openMs = performance.now() - started;
   try {
     // Let the background check of waiting rows finish, then look at what stays held.
