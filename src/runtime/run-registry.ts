@@ -343,6 +343,10 @@ export function createRunRegistry(deps: RegistryDeps) {
         // Shared by many workers: claim what no one holds (a batch; the claim loop takes the rest)
         // instead of trying every run in flight.
         const claims = await store.claimRuns(owner, leaseMs, RECOVER_BATCH);
+        // A process of this host that is gone (a restart after a crash) need not wait for its leases.
+        for (const dead of (await store.inFlightOwners()).filter((o) => o !== owner && isDeadOwner(o))) {
+          claims.push(...(await store.claimRunsOf(dead, owner, leaseMs, RECOVER_BATCH)));
+        }
         await Promise.all(claims.map(adopt));
         return claims.map((claim) => claim.id).filter((id) => live.has(id));
       }

@@ -12,7 +12,9 @@ import {
   SqliteAdapter,
   SqliteIntrospector,
   SqliteQueryCompiler,
+  sql,
   type Compilable,
+  type RawBuilder,
 } from 'kysely';
 import type { Database } from './schema.js';
 
@@ -75,3 +77,23 @@ export function argsOf(statement: Compiled, values: Record<string, unknown>): un
     return value;
   });
 }
+
+/** A list of ids as one parameter (`ids`, given as JSON text on SQLite, an array on PostgreSQL). */
+export function idIn(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<string> {
+  return dialect === 'sqlite'
+    ? sql<string>`(select value from json_each(${p('ids')}))`
+    : sql<string>`(select unnest(${p('ids')}::text[]))`;
+}
+
+/**
+ * Milliseconds since the epoch for lease times: PostgreSQL's own clock (workers on other hosts
+ * may disagree with each other, the database is the one clock), SQLite's caller's (`now`).
+ */
+export function nowMs(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<number> {
+  return dialect === 'postgres'
+    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
+    : sql<number>`${p('now')}`;
+}
+
+export const ACTIVE = ['pending', 'planning', 'executing', 'waiting_human'] as const;
+export const IN_FLIGHT = ['pending', 'planning', 'executing'] as const;

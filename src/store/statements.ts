@@ -6,30 +6,11 @@
  * named prepared statement through `pg`. The only dialect differences are spelled out where they
  * are (a list of ids: SQLite's `json_each`, PostgreSQL's `any`).
  */
-import { sql, type RawBuilder } from 'kysely';
-import { argsOf, compileStatement, type Build, type Compiled, type Dialect } from './compile.js';
+import { sql } from 'kysely';
+import { ACTIVE, argsOf, compileStatement, IN_FLIGHT, type Build, type Compiled, type Dialect } from './compile.js';
+import { LEASE_BUILDS } from './lease-statements.js';
 
 export { argsOf, compileStatement, type Compiled, type Dialect } from './compile.js';
-
-/** A list of ids as one parameter (`ids`, given as JSON text on SQLite, an array on PostgreSQL). */
-function idIn(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<string> {
-  return dialect === 'sqlite'
-    ? sql<string>`(select value from json_each(${p('ids')}))`
-    : sql<string>`(select unnest(${p('ids')}::text[]))`;
-}
-
-/**
- * Milliseconds since the epoch for lease times: PostgreSQL's own clock (workers on other hosts
- * may disagree with each other, the database is the one clock), SQLite's caller's (`now`).
- */
-function nowMs(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<number> {
-  return dialect === 'postgres'
-    ? sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`
-    : sql<number>`${p('now')}`;
-}
-
-const ACTIVE = ['pending', 'planning', 'executing', 'waiting_human'] as const;
-const IN_FLIGHT = ['pending', 'planning', 'executing'] as const;
 
 const RUN_COLUMNS = [
   'id',
@@ -185,70 +166,6 @@ const BUILDS = {
       .updateTable('runs')
       .set({ wake_at: p('at') })
       .where('id', '=', p('id')),
-  leaseOf: (db, p) => db.selectFrom('runs').select(['owner', 'lease_until', 'epoch']).where('id', '=', p('id')),
-  /** Takes the lease of one run if it is free, lapsed or already ours; the new epoch. */
-  claimRun: (db, p, dialect) =>
-    db
-      .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
-      .where('id', '=', p('id'))
-      .where((eb) =>
-        eb.or([eb('owner', 'is', null), eb('owner', '=', p('owner')), eb('lease_until', '<', nowMs(p, dialect))]),
-      )
-      .returning('epoch'),
-  /**
-   * Claims up to `limit` runs in flight that no one holds or whose lease lapsed, oldest lease
-   * first (the index on `(lease_until, id)`); on PostgreSQL rows another worker is claiming are
-   * skipped, so concurrent claims never wait on each other or take the same run.
-   */
-  claimRuns: (db, p, dialect) => {
-    let free = db
-      .selectFrom('runs')
-      .select('id')
-      .where('status', 'in', IN_FLIGHT)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs(p, dialect))]))
-      .orderBy('lease_until', (ob) => ob.asc().nullsFirst())
-      .orderBy('id')
-      .limit(p('limit'));
-    if (dialect === 'postgres') free = free.forUpdate().skipLocked();
-    return db
-      .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
-      .where('id', 'in', free)
-      .returning(['id', 'epoch']);
-  },
-  /** Takes a lease from the owner read just before (compare-and-set on the owner). */
-  takeLease: (db, p, dialect) =>
-    db
-      .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
-      .where('id', '=', p('id'))
-      .where(sql<string>`coalesce(owner, '')`, '=', p('previous'))
-      .returning('epoch'),
-  renewLeases: (db, p, dialect) =>
-    db
-      .updateTable('runs')
-      .set({ lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}` })
-      .where('id', 'in', idIn(p, dialect))
-      .where('owner', '=', p('owner'))
-      .returning(['id', 'cancel_requested']),
-  requestCancel: (db, p) =>
-    db
-      .updateTable('runs')
-      .set({ cancel_requested: p('request') })
-      .where('id', '=', p('id'))
-      .where('status', 'in', ACTIVE),
-  releaseLease: (db, p) =>
-    db
-      .updateTable('runs')
-      .set({ owner: null, lease_until: null })
-      .where('id', '=', p('id'))
-      .where('owner', '=', p('owner'))
-      // -1: any epoch.
-      .where((eb) => eb.or([eb('epoch', '=', p('epoch')), sql<boolean>`cast(${p('epoch')} as bigint) < 0`])),
-  releaseLeases: (db, p) =>
-    db.updateTable('runs').set({ owner: null, lease_until: null }).where('owner', '=', p('owner')),
-
   insertStep: (db, p) =>
     db
       .insertInto('steps')
@@ -328,6 +245,7 @@ const BUILDS = {
     db.insertInto('messages').values(valuesOf(['session_id', 'run_id', 'role', 'content', 'created_at'] as const, p)),
   listMessages: (db, p) =>
     db.selectFrom('messages').selectAll().where('session_id', '=', p('session_id')).orderBy('id'),
+  ...LEASE_BUILDS,
 } satisfies Record<string, Build>;
 
 export type StatementName = keyof typeof BUILDS;

@@ -179,6 +179,10 @@ export interface Store {
   claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): Promise<number | null>;
   /** Claims up to `limit` runs in flight that no one holds or whose lease lapsed (a worker's poll). */
   claimRuns(owner: string, leaseMs: number, limit: number): Promise<Claim[]>;
+  /** The owners holding runs in flight. */
+  inFlightOwners(): Promise<string[]>;
+  /** Claims up to `limit` runs in flight held by `dead` (known to be gone), before their leases lapse. */
+  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number): Promise<Claim[]>;
   /** Extends the leases `owner` holds on the given runs (the ones it drives): the runs it still holds, with any cancel asked of them. */
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<HeldRun[]>;
   /** Asks whoever drives an active run to cancel it (`request`: `{"reason","at"}` JSON); false if the run is not active. */
@@ -238,6 +242,8 @@ export interface SqliteStore {
   /** The epoch of the claim, or null when another live owner holds the run. */
   claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): number | null;
   claimRuns(owner: string, leaseMs: number, limit: number): Claim[];
+  inFlightOwners(): string[];
+  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number): Claim[];
   /** The runs whose leases `owner` still holds. */
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): HeldRun[];
   requestCancel(id: string, request: string): boolean;

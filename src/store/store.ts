@@ -120,6 +120,18 @@ export function createSqliteStore(path: string): SqliteStore {
     claimRuns(owner: string, leaseMs: number, limit: number) {
       return all<{ id: string; epoch: number }>('claimRuns', { owner, lease_ms: leaseMs, limit, now: Date.now() });
     },
+    inFlightOwners(): string[] {
+      return all<{ owner: string }>('inFlightOwners', {}).map((r) => r.owner);
+    },
+    claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number) {
+      return all<{ id: string; epoch: number }>('claimRunsOf', {
+        dead,
+        owner,
+        lease_ms: leaseMs,
+        limit,
+        now: Date.now(),
+      });
+    },
     renewLeases(owner: string, leaseMs: number, ids: readonly string[]) {
       // Only the runs this runtime drives, looked up by id.
       return all<{ id: string; cancel_requested: string | null }>('renewLeases', {
@@ -263,6 +275,8 @@ export function sqliteRunStore(store: SqliteStore): Store {
     nextWake: async (now) => store.nextWake(now),
     claimRun: async (id, owner, leaseMs, isDead) => store.claimRun(id, owner, leaseMs, isDead),
     claimRuns: async (owner, leaseMs, limit) => store.claimRuns(owner, leaseMs, limit),
+    inFlightOwners: async () => store.inFlightOwners(),
+    claimRunsOf: async (dead, owner, leaseMs, limit) => store.claimRunsOf(dead, owner, leaseMs, limit),
     renewLeases: async (owner, leaseMs, ids) => store.renewLeases(owner, leaseMs, ids),
     requestCancel: async (id, request) => store.requestCancel(id, request),
     releaseLease: async (id, owner, epoch) => store.releaseLease(id, owner, epoch),

@@ -222,6 +222,24 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     expect(await store.claimRuns('w5', 60_000, 50)).toEqual([]);
   });
 
+  it("lists the owners of runs in flight and takes a dead owner's runs at once, whatever their lease", async () => {
+    const store = await storeWithRun(dialect, 'r1', { owner: 'dead', lease_until: Date.now() + 600_000 });
+    await store.write((w) => {
+      w.ensureSession('s2', 1);
+      w.insertRun(runRow('r2', 's2', { status: 'executing', owner: 'dead', lease_until: Date.now() + 600_000 }));
+      w.ensureSession('s3', 1);
+      w.insertRun(runRow('r3', 's3', { status: 'waiting_human', owner: 'dead', lease_until: null }));
+      w.ensureSession('s4', 1);
+      w.insertRun(runRow('r4', 's4', { status: 'planning', owner: 'alive', lease_until: Date.now() + 600_000 }));
+    });
+    expect((await store.inFlightOwners()).sort()).toEqual(['alive', 'dead']);
+    const taken = await store.claimRunsOf('dead', 'me', 60_000, 10);
+    expect(taken.map((c) => c.id).sort()).toEqual(['r1', 'r2']);
+    expect(taken.every((c) => c.epoch === 1)).toBe(true);
+    expect(await store.claimRunsOf('dead', 'other', 60_000, 10)).toEqual([]);
+    expect((await store.getRun('r3'))?.owner).toBe('dead');
+  });
+
   it('reads pages in order: runs newest first with filters and a cursor, events, waiting runs by wake-up', async () => {
     const store = await storeWithRun(dialect, 'r00', { created_at: 0 });
     await store.write((w) => {

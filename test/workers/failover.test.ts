@@ -13,6 +13,8 @@ import { runProblems } from '../helpers/invariants.js';
 import { hasPostgres } from '../helpers/pg.js';
 import { spawnUntilJsonLine, type RunningChild } from '../helpers/spawn-child.js';
 import type { WorkerChildConfig } from '../helpers/worker-child.js';
+import { workerPlanner } from '../helpers/worker-plan.js';
+import { createWorldTools } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/worker-child.ts', import.meta.url));
@@ -99,6 +101,60 @@ describe.skipIf(!hasPostgres())('failover between workers on PostgreSQL', () => 
         expect(problems).toEqual([]);
       } finally {
         for (const worker of workers) await worker.kill();
+        await db.end();
+        await api.close();
+      }
+    },
+  );
+
+  it(
+    'resumes at once, not a lease later, the runs of a worker that died on this host',
+    { timeout: 120_000 },
+    async () => {
+      const { database, effects } = await freshDatabaseOf('postgres');
+      // A lease far longer than the test: only knowing the owner is dead lets its runs go on.
+      const config: WorkerChildConfig = {
+        database,
+        effects,
+        steps: 6,
+        pauseMs: 150,
+        leaseMs: 600_000,
+        claimEveryMs: 200,
+      };
+      const api = createRuntime({ database, planner: createScriptedPlanner([]), tools: [], drive: false });
+      const db = new pg.Client({ connectionString: database });
+      await db.connect();
+      const dead = await spawnUntilJsonLine<{ owner: string }>(CHILD, [JSON.stringify(config)]);
+      let restarted: ReturnType<typeof createRuntime> | undefined;
+      try {
+        const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => api.start({ input: `run ${i}` })));
+        await expect
+          .poll(
+            async () =>
+              (
+                await db.query('select count(*)::int as n from runs where owner = $1 and step_index >= 1', [
+                  dead.first.owner,
+                ])
+              ).rows[0].n,
+            { timeout: 60_000, interval: 100 },
+          )
+          .toBe(10);
+        expect(await dead.kill()).toBe('SIGKILL');
+        const restartedAt = Date.now();
+        restarted = createRuntime({
+          database,
+          planner: workerPlanner(config.steps),
+          tools: createWorldTools(effects, { pause: () => ({ before: config.pauseMs, after: 0 }) }),
+          leaseMs: config.leaseMs,
+        });
+        await restarted.ready;
+        for (const run of runs) expect((await api.wait(run.id)).status).toBe('succeeded');
+        expect(Date.now() - restartedAt).toBeLessThan(config.leaseMs / 10);
+        const world = readEffects(effects);
+        expect((await Promise.all(runs.map((run) => runProblems(api, run.id, world)))).flat()).toEqual([]);
+      } finally {
+        await dead.kill();
+        await restarted?.close();
         await db.end();
         await api.close();
       }

@@ -313,6 +313,10 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
       return taken?.epoch ?? null;
     },
     claimRuns: (owner, leaseMs, limit) => rows<Claim>('claimRuns', { owner, lease_ms: leaseMs, limit }),
+    async inFlightOwners() {
+      return (await rows<{ owner: string }>('inFlightOwners', {})).map((r) => r.owner);
+    },
+    claimRunsOf: (dead, owner, leaseMs, limit) => rows<Claim>('claimRunsOf', { dead, owner, lease_ms: leaseMs, limit }),
     async renewLeases(owner, leaseMs, ids) {
       if (ids.length === 0) return [];
       return rows<{ id: string; cancel_requested: string | null }>('renewLeases', {
