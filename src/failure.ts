@@ -17,6 +17,7 @@ export const FAILURE_CODES = {
   'session.busy': 'user',
   'idempotency.mismatch': 'user',
   'approval.not_found': 'user',
+  'artifact.not_found': 'user',
   'approval.already_decided': 'user',
   // The run's machine (a variant) does not take this decision now, e.g. a second vote by the same approver.
   'approval.refused': 'user',

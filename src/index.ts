@@ -1,6 +1,6 @@
 /**
  * Baton: a durable runtime for LLM agents. Every task is a run, an XState machine persisted
- * to SQLite after every transition, resumable after a crash or a long approval wait, and never
+ * to SQLite (or PostgreSQL) after every transition, resumable after a crash or a long approval wait, and never
  * running a side effect twice without a human knowing.
  */
 export { createRuntime, EVENT_TYPES } from './runtime/index.js';

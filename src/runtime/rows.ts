@@ -8,7 +8,16 @@ import type { Usage } from '../../machines/types.js';
 import { decisionSchema } from '../planner/types.js';
 import type { ContextReport } from './context-builder.js';
 import type { RunUserContext } from '../tools/define-tool.js';
-import type { Approval, ApprovalVote, Run, RunEventName, RunEventRecord, Step, ToolCall } from './types.js';
+import type {
+  Approval,
+  ApprovalVote,
+  ArtifactRef,
+  Run,
+  RunEventName,
+  RunEventRecord,
+  Step,
+  ToolCall,
+} from './types.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { Risk } from '../../machines/types.js';
 
@@ -134,4 +143,19 @@ export function checkListFilter(filter: { status?: string | undefined; cursor?: 
   if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {
     fail('input.invalid', `Invalid cursor '${filter.cursor.slice(0, 60)}': pass the next_cursor of a page`);
   }
+}
+
+/** The artifacts a run's `artifact` events name, each once, in order. */
+export function artifactRefs(rows: readonly EventRow[]): ArtifactRef[] {
+  const refs = new Map<string, ArtifactRef>();
+  for (const row of rows) {
+    const data = JSON.parse(row.data) as { sha256?: string; size?: number; media_type?: string };
+    if (typeof data.sha256 !== 'string' || refs.has(data.sha256)) continue;
+    refs.set(data.sha256, {
+      sha256: data.sha256,
+      size: data.size ?? 0,
+      mediaType: data.media_type ?? 'application/octet-stream',
+    });
+  }
+  return [...refs.values()];
 }

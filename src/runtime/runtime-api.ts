@@ -11,6 +11,8 @@ import type { FollowOptions } from './follow.js';
 import type { Trace } from './trace.js';
 import type {
   Approval,
+  Artifact,
+  ArtifactRef,
   Budget,
   Run,
   RunEventRecord,
@@ -116,6 +118,10 @@ export interface Runtime {
   watch(listener: (event: RunEventRecord) => void): () => void;
   /** The approvals of a run, oldest first. */
   approvals(runId: string): Promise<Approval[]>;
+  /** What a run stored as artifacts (large tool outputs), in the order it stored them. Throws `run.not_found`. */
+  artifacts(runId: string): Promise<ArtifactRef[]>;
+  /** The bytes of an artifact the run stored; `artifact.not_found` for one it did not (even if another run did). */
+  artifact(runId: string, sha256: string): Promise<Artifact>;
   /** Approves a pending approval: exactly its calls run; for an uncertain call, `resolution` says retry or record as done. */
   approve(
     runId: string,

@@ -29,6 +29,7 @@ import { scopeKey } from './tenant-keys.js';
 import { newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
+import { artifactOf, artifactsOf } from './artifacts.js';
 import { buildTrace, type Trace } from './trace.js';
 import type { Checkpoint, Runtime, RuntimeOptions, RuntimeStats } from './runtime-api.js';
 import { registerStore } from './internals.js';
@@ -37,7 +38,17 @@ import { createRunRegistry } from './run-registry.js';
 import { startSharing } from './sharing.js';
 import { cancelElsewhere } from './cancel-request.js';
 import { checkListFilter } from './rows.js';
-import type { Approval, Run, RunEventRecord, StartRequest, Step, ToolCall, UncertainResolution } from './types.js';
+import type {
+  Approval,
+  Artifact,
+  ArtifactRef,
+  Run,
+  RunEventRecord,
+  StartRequest,
+  Step,
+  ToolCall,
+  UncertainResolution,
+} from './types.js';
 
 export type { Runtime, RuntimeOptions } from './runtime-api.js';
 
@@ -225,6 +236,16 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     /** The approvals of a run, oldest first. */
     async approvals(runId: string): Promise<Approval[]> {
       return (await store.listApprovals(runId)).map(toApproval);
+    },
+
+    async artifacts(runId: string): Promise<ArtifactRef[]> {
+      await rowOf(runId);
+      return artifactsOf(store, runId);
+    },
+
+    async artifact(runId: string, sha256: string): Promise<Artifact> {
+      await rowOf(runId);
+      return artifactOf(store, runId, sha256);
     },
 
     /** Approves a pending approval (for an uncertain call, `resolution` says retry or record as done). */

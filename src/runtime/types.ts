@@ -138,3 +138,16 @@ export interface ToolCall {
   /** When the attempt in progress (or the last one) times out; stored, so a restart cannot extend it. */
   deadlineAt: number | null;
 }
+
+/** Content a run stored (a tool output too large for the context), as its `artifact` event names it. */
+export interface ArtifactRef {
+  sha256: string;
+  size: number;
+  mediaType: string;
+}
+
+/** An artifact's bytes. */
+export interface Artifact extends ArtifactRef {
+  content: Buffer;
+  createdAt: number;
+}

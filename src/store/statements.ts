@@ -220,6 +220,9 @@ const BUILDS = {
 
   insertEvent: (db, p) =>
     db.insertInto('events').values(valuesOf(['run_id', 'seq', 'type', 'data', 'created_at'] as const, p)),
+  /** A run's events of one type, in order (its `artifact` events: what it stored). */
+  eventsOfType: (db, p) =>
+    db.selectFrom('events').selectAll().where('run_id', '=', p('run_id')).where('type', '=', p('type')).orderBy('seq'),
   listEvents: (db, p) =>
     db
       .selectFrom('events')

@@ -202,6 +202,8 @@ export interface Store {
   listEvents(runId: string, after?: number, limit?: number): Promise<EventRow[]>;
   /** The highest `seq` of a run (0 without events). */
   lastSeq(runId: string): Promise<number>;
+  /** A run's events of one type, in order. */
+  eventsOfType(runId: string, type: string): Promise<EventRow[]>;
   getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
   /** A session's committed history, oldest first. */
   listMessages(sessionId: string): Promise<MessageRow[]>;
@@ -264,6 +266,7 @@ export interface SqliteStore {
   insertEvent(row: EventRow): void;
   listEvents(runId: string, after?: number, limit?: number): EventRow[];
   lastSeq(runId: string): number;
+  eventsOfType(runId: string, type: string): EventRow[];
   putArtifact(row: ArtifactRow): void;
   getArtifact(sha256: string): ArtifactRow | undefined;
   insertMessage(row: Omit<MessageRow, 'id'>): void;

@@ -189,6 +189,9 @@ export function createSqliteStore(path: string): SqliteStore {
     listEvents(runId: string, after = 0, limit = 1000): EventRow[] {
       return all<EventRow>('listEvents', { run_id: runId, after, limit });
     },
+    eventsOfType(runId: string, type: string): EventRow[] {
+      return all<EventRow>('eventsOfType', { run_id: runId, type });
+    },
     lastSeq(runId: string): number {
       return get<{ seq: number | null }>('lastSeq', { run_id: runId })?.seq ?? 0;
     },
@@ -288,6 +291,7 @@ export function sqliteRunStore(store: SqliteStore): Store {
     listApprovals: async (runId) => store.listApprovals(runId),
     listEvents: async (runId, after, limit) => store.listEvents(runId, after, limit),
     lastSeq: async (runId) => store.lastSeq(runId),
+    eventsOfType: async (runId, type) => store.eventsOfType(runId, type),
     getArtifact: async (sha256) => store.getArtifact(sha256),
     listMessages: async (sessionId) => store.listMessages(sessionId),
   };

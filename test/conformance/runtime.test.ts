@@ -4,8 +4,10 @@
  * cancelling, resuming runs in flight after a close, deadlines, refused events, and two
  * runtimes sharing one database.
  */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
+import { z } from 'zod';
+import { createScriptedPlanner, defineTool, type RuntimeOptions } from '../../src/index.js';
 import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { createWorld, readEffects } from '../helpers/world.js';
@@ -61,6 +63,42 @@ describe.each(DIALECTS)('the runtime on %s', (dialect) => {
     expect(rest.runs.map((r) => r.input)).toEqual(['a']);
     expect((await runtime.list({ sessionId: 'one' })).runs.map((r) => r.id)).toEqual([run.id]);
     expect(readEffects(effects).filter((e) => e.tool === 'world.unsafe')).toHaveLength(4);
+  });
+
+  it('keeps a large output as an artifact the run answers for, byte for byte', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const bytes = defineTool({
+      name: 'blob.read',
+      description: 'Reads a large blob',
+      input: z.object({ n: z.number() }),
+      effect: 'read',
+      risk: 'low',
+      execute: ({ n }) => ({
+        n,
+        text: Array.from({ length: 3_000 }, (_, i) => `row ${i} \u00e9\u0000 ${n}`).join('\n'),
+      }),
+    });
+    const runtime = openRuntime({
+      ...setup(database, effects, 'low'),
+      planner: createScriptedPlanner((r) =>
+        r.stepIndex === 0
+          ? { type: 'tool_calls', calls: [{ tool: 'blob.read', args: { n: 7 } }] }
+          : { type: 'final', answer: 'ok' },
+      ),
+      tools: [bytes],
+    });
+    const run = await runtime.wait((await runtime.start({ input: 'x', sessionId: 'a' })).id);
+    expect(run.status).toBe('succeeded');
+    const [ref] = await runtime.artifacts(run.id);
+    const artifact = await runtime.artifact(run.id, ref!.sha256);
+    expect(createHash('sha256').update(artifact.content).digest('hex')).toBe(ref!.sha256);
+    expect(artifact.content.length).toBe(ref!.size);
+    expect(artifact.content.toString()).toContain('row 2999');
+    const other = await runtime.wait((await runtime.start({ input: 'y', sessionId: 'b' })).id);
+    await expect(runtime.artifact(other.id, ref!.sha256)).resolves.toMatchObject({ sha256: ref!.sha256 });
+    const plain = openRuntime({ ...setup(database, effects, 'low'), recover: false });
+    const none = await plain.wait((await plain.start({ input: 'z', sessionId: 'c' })).id);
+    await expect(plain.artifact(none.id, ref!.sha256)).rejects.toMatchObject({ code: 'artifact.not_found' });
   });
 
   it('waits for a human across a restart, runs the approved call once, and refuses a second decision', async () => {

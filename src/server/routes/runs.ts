@@ -1,5 +1,6 @@
 /**
- * The run routes: start, list, read (run, steps, tool calls, trace, approvals) and cancel.
+ * The run routes: start, list, read (run, steps, tool calls, trace, approvals, artifacts, the
+ * whole run as one export) and cancel.
  * Every read goes through `visibleRun`, so another tenant's run answers 404 like a missing one.
  */
 import { Hono } from 'hono';
@@ -8,6 +9,7 @@ import { RUN_STATUSES } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 import { parseInput, readBody } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
+import { buildRunExport } from '../run-export.js';
 import { toApprovalJson, toRunJson, toSnakeJson } from '../to-json.js';
 import { startBodySchema, toStartRequest } from './start-run.js';
 import { waitSettled } from './wait-settled.js';
@@ -84,6 +86,35 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.get('/:id/approvals', async (c) => {
     const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
     return c.json({ approvals: (await runtime.approvals(run.id)).map(toApprovalJson) });
+  });
+
+  app.get('/:id/artifacts', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    const id = encodeURIComponent(run.id);
+    const refs = await runtime.artifacts(run.id);
+    return c.json({
+      artifacts: refs.map((ref) => ({
+        ...(toSnakeJson(ref) as object),
+        url: `/v1/runs/${id}/artifacts/${ref.sha256}`,
+      })),
+    });
+  });
+
+  app.get('/:id/artifacts/:sha256', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    const artifact = await runtime.artifact(run.id, c.req.param('sha256'));
+    return c.body(new Uint8Array(artifact.content), 200, {
+      'content-type': artifact.mediaType,
+      'content-length': String(artifact.content.length),
+      // Content-addressed: the same URL always answers the same bytes.
+      etag: `"${artifact.sha256}"`,
+      'cache-control': 'private, max-age=31536000, immutable',
+    });
+  });
+
+  app.get('/:id/export', async (c) => {
+    const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
+    return c.json(await buildRunExport(runtime, run.id));
   });
 
   app.post('/:id/cancel', async (c) => {

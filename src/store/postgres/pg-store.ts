@@ -351,6 +351,7 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
       return (await row<{ seq: number | null }>('lastSeq', { run_id: runId }))?.seq ?? 0;
     },
     getArtifact: (sha256) => row<ArtifactRow>('getArtifact', { sha256 }),
+    eventsOfType: (runId, type) => rows<EventRow>('eventsOfType', { run_id: runId, type }),
     listMessages: (sessionId) => rows<MessageRow>('listMessages', { session_id: sessionId }),
   };
   return store;
