@@ -36,6 +36,10 @@ export interface Backend {
    */
   events(runId: string, options: { after?: number; follow: boolean; signal?: AbortSignal }): AsyncIterable<EventJson>;
   decide(runId: string, approvalId: string, body: DecisionBody): Promise<ApprovalJson>;
+  /** The bytes of an artifact the run stored, with their media type. */
+  artifact(runId: string, sha256: string): Promise<{ mediaType: string; content: Buffer }>;
+  /** The whole run as one JSON document (`GET /v1/runs/{id}/export`). */
+  exportRun(runId: string): Promise<Record<string, unknown>>;
   cancel(runId: string, reason?: string): Promise<RunJson>;
   /**
    * In process: resolves when the run is terminal or waiting for a human (this process drives

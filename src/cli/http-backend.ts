@@ -20,6 +20,12 @@ export function createHttpBackend(target: HttpTarget): Backend {
       const search = query.size > 0 ? `?${query}` : '';
       return client.request<RunPage>('GET', `/v1/runs${search}`);
     },
+    async artifact(runId, sha256) {
+      return client.bytes(`${run(runId)}/artifacts/${encodeURIComponent(sha256)}`);
+    },
+    async exportRun(runId) {
+      return client.request<Record<string, unknown>>('GET', `${run(runId)}/export`);
+    },
     async steps(runId) {
       return (await client.request<{ steps: unknown[] }>('GET', `${run(runId)}/steps`)).steps;
     },

@@ -64,6 +64,15 @@ export function createHttpClient(target: HttpTarget) {
       if (!response.ok) throw await toResponseError(response);
       return (await response.json()) as T;
     },
+    /** A binary GET; resolves with the bytes and their media type, throws the error of a non-2xx answer. */
+    async bytes(path: string): Promise<{ mediaType: string; content: Buffer }> {
+      const response = await send(path, { headers: { ...auth, accept: '*/*' } });
+      if (!response.ok) throw await toResponseError(response);
+      return {
+        mediaType: response.headers.get('content-type') ?? 'application/octet-stream',
+        content: Buffer.from(await response.arrayBuffer()),
+      };
+    },
     /** Opens an event stream; a 2xx answer is returned as is (204: nothing left), any other throws. */
     async stream(path: string, options: { lastEventId?: number | undefined; signal?: AbortSignal | undefined }) {
       const response = await send(path, {

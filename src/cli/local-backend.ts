@@ -17,6 +17,7 @@ import {
 import { abortable } from './abortable.js';
 import { toApprovalJson, toEventJson, toRunJson, toSnakeJson } from './api-json.js';
 import type { Backend } from './backend.js';
+import { buildRunExport } from '../server/run-export.js';
 
 /** How a local backend opens its runtime. */
 export interface LocalOptions {
@@ -96,6 +97,13 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
         ...(filter.limit ? { limit: filter.limit } : {}),
       });
       return { runs: page.runs.map(toRunJson), next_cursor: page.nextCursor };
+    },
+    async artifact(runId, sha256) {
+      const artifact = await must(runId).artifact(runId, sha256);
+      return { mediaType: artifact.mediaType, content: artifact.content };
+    },
+    async exportRun(runId) {
+      return buildRunExport(must(runId), runId);
     },
     async steps(runId) {
       return (await must(runId).steps(runId)).map(toSnakeJson);

@@ -1,4 +1,5 @@
 /** The `baton` command dispatcher: picks the subcommand and maps the outcome to an exit code. */
+import { runArtifactCommand, runExportCommand } from './artifact-command.js';
 import { runCancelCommand } from './cancel-command.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { runApproveCommand, runRejectCommand } from './decide-command.js';
@@ -25,6 +26,8 @@ Commands:
   approve <run>      approve a run's pending approval
   reject <run>       reject a run's pending approval
   cancel <run>       cancel a run
+  artifact <run> <sha256>  write an artifact the run stored (a large tool output) to stdout or --out
+  export <run>       the whole run as one JSON document (events, steps, ledger, approvals, trace)
   demo               run the built-in demo agent (archives stale configs after a human approval)
 
 Commands other than serve, worker and demo work in process on a database (--db: a file,
@@ -50,6 +53,8 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   approve: runApproveCommand,
   reject: runRejectCommand,
   cancel: runCancelCommand,
+  artifact: runArtifactCommand,
+  export: runExportCommand,
   demo: runDemoCommand,
 };
 
