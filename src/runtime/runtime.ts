@@ -28,27 +28,15 @@ import { checkRunRow, endQuarantinedRun } from './quarantine.js';
 import { scopeKey } from './tenant-keys.js';
 import { newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
-import { toApproval, toEvent, toRun, toStep, toToolCall } from './rows.js';
-import { artifactOf, artifactsOf } from './artifacts.js';
-import { buildTrace, type Trace } from './trace.js';
-import type { Checkpoint, Runtime, RuntimeOptions, RuntimeStats } from './runtime-api.js';
+import { checkListFilter, toApproval, toRun } from './rows.js';
+import { createRunReads } from './run-reads.js';
+import type { Runtime, RuntimeOptions, RuntimeStats } from './runtime-api.js';
 import { registerStore } from './internals.js';
 import { admitStart } from './yield-turn.js';
 import { createRunRegistry } from './run-registry.js';
 import { startSharing } from './sharing.js';
 import { cancelElsewhere } from './cancel-request.js';
-import { checkListFilter } from './rows.js';
-import type {
-  Approval,
-  Artifact,
-  ArtifactRef,
-  Run,
-  RunEventRecord,
-  StartRequest,
-  Step,
-  ToolCall,
-  UncertainResolution,
-} from './types.js';
+import type { Approval, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
 
 export type { Runtime, RuntimeOptions } from './runtime-api.js';
 
@@ -126,6 +114,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
     return row;
   }
+
+  const reads = createRunReads({ store, tools, get: (runId) => runtime.get(runId) });
 
   const follow: FollowContext = {
     store,
@@ -206,46 +196,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return waitForRun(follow, runId);
     },
 
-    /** The planner steps of a run: each decision, its usage and its context report. */
-    async steps(runId: string): Promise<Step[]> {
-      await rowOf(runId);
-      return (await store.listSteps(runId)).map(toStep);
-    },
-
-    /** The tool-call ledger of a run, in step and call order. */
-    async toolCalls(runId: string): Promise<ToolCall[]> {
-      await rowOf(runId);
-      return (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)?.risk ?? null));
-    },
-
-    /** The trace of a run: steps and timed spans built from its committed events. */
-    async trace(runId: string): Promise<Trace> {
-      const run = await runtime.get(runId);
-      const [events, steps] = await Promise.all([
-        store.listEvents(runId, 0, Number.MAX_SAFE_INTEGER),
-        store.listSteps(runId),
-      ]);
-      return buildTrace(run, steps.map(toStep), events.map(toEvent));
-    },
+    ...reads,
 
     /** Listens to the committed events of every run (and live drafts); returns the unsubscribe function. */
     watch(listener: (event: RunEventRecord) => void): () => void {
       return hub.subscribe(null, listener);
-    },
-
-    /** The approvals of a run, oldest first. */
-    async approvals(runId: string): Promise<Approval[]> {
-      return (await store.listApprovals(runId)).map(toApproval);
-    },
-
-    async artifacts(runId: string): Promise<ArtifactRef[]> {
-      await rowOf(runId);
-      return artifactsOf(store, runId);
-    },
-
-    async artifact(runId: string, sha256: string): Promise<Artifact> {
-      await rowOf(runId);
-      return artifactOf(store, runId, sha256);
     },
 
     /** Approves a pending approval (for an uncertain call, `resolution` says retry or record as done). */
@@ -353,21 +308,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     /** Runs that `recover()` found but could not resume, with why; they are left untouched. */
     get recoveryFailures(): ReadonlyMap<string, Failure> {
       return registry.recoveryFailures;
-    },
-
-    async readEvents(runId: string, opts: { after?: number; limit?: number } = {}): Promise<RunEventRecord[]> {
-      await rowOf(runId);
-      const limit = Math.min(Math.max(opts.limit ?? 1_000, 1), 10_000);
-      return (await store.listEvents(runId, opts.after ?? 0, limit)).map(toEvent);
-    },
-
-    async checkpoint(runId: string): Promise<Checkpoint> {
-      const row = await rowOf(runId);
-      return {
-        version: row.version,
-        bytes: Buffer.byteLength(row.snapshot),
-        machine: { name: row.machine_name, version: row.machine_version },
-      };
     },
 
     stats(): RuntimeStats {
