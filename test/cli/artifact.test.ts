@@ -3,27 +3,11 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createRuntime, createScriptedPlanner, defineTool } from '../../src/index.js';
+import { createRuntime } from '../../src/index.js';
+import { reportPlanner, reportTool } from '../helpers/report-tool.js';
 import { startTestServer, token } from '../helpers/server.js';
 import { tempFiles } from '../helpers/temp.js';
 import { batonInProcess } from './cli-child.js';
-
-/** A tool whose output (~40 KB) becomes an artifact. */
-const report = defineTool({
-  name: 'report.fetch',
-  description: 'Fetches a long report',
-  input: z.object({ name: z.string() }),
-  effect: 'read',
-  risk: 'low',
-  execute: ({ name }) => ({ name, lines: Array.from({ length: 2_000 }, (_, i) => `line ${i} of ${name}`) }),
-});
-const planner = () =>
-  createScriptedPlanner((r) =>
-    r.stepIndex === 0
-      ? { type: 'tool_calls', calls: [{ tool: 'report.fetch', args: { name: r.input } }] }
-      : { type: 'final', answer: 'read it' },
-  );
 
 interface ExportJson {
   format: string;
@@ -35,7 +19,7 @@ interface ExportJson {
 describe('baton artifact and baton export', () => {
   it('write what a run stored and the whole run, in process and over HTTP', async () => {
     const { db, dir } = tempFiles();
-    const runtime = createRuntime({ database: db, planner: planner(), tools: [report] });
+    const runtime = createRuntime({ database: db, planner: reportPlanner(), tools: [reportTool] });
     const run = await runtime.wait((await runtime.start({ input: 'q4' })).id);
     await runtime.close();
 
@@ -63,7 +47,7 @@ describe('baton artifact and baton export', () => {
     expect(missing.stderr).toContain('artifact.not_found');
 
     // Against a server: the same, through the API.
-    const server = await startTestServer({ runtime: () => ({ planner: planner(), tools: [report] }) });
+    const server = await startTestServer({ runtime: () => ({ planner: reportPlanner(), tools: [reportTool] }) });
     // Started over the API with a tenant's token, so the tenant's tokens see it.
     const created = await fetch(`${server.url}/v1/runs?wait=true`, {
       method: 'POST',

@@ -5,23 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createScriptedPlanner, defineTool } from '../../src/index.js';
+import { reportPlanner, reportTool } from '../helpers/report-tool.js';
 import { startTestServer, token } from '../helpers/server.js';
 
 const SUBMIT = token('acme-submit');
 const VIEW = token('acme-view');
 const OTHER = token('globex-admin');
-
-/** A tool whose output (~40 KB) is too large for the context: it becomes an artifact. */
-const report = defineTool({
-  name: 'report.fetch',
-  description: 'Fetches a long report',
-  input: z.object({ name: z.string() }),
-  effect: 'read',
-  risk: 'low',
-  execute: ({ name }) => ({ name, lines: Array.from({ length: 2_000 }, (_, i) => `line ${i} of ${name}`) }),
-});
 
 async function request(url: string, path: string, bearer: string) {
   const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
@@ -31,14 +20,7 @@ async function request(url: string, path: string, bearer: string) {
 describe('artifacts and export over HTTP', () => {
   it('serves an artifact the run stored, to its tenant only, and exports the whole run', async () => {
     const server = await startTestServer({
-      runtime: () => ({
-        planner: createScriptedPlanner((r) =>
-          r.stepIndex === 0
-            ? { type: 'tool_calls', calls: [{ tool: 'report.fetch', args: { name: r.input } }] }
-            : { type: 'final', answer: 'read it' },
-        ),
-        tools: [report],
-      }),
+      runtime: () => ({ planner: reportPlanner(), tools: [reportTool] }),
     });
     const created = await fetch(`${server.url}/v1/runs?wait=true`, {
       method: 'POST',
