@@ -104,9 +104,12 @@ export function formatLegend(): string {
 }
 
 /** The scaling section: each measurement at a small and a large size, and how much it grew. */
+/** The p99 bound of a call in the scaling table: reads 5 ms, a start (a durable commit) 20 ms. */
+const limitOf = (call: string): number => (call.startsWith('start()') ? 20 : 5);
+
 export function formatListScaling(small: ListScale, large: ListScale): string {
   const header = [
-    'list() page',
+    'call',
     `p50 @ ${formatNumber(small.runs)}`,
     `p99 @ ${formatNumber(small.runs)}`,
     `p50 @ ${formatNumber(large.runs)}`,
@@ -123,8 +126,9 @@ export function formatListScaling(small: ListScale, large: ListScale): string {
       `${formatNumber(s.p99, 3)} ms`,
       `${formatNumber(l.p50, 3)} ms`,
       `${formatNumber(l.p99, 3)} ms`,
-      '< 5 ms p99',
-      mark(l.p99 < 5),
+      // A start waits for its commit (one fsync): held to a write's bound, the reads to 5 ms.
+      `< ${limitOf(s.page)} ms p99`,
+      mark(l.p99 < limitOf(s.page)),
       times(l.p99 / s.p99),
     ];
   });

@@ -1,7 +1,8 @@
 /**
- * Scaling of `list()`: the same pages (first, deep, status-filtered deep) on a small file and a
- * large one, so any growth with the number of runs shows as a ratio. Runs are written straight
- * into the file (finished and waiting ones, two tenants), then read through the public API.
+ * Scaling with the number of runs in the file: the same `list()` pages (first, deep,
+ * status-filtered deep), `get()` of one run and `start()` of a new one (until its row is
+ * committed) on a small file and a large one, so any growth shows as a ratio. Runs are written
+ * straight into the file (finished and waiting ones, two tenants), then used through the API.
  */
 import { join } from 'node:path';
 import { createRuntime, createScriptedPlanner } from '../src/index.js';
@@ -57,10 +58,16 @@ export async function measureList(dir: string, runs: number, samples = 200): Pro
     // The cursor of a page near the end of the list: what a deep scroll asks for.
     const deep = `${1_700_000_000_000 + 60}:run_${String(60).padStart(8, '0')}`;
     const pages: [string, () => Promise<unknown>][] = [
-      ['first page', () => runtime.list({ limit: 50 })],
-      ['deep page', () => runtime.list({ limit: 50, cursor: deep })],
-      ['status, deep page', () => runtime.list({ limit: 50, status: 'failed', cursor: deep })],
-      ['tenant + status, first page', () => runtime.list({ limit: 50, status: 'waiting_human', tenantId: 'acme' })],
+      ['list(): first page', () => runtime.list({ limit: 50 })],
+      ['list(): deep page', () => runtime.list({ limit: 50, cursor: deep })],
+      ['list(): status, deep page', () => runtime.list({ limit: 50, status: 'failed', cursor: deep })],
+      [
+        'list(): tenant + status, first page',
+        () => runtime.list({ limit: 50, status: 'waiting_human', tenantId: 'acme' }),
+      ],
+      ['get() of one run', () => runtime.get(`run_${String(Math.floor(runs / 2)).padStart(8, '0')}`)],
+      // Last: the runs it starts (whose planner has nothing to say) end on their own meanwhile.
+      ['start() until committed', () => runtime.start({ input: 'bench' })],
     ];
     const timings = [];
     for (const [page, read] of pages) {
