@@ -103,10 +103,10 @@ export function formatLegend(): string {
   ].join('\n');
 }
 
-/** The scaling section: each measurement at a small and a large size, and how much it grew. */
 /** The p99 bound of a call in the scaling table: reads 5 ms, a start (a durable commit) 20 ms. */
 const limitOf = (call: string): number => (call.startsWith('start()') ? 20 : 5);
 
+/** The scaling section: each measurement at a small and a large size, and how much it grew. */
 export function formatListScaling(small: ListScale, large: ListScale): string {
   const header = [
     'call',
