@@ -12,7 +12,7 @@ import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { logEventsUntilStopped } from './log-until-stopped.js';
 import { loadAgent } from './load-agent.js';
 import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
-import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
+import { AGENT_OPTIONS, takePositionals, toPositiveInt } from './parse-flags.js';
 
 /** The usage text of `baton worker`. */
 export const WORKER_USAGE = `Usage: baton worker [--db <file>|<postgres-url>] [--agent demo|<module>] [--dir <dir>]
@@ -39,13 +39,6 @@ The first line printed is 'Worker <id> on <db>' (with --json, {"type":"worker",.
 ${EXIT_HELP}
 `;
 
-function toPositive(name: string, value: string | undefined, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  const n = /^\d{1,9}$/.test(value) ? Number(value) : NaN;
-  if (!(n >= min)) throw usageError(`--${name} must be a whole number ≥ ${min}, not '${value}'`);
-  return n;
-}
-
 /** Runs `baton worker` until a signal; resolves with the exit code (0 after a graceful stop). */
 export const runWorkerCommand = defineCommand({
   name: 'worker',
@@ -60,8 +53,10 @@ export const runWorkerCommand = defineCommand({
   },
   async run({ values, positionals }, { io, signal }) {
     takePositionals(positionals, { required: [] });
-    const maxRuns = toPositive('max-runs', values['max-runs'], 1_000, 1);
-    const leaseMs = toPositive('lease', values.lease, 30_000, 300);
+    const maxRuns = toPositiveInt(values['max-runs'], '--max-runs') ?? 1_000;
+    const leaseMs = toPositiveInt(values.lease, '--lease') ?? 30_000;
+    // Renewed every third of it: shorter than this and a busy process would lose its runs.
+    if (leaseMs < 300) throw usageError(`--lease must be at least 300 ms, not ${leaseMs}`);
     const log = (text: string, json: Record<string, unknown>) =>
       io.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
     const agent = await loadAgent(values.agent ?? 'demo', { dir: values.dir });

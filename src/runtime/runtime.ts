@@ -17,7 +17,7 @@ import { DEFAULTS } from '../defaults.js';
 import { BatonError, fail, type Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
-import { assertPendingApproval, decideApproval } from './approvals.js';
+import { assertPendingApproval, decideApproval, type DecisionInput } from './approvals.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { createEventHub } from './event-hub.js';
 import { createExecutorActor } from './executor-actor.js';
@@ -133,6 +133,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (!drive) await registry.handOff(runId);
   }
 
+  /**
+   * Applies a decision on a run's approval: the run is loaded here (claimed), the decision
+   * committed, and an API-only runtime then hands the run to a worker to act on it.
+   */
+  async function decide(runId: string, approvalId: string, input: DecisionInput): Promise<Approval> {
+    const run = await registry.load(runId, input.approve ? 'approved' : 'rejected');
+    const row = await decideApproval(env, run, approvalId, input, { apply: drive });
+    await handOffUnlessDriving(runId);
+    return toApproval(row);
+  }
+
   function assertOpen(): void {
     if (closed) fail('run.closed', 'The runtime is closed');
   }
@@ -218,16 +229,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
           { details: { resolution: decision.resolution } },
         );
       }
-      const run = await registry.load(runId, 'approved');
-      const row = await decideApproval(
-        env,
-        run,
-        approvalId,
-        { approve: true, by: decision.by, reason: decision.reason ?? null, resolution: decision.resolution },
-        { apply: drive },
-      );
-      await handOffUnlessDriving(runId);
-      return toApproval(row);
+      return decide(runId, approvalId, {
+        approve: true,
+        by: decision.by,
+        reason: decision.reason ?? null,
+        resolution: decision.resolution,
+      });
     },
 
     /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected`. */
@@ -238,16 +245,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ): Promise<Approval> {
       assertOpen();
       await assertPendingApproval(store, runId, approvalId);
-      const run = await registry.load(runId, 'rejected');
-      const row = await decideApproval(
-        env,
-        run,
-        approvalId,
-        { approve: false, by: decision.by, reason: decision.reason ?? null, terminate: decision.terminate },
-        { apply: drive },
-      );
-      await handOffUnlessDriving(runId);
-      return toApproval(row);
+      return decide(runId, approvalId, {
+        approve: false,
+        by: decision.by,
+        reason: decision.reason ?? null,
+        terminate: decision.terminate,
+      });
     },
 
     /** Cancels a run; it ends `failed` with `cancelled` and any running tool is aborted. */

@@ -4,7 +4,16 @@
  * PostgreSQL, where concurrent claims skip rows another worker is claiming.
  */
 import { sql } from 'kysely';
-import { ACTIVE, idIn, IN_FLIGHT, nowMs, type Build } from './compile.js';
+import { ACTIVE, idIn, IN_FLIGHT, nowMs, type Build, type Dialect } from './compile.js';
+
+/** What a claim sets: the new owner, its lease by the clock of `nowMs`, the next epoch. */
+function claimedBy(p: <T = never>(name: string) => T, dialect: Dialect) {
+  return {
+    owner: p('owner'),
+    lease_until: sql<number>`${nowMs(p, dialect)} + ${p('lease_ms')}`,
+    epoch: sql<number>`epoch + 1`,
+  };
+}
 
 export const LEASE_BUILDS = {
   leaseOf: (db, p) => db.selectFrom('runs').select(['owner', 'lease_until', 'epoch']).where('id', '=', p('id')),
@@ -12,7 +21,7 @@ export const LEASE_BUILDS = {
   claimRun: (db, p, dialect) =>
     db
       .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
+      .set(claimedBy(p, dialect))
       .where('id', '=', p('id'))
       .where((eb) =>
         eb.or([eb('owner', 'is', null), eb('owner', '=', p('owner')), eb('lease_until', '<', nowMs(p, dialect))]),
@@ -33,17 +42,13 @@ export const LEASE_BUILDS = {
       .orderBy('id')
       .limit(p('limit'));
     if (dialect === 'postgres') free = free.forUpdate().skipLocked();
-    return db
-      .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
-      .where('id', 'in', free)
-      .returning(['id', 'epoch']);
+    return db.updateTable('runs').set(claimedBy(p, dialect)).where('id', 'in', free).returning(['id', 'epoch']);
   },
   /** Takes a lease from the owner read just before (compare-and-set on the owner). */
   takeLease: (db, p, dialect) =>
     db
       .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
+      .set(claimedBy(p, dialect))
       .where('id', '=', p('id'))
       .where(sql<string>`coalesce(owner, '')`, '=', p('previous'))
       .returning('epoch'),
@@ -69,7 +74,7 @@ export const LEASE_BUILDS = {
     if (dialect === 'postgres') held = held.forUpdate().skipLocked();
     return db
       .updateTable('runs')
-      .set({ owner: p('owner'), lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}`, epoch: sql`epoch + 1` })
+      .set(claimedBy(p, dialect))
       .where('id', 'in', held)
       .where('owner', '=', p('dead'))
       .returning(['id', 'epoch']);
