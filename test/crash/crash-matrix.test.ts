@@ -4,10 +4,9 @@
  * then resumed from the database in this process, drained by an operator who checks the outside
  * world, and held to the invariants of `helpers/invariants.ts` plus the outcome each cell
  * determines. On PostgreSQL (the SIGKILL column) the child is one worker and this process
- * another, which takes the run over once the dead one's lease has lapsed.
+ * another, which takes the run over from the dead one.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +30,7 @@ const MODES = ['throw', 'kill'] as const;
 type Mode = (typeof MODES)[number];
 
 const CHILD = fileURLToPath(new URL('../helpers/matrix-child.ts', import.meta.url));
-/** On PostgreSQL: the child worker's lease, which this process waits out before it takes over. */
+/** On PostgreSQL: the child worker's lease (short, so a run is never held long by a dead child). */
 const PG_LEASE_MS = 800;
 /** Children at once: this machine has two cores. */
 const POOL = 3;
@@ -187,9 +186,8 @@ async function runCell(point: Point, effect: Effect, mode: Mode, dialect: Dialec
       if (report?.waitTimedOut) problems.push(`the child's wait() never settled`);
     }
 
-    // Another worker takes over once the dead one's lease has lapsed (on one SQLite file, at once:
-    // the dead process is known to be gone).
-    if (dialect === 'postgres') await sleep(PG_LEASE_MS);
+    // Another worker takes the run over: at once, the dead process being on this host (on another
+    // host it would wait for the child's short lease to lapse).
     const runtime = createRuntime({
       database: scenario.db,
       planner: crashPlanner(tool),

@@ -46,13 +46,16 @@ const runtime = createRuntime({
 const journal = (line: SoakJournalLine) => appendFileSync(scenario.journal, JSON.stringify(line) + '\n');
 const codeOf = (error: unknown) => String((error as { code?: unknown }).code ?? (error as Error).message);
 
-/** Decides the approval a run waits for, as the seeded approver would. */
-async function decide(index: number, run: Run): Promise<void> {
+/**
+ * Decides the approval a run waits for, as the seeded approver would: `decided`, or `again` when
+ * there is nothing to decide yet (the approval is decided and the run resuming, or another
+ * worker still holds the run until its lease lapses), after a short pause before looking again.
+ */
+async function decide(index: number, run: Run): Promise<'decided' | 'again'> {
   const approval = await pendingApproval(runtime, run);
   if (!approval) {
-    // Decided, and the run is being resumed: wait for it again.
     await sleep(20);
-    return;
+    return 'again';
   }
   const choice = approverChoice(seed, approval.id, approval.kind);
   await sleep(choice.delayMs);
@@ -69,7 +72,7 @@ async function decide(index: number, run: Run): Promise<void> {
   // Another worker still holds the run (one that was killed, until its lease lapses): later.
   if (won === 0 && codes.length > 0 && codes.every((code) => code === 'run.version_conflict')) {
     await sleep(100);
-    return;
+    return 'again';
   }
   if (won !== 1 || codes.some((code) => code !== 'approval.already_decided')) {
     const text = `${choice.copies} ${choice.concurrent ? 'concurrent' : 'sequential'} decisions on '${approval.id}': ${won} won, others ${codes.join(', ')}`;
@@ -84,6 +87,7 @@ async function decide(index: number, run: Run): Promise<void> {
     concurrent: choice.concurrent,
     decision,
   });
+  return 'decided';
 }
 
 /** Starts run `index` (or finds it) and answers its approvals until it is terminal. */
@@ -94,10 +98,12 @@ async function drive(index: number): Promise<void> {
     context: { soak_index: index },
     options: { idempotencyKey: `soak-${index}` },
   });
-  for (let round = 0; round < 100; round += 1) {
+  // Decisions are counted; looking again until there is one to take is not (the parent's time
+  // limit bounds that).
+  for (let decisions = 0; decisions < 100;) {
     const settled = await runtime.wait(run.id);
     if (settled.status !== 'waiting_human') return;
-    await decide(index, settled);
+    if ((await decide(index, settled)) === 'decided') decisions += 1;
   }
   journal({ type: 'violation', index, text: `run ${run.id} still waits after 100 decisions` });
 }
