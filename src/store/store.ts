@@ -5,7 +5,7 @@
  * `createStore` wraps it as the runtime's dialect-neutral `Store`.
  */
 import type SQLite from 'better-sqlite3';
-import { BatonError, createFailure } from '../failure.js';
+import { approvalTaken, versionConflict } from './store-errors.js';
 import { createCommitQueue, type CommitQueue } from './commit-queue.js';
 import { openDatabase, type OpenDatabase } from './open-database.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from './statements.js';
@@ -210,22 +210,6 @@ export function createSqliteStore(path: string): SqliteStore {
       return all<MessageRow>('listMessages', { session_id: sessionId });
     },
   };
-}
-
-/** The failure of a unit whose conditional write found the row changed by someone else. */
-export function versionConflict(runId: string): BatonError {
-  return new BatonError(createFailure('run.version_conflict', `Run '${runId}' was written by another runtime`));
-}
-
-/** The failure of a unit that decided (or voted on) an approval no longer pending. */
-export function approvalTaken(id: string): BatonError {
-  return new BatonError(createFailure('approval.already_decided', `Approval '${id}' is already decided`));
-}
-
-/** True for a unique-index violation on either dialect (a taken idempotency key or session). */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = String((error as { code?: unknown } | null)?.code ?? '');
-  return code === '23505' || code.startsWith('SQLITE_CONSTRAINT');
 }
 
 /** The unit writer over the synchronous store: each write runs at once, conditions checked. */

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { BatonError, createFailure } from '../../failure.js';
-import { approvalTaken, versionConflict } from '../store.js';
+import { approvalTaken, versionConflict } from '../store-errors.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from '../statements.js';
 import type {
   ApprovalRow,
