@@ -157,13 +157,16 @@ export function storeArtifact(scope: Pick<CallScope, 'env' | 'live'>, outcome: T
   const blob = outcome.artifact;
   if (!blob) return;
   scope.live.driver.stage((writer) =>
-    writer.putArtifact({
-      sha256: blob.sha256,
-      size: blob.size,
-      media_type: blob.mediaType,
-      content: blob.content,
-      created_at: Date.now(),
-    }),
+    writer.putArtifact(
+      {
+        sha256: blob.sha256,
+        size: blob.size,
+        media_type: blob.mediaType,
+        content: blob.content,
+        created_at: Date.now(),
+      },
+      scope.live.driver.runId,
+    ),
   );
   scope.live.driver.emit('artifact', { sha256: blob.sha256, size: blob.size, media_type: blob.mediaType });
 }

@@ -10,4 +10,5 @@ export type { FollowOptions } from './follow.js';
 export type * from './types.js';
 export { EVENT_TYPES } from './types.js';
 export type { Trace, Span } from './trace.js';
+export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from './prune.js';
 export type { ContextReport } from './context-builder.js';

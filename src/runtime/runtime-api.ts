@@ -9,6 +9,7 @@ import type { Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
 import type { FollowOptions } from './follow.js';
 import type { Trace } from './trace.js';
+import type { PruneOptions, PruneReport, RetentionOptions } from './prune.js';
 import type {
   Approval,
   Artifact,
@@ -69,6 +70,11 @@ export interface RuntimeOptions {
    * Checked before the file is opened; runs made by another machine are never driven.
    */
   machine?: RunMachineDefinition;
+  /**
+   * Prune finished runs on a schedule (see `prune()`): those that finished more than `maxAgeMs`
+   * ago, every `everyMs` (default one hour).
+   */
+  retention?: RetentionOptions;
 }
 
 /** A run's persisted snapshot, as `checkpoint()` reports it. */
@@ -154,6 +160,14 @@ export interface Runtime {
   readEvents(runId: string, opts?: { after?: number; limit?: number }): Promise<RunEventRecord[]>;
   /** Where a run's persisted snapshot stands: how often it was written, its size, its machine. Throws `run.not_found`. */
   checkpoint(runId: string): Promise<Checkpoint>;
+  /**
+   * Deletes finished runs (succeeded or failed) that finished before `finishedBefore`, with their
+   * events, steps, ledger rows, approvals, session history, the artifacts no remaining run
+   * stored and sessions left empty. Never an active or waiting run, nor a finished run whose
+   * session has an active one. Runs in bounded batches (`batchSize`, one transaction each) with
+   * a turn of the event loop between them; `dryRun` counts and changes nothing.
+   */
+  prune(options: PruneOptions): Promise<PruneReport>;
   /** Counters of this runtime since it opened (for benchmarks and monitoring). */
   stats(): RuntimeStats;
   /**

@@ -35,6 +35,7 @@ import { registerStore } from './internals.js';
 import { admitStart } from './yield-turn.js';
 import { createRunRegistry } from './run-registry.js';
 import { startSharing } from './sharing.js';
+import { prune, scheduleRetention, type PruneOptions, type PruneReport } from './prune.js';
 import { cancelElsewhere } from './cancel-request.js';
 import type { Approval, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
 
@@ -127,6 +128,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   // Leases renewed, runs claimed, notifications heard: from the moment the database is open.
   let stopSharing = (): void => undefined;
+  // Prunes under way stop between batches when the runtime closes, before the store does.
+  const closing = new AbortController();
+  const prunes = new Set<Promise<unknown>>();
+  function pruneNow(pruneOptions: PruneOptions): Promise<PruneReport> {
+    assertOpen();
+    const signal = pruneOptions.signal ? AbortSignal.any([pruneOptions.signal, closing.signal]) : closing.signal;
+    const done = opened.then(() => prune(store, { ...pruneOptions, signal }));
+    prunes.add(done);
+    void done.catch(() => undefined).finally(() => prunes.delete(done));
+    return done;
+  }
+  const stopRetention = options.retention ? scheduleRetention(pruneNow, options.retention) : async () => undefined;
 
   /** An API-only runtime lets a worker drive a run it acted on, once its own writes are durable. */
   async function handOffUnlessDriving(runId: string): Promise<void> {
@@ -313,6 +326,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return registry.recoveryFailures;
     },
 
+    /** Deletes finished runs that finished before an instant, in bounded batches; only finished runs, ever. */
+    prune: pruneNow,
+
     stats(): RuntimeStats {
       return { commits: store.commits, liveRuns: registry.size, wakeTimers: registry.wakeTimers };
     },
@@ -328,7 +344,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      closing.abort();
       stopSharing();
+      await stopRetention();
+      await Promise.allSettled([...prunes]);
       registry.close();
       for (const release of onClose) release();
       onClose.clear();

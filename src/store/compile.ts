@@ -78,11 +78,16 @@ export function argsOf(statement: Compiled, values: Record<string, unknown>): un
   });
 }
 
-/** A list of ids as one parameter (`ids`, given as JSON text on SQLite, an array on PostgreSQL). */
-export function idIn(p: <T = never>(name: string) => T, dialect: Dialect): RawBuilder<string> {
+/** A list of ids as one parameter (`name`, default `ids`: JSON text on SQLite, an array on PostgreSQL; see `idList`). */
+export function idIn(p: <T = never>(name: string) => T, dialect: Dialect, name = 'ids'): RawBuilder<string> {
   return dialect === 'sqlite'
-    ? sql<string>`(select value from json_each(${p('ids')}))`
-    : sql<string>`(select unnest(${p('ids')}::text[]))`;
+    ? sql<string>`(select value from json_each(${p(name)}))`
+    : sql<string>`(select unnest(${p(name)}::text[]))`;
+}
+
+/** The value of an `idIn` parameter for `dialect`. */
+export function idList(dialect: Dialect, ids: readonly string[]): unknown {
+  return dialect === 'sqlite' ? JSON.stringify(ids) : [...ids];
 }
 
 /**
@@ -97,3 +102,4 @@ export function nowMs(p: <T = never>(name: string) => T, dialect: Dialect): RawB
 
 export const ACTIVE = ['pending', 'planning', 'executing', 'waiting_human'] as const;
 export const IN_FLIGHT = ['pending', 'planning', 'executing'] as const;
+export const FINISHED = ['succeeded', 'failed'] as const;

@@ -230,4 +230,26 @@ export const MIGRATIONS: readonly Migration[] = [
     // renewal (or a notification) and cancels the run itself.
     up: (db) => [db.schema.alterTable('runs').addColumn('cancel_requested', 'text').compile()],
   },
+  {
+    version: 10,
+    name: 'retention',
+    // Pruning finds a batch of finished runs by when they finished, their session history by run,
+    // and the artifacts no remaining run stored; the existing runs' references come from their
+    // `artifact` events.
+    up: (db) => [
+      db.schema
+        .createTable('artifact_refs')
+        .addColumn('sha256', 'text', (c) => c.notNull())
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addPrimaryKeyConstraint('artifact_refs_pk', ['sha256', 'run_id'])
+        .modifyEnd(sql`without rowid`)
+        .compile(),
+      db.schema.createIndex('artifact_refs_run').on('artifact_refs').columns(['run_id', 'sha256']).compile(),
+      sql`insert or ignore into artifact_refs (sha256, run_id) select json_extract(data, '$.sha256'), run_id from events where type = 'artifact' and json_extract(data, '$.sha256') is not null`.compile(
+        db,
+      ),
+      db.schema.createIndex('runs_finished').on('runs').columns(['status', 'updated_at', 'id']).compile(),
+      db.schema.createIndex('messages_run').on('messages').columns(['run_id']).compile(),
+    ],
+  },
 ];

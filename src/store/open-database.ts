@@ -31,8 +31,14 @@ export function openDatabase(path: string): OpenDatabase {
     sqlite = new SQLite(path, { timeout: DEFAULTS.busyTimeoutMs });
     // Reading the schema is the first thing that touches the file: a file that is not SQLite
     // fails here, before anything is written to it.
-    assertBatonFile(sqlite, path);
+    const fresh = assertBatonFile(sqlite, path);
+    // A new file can give the pages pruned runs leave back to the file system a few at a time
+    // (`reclaimSpace` after a prune); it must be chosen before the first table exists. A file
+    // created before keeps reusing its free pages, so it stops growing all the same.
+    if (fresh) sqlite.pragma('auto_vacuum = INCREMENTAL');
     sqlite.pragma('journal_mode = WAL');
+    // The write-ahead log is cut back to this after a checkpoint, so a large prune leaves no large log behind.
+    sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     sqlite.pragma('synchronous = FULL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${DEFAULTS.busyTimeoutMs}`);
@@ -45,8 +51,11 @@ export function openDatabase(path: string): OpenDatabase {
   }
 }
 
-/** Tables only Baton creates; a file with other tables and no `baton_migrations` is someone else's. */
-function assertBatonFile(sqlite: SQLite.Database, path: string): void {
+/**
+ * Tables only Baton creates; a file with other tables and no `baton_migrations` is someone
+ * else's. True when the file has no tables yet.
+ */
+function assertBatonFile(sqlite: SQLite.Database, path: string): boolean {
   const tables = (sqlite.prepare("select name from sqlite_master where type = 'table'").all() as { name: string }[])
     .map((row) => row.name)
     .filter((name) => !name.startsWith('sqlite_'));
@@ -59,6 +68,7 @@ function assertBatonFile(sqlite: SQLite.Database, path: string): void {
       ),
     );
   }
+  return tables.length === 0;
 }
 
 const CORRUPT: ReadonlySet<string> = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT', 'SQLITE_CORRUPT_VTAB']);

@@ -126,6 +126,12 @@ export interface ArtifactTable {
   created_at: number;
 }
 
+/** Which run stored which artifact (migration 10): content shared by runs stays while one of them remains. */
+export interface ArtifactRefTable {
+  sha256: string;
+  run_id: string;
+}
+
 export interface MigrationTable {
   version: number;
   name: string;
@@ -142,5 +148,6 @@ export interface Database {
   approvals: ApprovalTable;
   events: EventTable;
   artifacts: ArtifactTable;
+  artifact_refs: ArtifactRefTable;
   baton_migrations: MigrationTable;
 }

@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import { ACTIVE, argsOf, compileStatement, IN_FLIGHT, type Build, type Compiled, type Dialect } from './compile.js';
 import { LEASE_BUILDS } from './lease-statements.js';
+import { PRUNE_BUILDS } from './prune-statements.js';
 
 export { argsOf, compileStatement, type Compiled, type Dialect } from './compile.js';
 
@@ -242,6 +243,11 @@ const BUILDS = {
       .insertInto('artifacts')
       .values(valuesOf(['sha256', 'size', 'media_type', 'content', 'created_at'] as const, p))
       .onConflict((oc) => oc.column('sha256').doNothing()),
+  putArtifactRef: (db, p) =>
+    db
+      .insertInto('artifact_refs')
+      .values(valuesOf(['sha256', 'run_id'] as const, p))
+      .onConflict((oc) => oc.doNothing()),
   getArtifact: (db, p) => db.selectFrom('artifacts').selectAll().where('sha256', '=', p('sha256')),
 
   insertMessage: (db, p) =>
@@ -249,6 +255,7 @@ const BUILDS = {
   listMessages: (db, p) =>
     db.selectFrom('messages').selectAll().where('session_id', '=', p('session_id')).orderBy('id'),
   ...LEASE_BUILDS,
+  ...PRUNE_BUILDS,
 } satisfies Record<string, Build>;
 
 export type StatementName = keyof typeof BUILDS;

@@ -16,6 +16,9 @@ import type {
 } from './schema.js';
 import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
 import type { ApprovalResolution, ApprovalStatus } from './vocabulary.js';
+import type { PruneBatch, PruneSelection } from './prune-statements.js';
+
+export type { PruneBatch, PruneCounts, PruneSelection } from './prune-statements.js';
 
 export type RunRow = Selectable<RunTable>;
 export type StepRow = Selectable<StepTable>;
@@ -90,8 +93,8 @@ export interface UnitWriter {
   /** Records the votes of a still pending approval; one no longer pending fails the unit. */
   setApprovalVotes(id: string, votes: string): void;
   insertEvent(row: EventRow): void;
-  /** Stores content by its sha256 (a second put of the same bytes is a no-op). */
-  putArtifact(row: ArtifactRow): void;
+  /** Stores content by its sha256 for run `runId` (a second put of the same bytes is a no-op; the run's reference is kept). */
+  putArtifact(row: ArtifactRow, runId: string): void;
   insertMessage(row: Omit<MessageRow, 'id'>): void;
 }
 
@@ -207,6 +210,33 @@ export interface Store {
   getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
   /** A session's committed history, oldest first. */
   listMessages(sessionId: string): Promise<MessageRow[]>;
+
+  /** Deletes one batch of finished runs with everything only they hold, as one unit (or, dry, counts it): `prune-statements.ts`. */
+  pruneBatch(selection: PruneSelection): Promise<PruneBatch>;
+  /** The newest finished runs of a status, newest first (what `keepLast` keeps). */
+  newestFinished(status: string, limit: number): Promise<FinishedRun[]>;
+  /** Every reference to the given artifacts, with their sizes (a dry run's accounting). */
+  artifactRefsOf(sha256s: readonly string[]): Promise<{ sha256: string; run_id: string; size: number }[]>;
+  /** The runs of the given sessions (a dry run's accounting). */
+  runsOfSessions(sessionIds: readonly string[]): Promise<{ id: string; session_id: string }[]>;
+  /**
+   * Gives up to `maxPages` free pages back to the file system (SQLite with incremental
+   * auto-vacuum; nothing on PostgreSQL, whose autovacuum reuses the space). What it freed and what is left.
+   */
+  reclaimSpace(maxPages: number): Promise<SpaceReclaimed>;
+}
+
+/** A finished run's place in finish order. */
+export interface FinishedRun {
+  id: string;
+  updated_at: number;
+}
+
+/** Pages given back by `reclaimSpace`, and free pages still in the file. */
+export interface SpaceReclaimed {
+  freed_pages: number;
+  free_pages: number;
+  page_size: number;
 }
 
 /**
@@ -267,8 +297,15 @@ export interface SqliteStore {
   listEvents(runId: string, after?: number, limit?: number): EventRow[];
   lastSeq(runId: string): number;
   eventsOfType(runId: string, type: string): EventRow[];
-  putArtifact(row: ArtifactRow): void;
+  putArtifact(row: ArtifactRow, runId: string): void;
   getArtifact(sha256: string): ArtifactRow | undefined;
   insertMessage(row: Omit<MessageRow, 'id'>): void;
   listMessages(sessionId: string): MessageRow[];
+  /** One batch, synchronously: call inside a `queue` unit unless `dryRun`. */
+  pruneBatch(selection: PruneSelection): PruneBatch;
+  newestFinished(status: string, limit: number): FinishedRun[];
+  artifactRefsOf(sha256s: readonly string[]): { sha256: string; run_id: string; size: number }[];
+  runsOfSessions(sessionIds: readonly string[]): { id: string; session_id: string }[];
+  /** Call inside a `queue` unit. */
+  reclaimSpace(maxPages: number): SpaceReclaimed;
 }

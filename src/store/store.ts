@@ -9,15 +9,18 @@ import { approvalTaken, versionConflict } from './store-errors.js';
 import { createCommitQueue, type CommitQueue } from './commit-queue.js';
 import { openDatabase, type OpenDatabase } from './open-database.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from './statements.js';
+import { pruneBatch, type PruneBatch, type PruneSelection } from './prune-statements.js';
 import type {
   ApprovalDecision,
   ApprovalRow,
   ArtifactRow,
   EventRow,
+  FinishedRun,
   MessageRow,
   RunFilter,
   RunProgress,
   RunRow,
+  SpaceReclaimed,
   SqliteStore,
   StepRow,
   Store,
@@ -196,8 +199,9 @@ export function createSqliteStore(path: string): SqliteStore {
       return get<{ seq: number | null }>('lastSeq', { run_id: runId })?.seq ?? 0;
     },
 
-    putArtifact(row: ArtifactRow): void {
+    putArtifact(row: ArtifactRow, runId: string): void {
       run('putArtifact', row as unknown as Record<string, unknown>);
+      run('putArtifactRef', { sha256: row.sha256, run_id: runId });
     },
     getArtifact(sha256: string): ArtifactRow | undefined {
       return get<ArtifactRow>('getArtifact', { sha256 });
@@ -208,6 +212,40 @@ export function createSqliteStore(path: string): SqliteStore {
     },
     listMessages(sessionId: string): MessageRow[] {
       return all<MessageRow>('listMessages', { session_id: sessionId });
+    },
+    pruneBatch(selection: PruneSelection): PruneBatch {
+      const steps = pruneBatch('sqlite', selection);
+      let next = steps.next();
+      while (!next.done) {
+        const statement = SQL[next.value.name];
+        const prepared = prepare(statement);
+        const args = argsOf(statement, next.value.values);
+        next = steps.next(
+          prepared.reader
+            ? { rows: prepared.all(...args) as Record<string, unknown>[], count: 0 }
+            : { rows: [], count: prepared.run(...args).changes },
+        );
+      }
+      return next.value;
+    },
+    newestFinished(status: string, limit: number): FinishedRun[] {
+      return all<FinishedRun>('newestFinished', { status, limit });
+    },
+    artifactRefsOf(sha256s: readonly string[]) {
+      return all<{ sha256: string; run_id: string; size: number }>('artifactRefsOf', { ids: JSON.stringify(sha256s) });
+    },
+    runsOfSessions(sessionIds: readonly string[]) {
+      return all<{ id: string; session_id: string }>('runsOfSessions', { ids: JSON.stringify(sessionIds) });
+    },
+    reclaimSpace(maxPages: number): SpaceReclaimed {
+      const pageSize = Number(sqlite.pragma('page_size', { simple: true }));
+      const before = Number(sqlite.pragma('freelist_count', { simple: true }));
+      // Only a file created with incremental auto-vacuum can give pages back (see open-database.ts).
+      if (before > 0 && Number(sqlite.pragma('auto_vacuum', { simple: true })) === 2) {
+        sqlite.pragma(`incremental_vacuum(${Math.max(1, Math.trunc(maxPages))})`);
+      }
+      const after = Number(sqlite.pragma('freelist_count', { simple: true }));
+      return { freed_pages: before - after, free_pages: after, page_size: pageSize };
     },
   };
 }
@@ -232,7 +270,7 @@ function sqliteWriter(store: SqliteStore): UnitWriter {
       if (!store.setApprovalVotes(id, votes)) throw approvalTaken(id);
     },
     insertEvent: (row) => store.insertEvent(row),
-    putArtifact: (row) => store.putArtifact(row),
+    putArtifact: (row, runId) => store.putArtifact(row, runId),
     insertMessage: (row) => store.insertMessage(row),
   };
 }
@@ -278,5 +316,12 @@ export function sqliteRunStore(store: SqliteStore): Store {
     eventsOfType: async (runId, type) => store.eventsOfType(runId, type),
     getArtifact: async (sha256) => store.getArtifact(sha256),
     listMessages: async (sessionId) => store.listMessages(sessionId),
+    // A batch is a unit of the commit queue: live writers wait for at most one batch.
+    pruneBatch: async (selection) =>
+      selection.dryRun ? store.pruneBatch(selection) : store.queue.write(() => store.pruneBatch(selection)),
+    newestFinished: async (status, limit) => store.newestFinished(status, limit),
+    artifactRefsOf: async (sha256s) => store.artifactRefsOf(sha256s),
+    runsOfSessions: async (sessionIds) => store.runsOfSessions(sessionIds),
+    reclaimSpace: (maxPages) => store.queue.write(() => store.reclaimSpace(maxPages)),
   };
 }

@@ -104,7 +104,7 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
       w.putToolCall({ ...call, status: 'succeeded', result: '"ok"', finished_at: 3 });
       w.insertEvent(event('r1', 1));
       w.insertEvent(event('r1', 2));
-      w.putArtifact(blob);
+      w.putArtifact(blob, 'r1');
       w.saveProgress(progress('r1', 0));
     }, fence);
     expect((await store.listEvents('r1')).map((e) => e.seq)).toEqual([1, 2]);
@@ -276,8 +276,8 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     const store = await storeWithRun(dialect);
     const blob = { sha256: 'abc', size: 3, media_type: 'text/plain', content: Buffer.from('abc'), created_at: 1 };
     await store.write((w) => {
-      w.putArtifact(blob);
-      w.putArtifact({ ...blob, created_at: 2 });
+      w.putArtifact(blob, 'r1');
+      w.putArtifact({ ...blob, created_at: 2 }, 'r1');
       w.insertMessage({ session_id: 's_r1', run_id: 'r1', role: 'user', content: 'hi', created_at: 1 });
       w.insertMessage({ session_id: 's_r1', run_id: 'r1', role: 'assistant', content: 'hello', created_at: 1 });
       w.setAnswer('r1', 'hello');

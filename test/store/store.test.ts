@@ -23,6 +23,53 @@ describe('openDatabase', () => {
     expect(applied).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
     sqlite.close();
   });
+
+  it('creates a new file with incremental auto-vacuum and leaves an existing file as it was', () => {
+    const { db } = tempFiles();
+    const fresh = openDatabase(db).sqlite;
+    expect(fresh.pragma('auto_vacuum', { simple: true })).toBe(2);
+    fresh.close();
+    const { db: older } = tempFiles();
+    const plain = new SQLite(older);
+    plain.exec(
+      'create table baton_migrations (version integer primary key, name text not null, applied_at integer not null)',
+    );
+    plain.close();
+    const reopened = openDatabase(older).sqlite;
+    expect(reopened.pragma('auto_vacuum', { simple: true })).toBe(0);
+    reopened.close();
+  });
+
+  it("migration 10 takes each existing run's artifact references from its artifact events", () => {
+    const { db } = tempFiles();
+    const sqlite = new SQLite(db);
+    const { kysely } = openDatabase(':memory:');
+    sqlite.exec(
+      'create table baton_migrations (version integer primary key, name text not null, applied_at integer not null)',
+    );
+    for (const migration of MIGRATIONS.filter((m) => m.version < 10)) {
+      for (const statement of migration.up(kysely)) sqlite.exec(statement.sql);
+      sqlite.prepare('insert into baton_migrations values (?, ?, 0)').run(migration.version, migration.name);
+    }
+    sqlite.prepare('insert into sessions values (?, 0, 0)').run('s');
+    const row = runRow('r1', 's', { status: 'succeeded' });
+    const columns = Object.keys(row);
+    sqlite
+      .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
+      .run(...Object.values(row));
+    const event = sqlite.prepare('insert into events values (?, ?, ?, ?, 0)');
+    event.run('r1', 1, 'run.created', '{}');
+    event.run('r1', 2, 'artifact', JSON.stringify({ sha256: 'aa', size: 1, media_type: 'text/plain' }));
+    event.run('r1', 3, 'artifact', JSON.stringify({ sha256: 'bb', size: 1, media_type: 'text/plain' }));
+    event.run('r1', 4, 'artifact', JSON.stringify({ sha256: 'aa', size: 1, media_type: 'text/plain' }));
+    sqlite.close();
+    const migrated = openDatabase(db).sqlite;
+    expect(migrated.prepare('select sha256, run_id from artifact_refs order by sha256').all()).toEqual([
+      { sha256: 'aa', run_id: 'r1' },
+      { sha256: 'bb', run_id: 'r1' },
+    ]);
+    migrated.close();
+  });
 });
 
 describe('store', () => {

@@ -27,6 +27,7 @@ const INSERTS = [
   { op: 'insertStep', table: 'steps', conflict: '' },
   { op: 'insertApproval', table: 'approvals', conflict: '' },
   { op: 'putArtifact', table: 'artifacts', conflict: 'on conflict (sha256) do nothing' },
+  { op: 'putArtifactRef', table: 'artifact_refs', conflict: 'on conflict do nothing' },
 ] as const;
 
 const FAST: ReadonlySet<string> = new Set(['saveProgress', ...INSERTS.map((i) => i.op)]);
@@ -85,7 +86,7 @@ export function fencedUnit(
     parts.push(
       `w${i} as (insert into ${insert.table} select * from json_populate_recordset(null::${insert.table}, ${param(JSON.stringify(rows))}::json) where exists (select 1 from ${gate}) ${insert.conflict})`,
     );
-    shape += insert.op[0];
+    shape += `i${i}`;
   }
   const notify = notes.map(
     ([channel, payload]) =>

@@ -169,4 +169,22 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'cancel requests (SQLite migration 9)',
     up: (db) => [db.schema.alterTable('runs').addColumn('cancel_requested', 'text').compile()],
   },
+  {
+    version: 4,
+    name: 'retention (SQLite migration 10)',
+    up: (db) => [
+      db.schema
+        .createTable('artifact_refs')
+        .addColumn('sha256', 'text', (c) => c.notNull())
+        .addColumn('run_id', 'text', (c) => c.notNull().references('runs.id'))
+        .addPrimaryKeyConstraint('artifact_refs_pk', ['sha256', 'run_id'])
+        .compile(),
+      db.schema.createIndex('artifact_refs_run').on('artifact_refs').columns(['run_id', 'sha256']).compile(),
+      sql`insert into artifact_refs (sha256, run_id) select distinct data::json ->> 'sha256', run_id from events where type = 'artifact' and data::json ->> 'sha256' is not null on conflict do nothing`.compile(
+        db,
+      ),
+      db.schema.createIndex('runs_finished').on('runs').columns(['status', 'updated_at', 'id']).compile(),
+      db.schema.createIndex('messages_run').on('messages').columns(['run_id']).compile(),
+    ],
+  },
 ];

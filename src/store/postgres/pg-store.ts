@@ -16,6 +16,7 @@ import type {
   Claim,
   EventRow,
   Fence,
+  FinishedRun,
   MessageRow,
   RunRow,
   StepRow,
@@ -24,6 +25,7 @@ import type {
   ToolCallRow,
   UnitWriter,
 } from '../store-api.js';
+import { pruneBatch } from '../prune-statements.js';
 import { fencedUnit } from './fenced-unit.js';
 import { openPostgres, type OpenPostgres } from './open-postgres.js';
 
@@ -123,7 +125,10 @@ function recorder(ops: Op[]): UnitWriter {
         if (count !== 1) throw approvalTaken(id);
       }),
     insertEvent: (row) => push('insertEvent', row),
-    putArtifact: (row) => push('putArtifact', row),
+    putArtifact: (row, runId) => {
+      push('putArtifact', row);
+      push('putArtifactRef', { sha256: row.sha256, run_id: runId });
+    },
     insertMessage: (row) => push('insertMessage', row),
   };
 }
@@ -353,6 +358,33 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     getArtifact: (sha256) => row<ArtifactRow>('getArtifact', { sha256 }),
     eventsOfType: (runId, type) => rows<EventRow>('eventsOfType', { run_id: runId, type }),
     listMessages: (sessionId) => rows<MessageRow>('listMessages', { session_id: sessionId }),
+    async pruneBatch(selection) {
+      if (closed) throw new BatonError(createFailure('run.closed', 'The store is closed'));
+      const client = await pool.connect();
+      try {
+        if (!selection.dryRun) await client.query('begin');
+        const steps = pruneBatch('postgres', selection);
+        let next = steps.next();
+        while (!next.done) {
+          const done = await query(client, SQL[next.value.name], next.value.values);
+          next = steps.next({ rows: done.rows as Record<string, unknown>[], count: done.rowCount ?? 0 });
+        }
+        if (!selection.dryRun) await client.query('commit');
+        return next.value;
+      } catch (error) {
+        if (!selection.dryRun) await client.query('rollback').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    newestFinished: (status, limit) => rows<FinishedRun>('newestFinished', { status, limit }),
+    artifactRefsOf: (sha256s) =>
+      rows<{ sha256: string; run_id: string; size: number }>('artifactRefsOf', { ids: [...sha256s] }),
+    runsOfSessions: (sessionIds) =>
+      rows<{ id: string; session_id: string }>('runsOfSessions', { ids: [...sessionIds] }),
+    // Deleted rows' space is reused by PostgreSQL once autovacuum has seen them; nothing to give back here.
+    reclaimSpace: async () => ({ freed_pages: 0, free_pages: 0, page_size: 8192 }),
   };
   return store;
 }
