@@ -27,6 +27,7 @@ import { measureWaiting } from './measure-waiting.js';
 import { measureSnapshotSize } from './measure-snapshot-size.js';
 import { BenchRunError } from './measure-throughput.js';
 import { measurePostgres } from './measure-postgres.js';
+import { formatPrune, measurePrune } from './measure-prune.js';
 import { measureRawCommitRate } from './raw-commit-rate.js';
 import { runScenario, SCENARIOS, SNAPSHOT_STEPS, warmUp, type ScenarioResult } from './scenarios.js';
 
@@ -37,6 +38,8 @@ const durationMs = seconds * 1_000;
 const LIST_RUNS = Number(process.env.BENCH_LIST_RUNS ?? 100_000);
 /** Runs waiting for a human in the large file of the scaling section (`BENCH_WAITING_RUNS`, default 100,000). */
 const WAITING_RUNS = Number(process.env.BENCH_WAITING_RUNS ?? 100_000);
+/** Finished runs pruned next to live traffic (`BENCH_PRUNE_RUNS`, default 100,000). */
+const PRUNE_RUNS = Number(process.env.BENCH_PRUNE_RUNS ?? 100_000);
 
 async function main(dir: string): Promise<void> {
   console.log(
@@ -73,6 +76,8 @@ async function main(dir: string): Promise<void> {
   const listSmall = await measureList(dir, 1_000);
   const listLarge = await measureList(dir, LIST_RUNS);
   console.log(`  list(): ${formatNumber(LIST_RUNS)} runs written and paged`);
+  const pruned = await measurePrune(dir, PRUNE_RUNS);
+  console.log(`  retention: ${formatNumber(PRUNE_RUNS)} finished runs pruned next to live runs`);
   const recheck = measureRawCommitRate(join(dir, 'raw-again.db'), 1_000);
   const postgres =
     process.env.BENCH_SKIP_PG === '1' ? { skipped: 'BENCH_SKIP_PG=1' } : await measurePostgres(durationMs);
@@ -86,7 +91,7 @@ async function main(dir: string): Promise<void> {
   const sections = [
     formatThroughput(raw, recheck, results),
     formatSnapshots(shortSize, longSize),
-    `Scaling (the same measurement at a small and a large size):\n${formatStepCost(stepCosts)}\n\n${formatBursts(bursts)}\n\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}`,
+    `Scaling (the same measurement at a small and a large size):\n${formatStepCost(stepCosts)}\n\n${formatBursts(bursts)}\n\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}\n\n${formatPrune(pruned)}`,
     formatPostgres(postgres),
     formatLegend(),
   ];

@@ -6,6 +6,7 @@ import { runApproveCommand, runRejectCommand } from './decide-command.js';
 import { runDemoCommand } from './demo-command.js';
 import { runEventsCommand } from './events-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
+import { runPruneCommand } from './prune-command.js';
 import { runRunCommand } from './run-command.js';
 import { runRunsCommand } from './runs-command.js';
 import { runServeCommand } from './serve-command.js';
@@ -28,9 +29,10 @@ Commands:
   cancel <run>       cancel a run
   artifact <run> <sha256>  write an artifact the run stored (a large tool output) to stdout or --out
   export <run>       the whole run as one JSON document (events, steps, ledger, approvals, trace)
+  prune              delete runs finished longer ago than --older-than, with what only they hold
   demo               run the built-in demo agent (archives stale configs after a human approval)
 
-Commands other than serve, worker and demo work in process on a database (--db: a file,
+Commands other than serve, worker, prune and demo work in process on a database (--db: a file,
 default ./.baton/baton.db, or a postgres:// URL) or against a server (--url, or $BATON_URL,
 with --token or $BATON_TOKEN).
 Every command takes --json (machine-readable output) and --help.
@@ -55,6 +57,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   cancel: runCancelCommand,
   artifact: runArtifactCommand,
   export: runExportCommand,
+  prune: runPruneCommand,
   demo: runDemoCommand,
 };
 

@@ -4,7 +4,7 @@
  * until SIGTERM or SIGINT, then stops accepting, ends open event streams and closes the runtime;
  * runs still in flight resume on the next start (or on another worker).
  */
-import { createRuntime, resolveAgentPlanner, type Runtime } from '../index.js';
+import { createRuntime, resolveAgentPlanner, type PruneReport, type Runtime } from '../index.js';
 import { createServer, loadAuthConfig, type Listening } from '../server/index.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
@@ -13,6 +13,8 @@ import { loadAgent } from './load-agent.js';
 import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
 import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
 import { logEventsUntilStopped } from './log-until-stopped.js';
+import { toDurationMs } from './duration.js';
+import { describePrune, toPruneJson } from './prune-command.js';
 
 /** The default port of `baton serve`. */
 export const DEFAULT_PORT = 7420;
@@ -20,7 +22,7 @@ export const DEFAULT_PORT = 7420;
 /** The usage text of `baton serve`. */
 export const SERVE_USAGE = `Usage: baton serve [--db <file>|<postgres-url>] [--no-worker] [--host <host>] [--port <port>]
                    [--agent demo|<module>] [--dir <dir>] [--tokens <file>] [--model <name>]
-                   [--base-url <url>] [--json]
+                   [--base-url <url>] [--retention <duration> [--retention-every <duration>]] [--json]
 
 Serves the Baton HTTP API (runs, SSE event streams, approvals) for one agent, on an embedded
 SQLite file or a PostgreSQL database shared with other serve and worker processes. On start it
@@ -42,6 +44,9 @@ Options:
                     itself) or $BATON_TOKENS_FILE
   --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
   --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
+  --retention <d>   prune runs that finished longer ago than this (30d, 12h, …) on a schedule,
+                    as 'baton prune' does; each prune is logged
+  --retention-every <d>  how often (default 1h)
   --json            log as JSON lines
   -h, --help        show this help
 
@@ -72,6 +77,8 @@ export const runServeCommand = defineCommand({
     port: { type: 'string' },
     tokens: { type: 'string' },
     'no-worker': { type: 'boolean', default: false },
+    retention: { type: 'string' },
+    'retention-every': { type: 'string' },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -85,6 +92,27 @@ export const runServeCommand = defineCommand({
     const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
     const database = databaseOf(values.db);
     const worker = !values['no-worker'];
+    if (values['retention-every'] !== undefined && values.retention === undefined) {
+      throw usageError('--retention-every goes with --retention <duration>');
+    }
+    const retention =
+      values.retention === undefined
+        ? undefined
+        : {
+            maxAgeMs: toDurationMs(values.retention, '--retention'),
+            everyMs:
+              values['retention-every'] === undefined
+                ? 3_600_000
+                : toDurationMs(values['retention-every'], '--retention-every'),
+            onPrune: (report: PruneReport | null, error?: unknown) => {
+              if (report) log(describePrune(report), { type: 'pruned', ...toPruneJson(report) });
+              else
+                io.stderr.write(
+                  `baton serve: a scheduled prune failed: ${error instanceof Error ? error.message : String(error)}\n`,
+                );
+            },
+          };
+    if (retention && retention.everyMs < 1_000) throw usageError('--retention-every must be at least 1s');
     let runtime: Runtime | undefined;
     let listening: Listening | undefined;
     try {
@@ -96,6 +124,7 @@ export const runServeCommand = defineCommand({
         recover: false,
         claim: worker,
         drive: worker,
+        ...(retention ? { retention } : {}),
       });
       await runtime.ready;
       const resumed = worker ? await runtime.recover() : [];

@@ -63,9 +63,9 @@ export interface RetentionOptions {
 }
 
 const FINISHED: readonly FinishedStatus[] = ['succeeded', 'failed'];
-const DEFAULT_BATCH = 200;
-/** Pages given back per unit after a prune (4 MiB of 4 KiB pages). */
-const RECLAIM_PAGES = 1024;
+const DEFAULT_BATCH = 100;
+/** Pages given back per unit after a prune (1 MiB of 4 KiB pages). */
+const RECLAIM_PAGES = 256;
 
 /** Runs one prune over `store`. */
 export async function prune(store: Store, options: PruneOptions): Promise<PruneReport> {

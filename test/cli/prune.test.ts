@@ -1,0 +1,89 @@
+/** `baton prune` on a database file, and `baton serve --retention` pruning on its schedule. */
+import { describe, expect, it } from 'vitest';
+import { createRuntime, createScriptedPlanner } from '../../src/index.js';
+import { tempFiles } from '../helpers/temp.js';
+import { batonInProcess, startServe } from './cli-child.js';
+
+/** A database with `count` succeeded runs, each in its own session. */
+async function databaseWithRuns(db: string, count: number): Promise<string[]> {
+  const runtime = createRuntime({
+    database: db,
+    planner: createScriptedPlanner(() => ({ type: 'final', answer: 'ok' })),
+    tools: [],
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) ids.push((await runtime.wait((await runtime.start({ input: `q${i}` })).id)).id);
+  await runtime.close();
+  // Strictly older than "now" when the command runs.
+  const until = Date.now() + 2;
+  while (Date.now() < until) await new Promise((resolve) => setImmediate(resolve));
+  return ids;
+}
+
+async function runIds(db: string): Promise<string[]> {
+  const listed = await batonInProcess(['runs', '--db', db, '--json']);
+  return (JSON.parse(listed.stdout) as { runs: { id: string }[] }).runs.map((run) => run.id);
+}
+
+describe('baton prune', () => {
+  it('counts with --dry-run, deletes what finished before --older-than, keeps --keep-last, refuses bad flags', async () => {
+    const { db } = tempFiles();
+    const ids = await databaseWithRuns(db, 3);
+    const dry = await batonInProcess(['prune', '--older-than', '0s', '--dry-run', '--json', '--db', db]);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, runs: 3, steps: 3, messages: 6, sessions: 3 });
+    expect((await runIds(db)).sort()).toEqual([...ids].sort());
+
+    const none = await batonInProcess(['prune', '--older-than', '30d', '--db', db]);
+    expect(none).toMatchObject({ code: 0 });
+    expect(none.stdout).toMatch(/^Deleted 0 runs/);
+
+    const kept = await batonInProcess(['prune', '--older-than', '0s', '--keep-last', '1', '--json', '--db', db]);
+    const report = JSON.parse(kept.stdout) as Record<string, unknown>;
+    expect(report).toMatchObject({ dry_run: false, runs: 2, sessions: 2, batches: 1 });
+    expect(Object.keys(report).every((key) => /^[a-z_]+$/.test(key))).toBe(true);
+    expect(await runIds(db)).toEqual([ids[2]]);
+
+    for (const [args, says] of [
+      [['prune', '--db', db], '--older-than'],
+      [['prune', '--older-than', 'soon', '--db', db], '--older-than must be a duration'],
+      [
+        ['prune', '--older-than', '1d', '--status', 'waiting_human', '--db', db],
+        '--status must be succeeded or failed',
+      ],
+      [['prune', '--older-than', '1d', '--keep-last', '-2', '--db', db], '--keep-last'],
+    ] as const) {
+      const refused = await batonInProcess([...args]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(says);
+    }
+    expect(await runIds(db)).toEqual([ids[2]]);
+  });
+
+  it('prunes on a schedule inside baton serve with --retention', async () => {
+    const { db, dir } = tempFiles();
+    await databaseWithRuns(db, 2);
+    const server = await startServe([
+      '--port',
+      '0',
+      '--db',
+      db,
+      '--dir',
+      `${dir}/configs`,
+      '--retention',
+      '0s',
+      '--retention-every',
+      '1s',
+    ]);
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/^Deleted 2 runs/m.test(server.output()) && Date.now() < deadline) {
+        await new Promise((resolve) => server.proc.stdout.once('data', resolve).once('close', resolve));
+      }
+      expect(server.output()).toMatch(/^Deleted 2 runs \(.*\) and 0 artifacts \(0 bytes\) in 1 batches/m);
+    } finally {
+      expect((await server.stop()).code).toBe(0);
+    }
+    expect(await runIds(db)).toEqual([]);
+  });
+});
