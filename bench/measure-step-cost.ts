@@ -17,6 +17,7 @@ export interface StepCost {
   lateMs: number;
   /** Bytes stored per step: the steps table (decisions, reports), and all but artifacts. */
   stepBytesPerStep: number;
+  storedBytesPerStep: number;
 }
 
 function median(values: number[]): number {
@@ -61,9 +62,21 @@ export async function measureStepCost(dir: string, steps: number, outputBytes: n
         .prepare("select sum(length(decision) + length(usage) + length(coalesce(context, ''))) from steps")
         .pluck()
         .get() as number;
+      // Every row the run left (its snapshot, events, ledger, steps, history), artifacts aside.
+      const storedBytes = sqlite
+        .prepare(
+          `select (select sum(length(snapshot) + length(input) + length(context) + length(options) + length(coalesce(answer, ''))) from runs)
+                + (select sum(length(data) + length(type) + 16) from events)
+                + (select sum(length(args) + length(coalesce(result, '')) + length(id) + length(tool) + 48) from tool_calls)
+                + ${stepBytes}
+                + (select coalesce(sum(length(content)), 0) from messages)`,
+        )
+        .pluck()
+        .get() as number;
       return {
         steps,
         outputBytes,
+        storedBytesPerStep: storedBytes / (steps + 1),
         earlyMs: median(durations.slice(5, 15)),
         lateMs: median(durations.slice(-10)),
         stepBytesPerStep: stepBytes / (steps + 1),

@@ -60,8 +60,10 @@ async function main(dir: string): Promise<void> {
   const longSize = await measureSnapshotSize(dir, long);
   const stepCosts = [];
   for (const [steps, output] of [
+    [5, 100],
     [50, 100],
     [500, 100],
+    [5, 20_000],
     [50, 20_000],
     [500, 20_000],
   ] as const) {

@@ -23,7 +23,7 @@ export interface PruneOptions {
   keepLast?: number;
   /** Count what would be deleted; change nothing. */
   dryRun?: boolean;
-  /** Runs per unit of work (default 200): the longest a live commit can wait behind the prune. */
+  /** Runs per unit of work (default 100): the longest a live commit can wait behind the prune. */
   batchSize?: number;
   /** Stops between batches; what was deleted stays deleted. */
   signal?: AbortSignal;
