@@ -3,7 +3,7 @@
  * to SQLite (or PostgreSQL) after every transition, resumable after a crash or a long approval wait, and never
  * running a side effect twice without a human knowing.
  */
-export { createRuntime, EVENT_TYPES } from './runtime/index.js';
+export { createRuntime, EVENT_TYPES, batonIdGenerator, runTraceIds, parseTraceparent } from './runtime/index.js';
 export type * from './runtime/index.js';
 export { defineTool, ToolFailedError, ToolUnavailableError, EFFECTS, RISKS } from './tools/index.js';
 export type {

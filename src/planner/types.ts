@@ -75,6 +75,8 @@ export interface PlannerResponse {
 
 /** Anything that decides the next step of a run. */
 export interface Planner {
+  /** The model it asks, for traces (`gen_ai.request.model`). */
+  model?: string;
   next(request: PlannerRequest): Promise<PlannerResponse>;
   /** The cost of the next call, so budgets stop a run before a call that would exceed them. */
   estimate?(request: Omit<PlannerRequest, 'signal' | 'onDraft'>): PlannerEstimate;

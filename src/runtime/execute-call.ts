@@ -96,6 +96,7 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       tool: call.toolName,
       args: call.args,
       effect: tool.effect,
+      risk: tool.risk,
       attempt: attempts + 1,
       deadline_at: deadlineAt,
       ...(recovery ? { recovery, cause } : {}),

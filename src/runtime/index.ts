@@ -11,4 +11,5 @@ export type * from './types.js';
 export { EVENT_TYPES } from './types.js';
 export type { Trace, Span } from './trace.js';
 export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from './prune.js';
+export { batonIdGenerator, runTraceIds, parseTraceparent, type TracingOptions } from './otel.js';
 export type { ContextReport } from './context-builder.js';

@@ -4,6 +4,7 @@
  * transaction, which holds the file's write lock, so they are atomic across processes; the
  * unique indexes stay the last word.
  */
+import { parseTraceparent } from './otel.js';
 import { z } from 'zod';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { MachineLimits } from '../../machines/types.js';
@@ -37,6 +38,7 @@ const startSchema = z.object({
     })
     .strict()
     .optional(),
+  traceparent: z.string().max(256).optional(),
 });
 
 /** A checked start request with everything its run is created with. */
@@ -179,6 +181,9 @@ export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow): void
       session_id: run.clientSessionId,
       limits: toLimitsData(run.limits),
       deadline_at: run.deadlineAt,
+      ...(run.request.traceparent && parseTraceparent(run.request.traceparent)
+        ? { traceparent: run.request.traceparent.trim() }
+        : {}),
     });
   });
 }

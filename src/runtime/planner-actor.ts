@@ -105,7 +105,12 @@ export function createPlannerActor(env: RuntimeEnv) {
         created_at: Date.now(),
       }),
     );
-    live.driver.emit('step', { step_index: stepIndex, decision: summarize(decision), usage: toUsageData(usage) });
+    live.driver.emit('step', {
+      step_index: stepIndex,
+      decision: summarize(decision),
+      usage: toUsageData(usage),
+      ...(env.planner.model ? { model: env.planner.model } : {}),
+    });
     // A model's answer is durable before it is acted on: a restored run never asks again.
     if (!env.planner.cheap) {
       await live.driver.flush();

@@ -32,6 +32,8 @@ export interface DriverDeps {
   onRetired(driver: RunDriver, failure: Failure | null): void;
   /** Called when the run is durably waiting for a human with nothing left to write. */
   onIdleWaiting?(driver: RunDriver): void;
+  /** Told of the events this driver committed, once durable (the runtime's tracing). */
+  onCommitted?(events: readonly RunEventRecord[]): void;
 }
 
 /** Where a driver starts from: a new run's input, or a persisted snapshot. */
@@ -321,6 +323,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
         pendingFlush = store.write(write, fence).then((committed) => {
           failpoint('commit.publishing');
           hub.publish(committed);
+          deps.onCommitted?.(committed);
           if (TERMINAL.has(lastStatus) && !dirty && buffer.length === 0) retire(null);
           else if (lastStatus === 'waiting_human' && driver.idle && !retired) deps.onIdleWaiting?.(driver);
         });

@@ -10,6 +10,7 @@ import type { RunFilter } from '../store/index.js';
 import type { FollowOptions } from './follow.js';
 import type { Trace } from './trace.js';
 import type { PruneOptions, PruneReport, RetentionOptions } from './prune.js';
+import type { TracingOptions } from './otel.js';
 import type {
   Approval,
   Artifact,
@@ -75,6 +76,12 @@ export interface RuntimeOptions {
    * ago, every `everyMs` (default one hour).
    */
   retention?: RetentionOptions;
+  /**
+   * OpenTelemetry spans of the runs this runtime drives (default on: no-ops until the
+   * application registers a tracer provider; see `batonIdGenerator`). `false` turns the hook off;
+   * `{ content: true }` records tool arguments and results on spans, capped.
+   */
+  tracing?: boolean | TracingOptions;
 }
 
 /** A run's persisted snapshot, as `checkpoint()` reports it. */

@@ -36,6 +36,7 @@ import { admitStart } from './yield-turn.js';
 import { createRunRegistry } from './run-registry.js';
 import { startSharing } from './sharing.js';
 import { prune, scheduleRetention, type PruneOptions, type PruneReport } from './prune.js';
+import { createRunTracer } from './otel.js';
 import { cancelElsewhere } from './cancel-request.js';
 import type { Approval, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
 
@@ -100,13 +101,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       timer: timerActor,
     },
   }) as RunMachine;
+  // Spans of the runs driven here, from what they commit (no-ops unless the application registered a tracer provider).
+  const tracer =
+    options.tracing === false ? null : createRunTracer(store, options.tracing === true ? {} : (options.tracing ?? {}));
   const registry = createRunRegistry({
     store,
     hub,
     owner,
     leaseMs,
     definition,
-    driver: { store, hub, machine, machineVersion: definition.version, inspect: options.inspect },
+    driver: {
+      store,
+      hub,
+      machine,
+      machineVersion: definition.version,
+      inspect: options.inspect,
+      ...(tracer ? { onCommitted: tracer.committed } : {}),
+    },
   });
 
   /** A run's row, or `run.not_found`. */
@@ -348,6 +359,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       stopSharing();
       await stopRetention();
       await Promise.allSettled([...prunes]);
+      await tracer?.drain();
       registry.close();
       for (const release of onClose) release();
       onClose.clear();

@@ -32,6 +32,8 @@ export interface StartRequest {
   sessionId?: string;
   context?: RunUserContext;
   options?: RunOptions;
+  /** The caller's W3C `traceparent`: the run's trace links to that span (an invalid one is ignored). */
+  traceparent?: string;
 }
 
 /** A run as the API reports it: only what is durable. */

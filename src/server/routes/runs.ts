@@ -34,7 +34,9 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
     const principal = requireRole(c, 'submit');
     const query = parseInput(startQuerySchema, c.req.query(), 'query');
     const body = await readBody(c, startBodySchema);
-    const run = await runtime.start(toStartRequest(body, principal));
+    // A caller's W3C trace context: the run's trace links to it.
+    const traceparent = c.req.header('traceparent');
+    const run = await runtime.start({ ...toStartRequest(body, principal), ...(traceparent ? { traceparent } : {}) });
     const wait = query.wait === 'true' || query.wait === '1';
     const answer = wait
       ? await waitSettled(runtime, run.id, deps.limits.waitTimeoutMs, [deps.closing, c.req.raw.signal])

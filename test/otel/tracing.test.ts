@@ -1,0 +1,193 @@
+/**
+ * OpenTelemetry spans of runs, read with the SDK's exporters: a run with an approval in one
+ * process, and the same across two SIGKILLs (three processes), where every span is present once,
+ * under the run's `invoke_agent` span, in the one trace its id names; the GenAI attributes; the
+ * caller's `traceparent` as a link; no content unless asked for; nothing without a provider.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { trace } from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batonIdGenerator, createScriptedPlanner, runTraceIds, type RuntimeOptions } from '../../src/index.js';
+import { openRuntime } from '../helpers/runtime.js';
+import { spawnChild } from '../helpers/spawn-child.js';
+import { tempFiles } from '../helpers/temp.js';
+import { createWorld, readEffects } from '../helpers/world.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({
+  idGenerator: batonIdGenerator,
+  spanProcessors: [new SimpleSpanProcessor(exporter)],
+});
+beforeAll(() => trace.setGlobalTracerProvider(provider));
+afterAll(() => trace.disable());
+
+function setup(database: string, effects: string, extra: Partial<RuntimeOptions> = {}): RuntimeOptions {
+  const world = createWorld(effects, { risk: 'high' });
+  const reader = createWorld(effects, { risk: 'low' });
+  const planner = createScriptedPlanner((request) =>
+    request.stepIndex === 0
+      ? {
+          type: 'tool_calls',
+          calls: [
+            { tool: 'world.read', args: { value: 'look' } },
+            { tool: 'world.unsafe', args: { value: 'send' } },
+          ],
+        }
+      : { type: 'final', answer: 'sent' },
+  );
+  return { database, planner: { ...planner, model: 'scripted-model' }, tools: [reader.read, world.unsafe], ...extra };
+}
+
+interface SpanLine {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  attributes: Record<string, unknown>;
+  events: { name: string; attributes: Record<string, unknown> }[];
+  phase?: string;
+}
+
+/** The spans of one run's trace, checked for the shape every run's trace has. */
+function expectRunTrace(spans: SpanLine[], runId: string) {
+  const ids = runTraceIds(runId);
+  const mine = spans.filter((s) => s.traceId === ids.traceId);
+  expect(mine.length).toBe(spans.filter((s) => s.attributes['baton.run.id'] === runId).length);
+  const roots = mine.filter((s) => s.name === 'invoke_agent baton');
+  expect(roots).toHaveLength(1);
+  expect(roots[0]).toMatchObject({ spanId: ids.spanId, parentSpanId: null });
+  expect(roots[0]!.attributes).toMatchObject({
+    'gen_ai.operation.name': 'invoke_agent',
+    'baton.run.id': runId,
+    'baton.run.status': 'succeeded',
+  });
+  for (const span of mine.filter((s) => s !== roots[0])) expect(span.parentSpanId).toBe(ids.spanId);
+  const chats = mine.filter((s) => s.name.startsWith('chat '));
+  expect(chats.map((s) => s.attributes['baton.step'])).toEqual([0, 1]);
+  for (const chat of chats) {
+    expect(chat.attributes).toMatchObject({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': 'scripted-model',
+    });
+    expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
+  }
+  expect(chats.map((s) => s.attributes['gen_ai.response.finish_reasons'])).toEqual([['tool_calls'], ['stop']]);
+  const tools = mine.filter((s) => s.name.startsWith('execute_tool '));
+  for (const tool of tools) {
+    expect(tool.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool' });
+    expect(tool.attributes['baton.tool.risk']).toBe(
+      tool.attributes['gen_ai.tool.name'] === 'world.read' ? 'low' : 'high',
+    );
+  }
+  // Each ended call attempt once: no (call id, outcome) twice.
+  const keys = tools.map(
+    (s) => `${String(s.attributes['gen_ai.tool.call.id'])}:${String(s.attributes['baton.tool.outcome'])}`,
+  );
+  expect(new Set(keys).size).toBe(keys.length);
+  // No content by default.
+  for (const span of mine)
+    expect(Object.keys(span.attributes).some((k) => k.endsWith('.arguments') || k.endsWith('.result'))).toBe(false);
+  return { mine, root: roots[0]!, chats, tools, approvals: mine.filter((s) => s.name === 'baton.approval') };
+}
+
+function toLine(span: ReadableSpan): SpanLine {
+  return {
+    name: span.name,
+    traceId: span.spanContext().traceId,
+    spanId: span.spanContext().spanId,
+    parentSpanId: span.parentSpanContext?.spanId ?? null,
+    attributes: span.attributes as Record<string, unknown>,
+    events: span.events.map((e) => ({ name: e.name, attributes: (e.attributes ?? {}) as Record<string, unknown> })),
+  };
+}
+
+describe('OpenTelemetry spans', () => {
+  it('traces a run with an approval: one trace named by the run, GenAI attributes, the decider, a caller link', async () => {
+    exporter.reset();
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime(setup(db, effects));
+    const caller = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const run = await runtime.wait((await runtime.start({ input: 'send it', traceparent: caller })).id);
+    expect(run.status).toBe('waiting_human');
+    await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
+    expect((await runtime.wait(run.id)).status).toBe('succeeded');
+    await runtime.close();
+    const { root, tools, approvals } = expectRunTrace(exporter.getFinishedSpans().map(toLine), run.id);
+    const calls = await (async () => tools.map((t) => t.attributes['gen_ai.tool.name']))();
+    expect(calls.sort()).toEqual(['world.read', 'world.unsafe']);
+    expect(tools.every((t) => t.attributes['baton.tool.outcome'] === 'succeeded')).toBe(true);
+    expect(
+      tools.find((t) => t.attributes['gen_ai.tool.name'] === 'world.unsafe')!.attributes['baton.tool.effect'],
+    ).toBe('unsafe');
+    expect(approvals).toHaveLength(1);
+    expect(approvals[0]!.attributes).toMatchObject({
+      'baton.approval.decision': 'approved',
+      'baton.approval.decided_by': 'alice',
+    });
+    expect(root.events.map((e) => e.attributes['baton.state.to'])).toEqual([
+      'planning',
+      'executing',
+      'waiting_human',
+      'executing',
+      'planning',
+      'executing',
+      'succeeded',
+    ]);
+    const [rootSpan] = exporter.getFinishedSpans().filter((s) => s.name === 'invoke_agent baton');
+    expect(rootSpan!.links.map((l) => l.context.traceId)).toEqual(['0af7651916cd43dd8448eb211c80319c']);
+  });
+
+  it('keeps one trace, each span once, across two SIGKILLs and three processes', async () => {
+    const { db, effects, dir } = tempFiles();
+    const spans = join(dir, 'spans.jsonl');
+    const arg = (phase: string) => [JSON.stringify({ db, effects, spans, phase })];
+    const script = 'test/helpers/otel-child.ts';
+    const started = await spawnChild(script, arg('start'), { timeoutMs: 120_000 });
+    expect(started.signal).toBe('SIGKILL');
+    const { runId } = JSON.parse(started.stdout.trim().split('\n')[0]!) as { runId: string };
+    const approved = await spawnChild(script, arg('approve'), { timeoutMs: 120_000 });
+    expect(approved.signal).toBe('SIGKILL');
+    const finished = await spawnChild(script, arg('finish'), { timeoutMs: 120_000 });
+    expect(finished.code).toBe(0);
+    expect(JSON.parse(finished.stdout.trim())).toEqual({ status: 'succeeded' });
+    expect(readEffects(effects).filter((e) => e.tool === 'world.unsafe')).toHaveLength(1);
+
+    const lines = readFileSync(spans, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as SpanLine);
+    const { mine, tools, approvals } = expectRunTrace(lines, runId);
+    // Written by all three processes, into the one trace.
+    expect(new Set(mine.map((s) => s.phase))).toEqual(new Set(['start', 'approve', 'finish']));
+    expect(mine.filter((s) => s.phase === 'start').map((s) => s.name)).toEqual(['chat scripted-model']);
+    expect(approvals.map((a) => [a.phase, a.attributes['baton.approval.decided_by']])).toEqual([
+      ['approve', 'alice'],
+      ['finish', 'bob'],
+    ]);
+    // The unsafe call began in the second process and ended, as a human said, in the third.
+    const unsafe = tools.filter((t) => t.attributes['gen_ai.tool.name'] === 'world.unsafe');
+    expect(unsafe.map((t) => [t.phase, t.attributes['baton.tool.outcome']])).toEqual([['finish', 'succeeded']]);
+    expect(tools.find((t) => t.attributes['gen_ai.tool.name'] === 'world.read')!.phase).toBe('approve');
+  });
+
+  it('records content only when asked, capped', async () => {
+    exporter.reset();
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime(setup(db, effects, { tracing: { content: true, contentChars: 8 } }));
+    const run = await runtime.wait((await runtime.start({ input: 'send it' })).id);
+    await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
+    await runtime.wait(run.id);
+    await runtime.close();
+    const tool = exporter.getFinishedSpans().find((s) => s.name === 'execute_tool world.unsafe')!;
+    expect(tool.attributes['gen_ai.tool.call.arguments']).toBe('{"value…');
+    const chat = exporter.getFinishedSpans().find((s) => s.name === 'chat scripted-model')!;
+    expect(String(chat.attributes['baton.decision'])).toHaveLength(8);
+  });
+});
