@@ -66,6 +66,13 @@ export function parseTraceparent(header: string | undefined | null): SpanContext
   return { traceId: match[2]!, spanId: match[3]!, traceFlags: Number.parseInt(match[4]!, 16), isRemote: true };
 }
 
+/** Whether the application registered a tracer provider (the API's proxy delegates to a no-op one until then). */
+function providerRegistered(): boolean {
+  const provider = trace.getTracerProvider() as { getDelegate?: () => object };
+  const delegate = provider.getDelegate?.() ?? provider;
+  return delegate.constructor.name !== 'NoopTracerProvider';
+}
+
 /** What a run's tracer keeps between events: what has started and not ended. */
 interface RunState {
   createdAt: number;
@@ -282,6 +289,11 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
   return {
     /** Events a driver of this runtime just committed, in order. */
     committed(events: readonly RunEventRecord[]): void {
+      // No provider: nothing to make. What a run knew is dropped, so it is read from the log if one comes.
+      if (!providerRegistered()) {
+        for (const event of events) runs.delete(event.runId);
+        return;
+      }
       for (const event of events) {
         if (event.type === 'draft') continue;
         const runId = event.runId;

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../src/store/store.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
 import { tempFiles } from '../helpers/temp.js';
 import { runRow } from '../helpers/run-row.js';
@@ -30,7 +31,9 @@ describe.skipIf(!hasPostgres())('the schema on PostgreSQL', () => {
       const pools = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
       try {
         expect(opened.filter((result) => result.status === 'rejected')).toEqual([]);
-        for (const db of pools) expect(await db.applied()).toEqual([1, 2, 3]);
+        const all = POSTGRES_MIGRATIONS.map((m) => m.version);
+        expect(all).toEqual([1, 2, 3, 4]);
+        for (const db of pools) expect(await db.applied()).toEqual(all);
       } finally {
         await Promise.all(pools.map((db) => db.close()));
       }
