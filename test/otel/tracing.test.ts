@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batonIdGenerator, createScriptedPlanner, runTraceIds, type RuntimeOptions } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
+import { startTestServer, token } from '../helpers/server.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
@@ -175,6 +176,34 @@ describe('OpenTelemetry spans', () => {
     const unsafe = tools.filter((t) => t.attributes['gen_ai.tool.name'] === 'world.unsafe');
     expect(unsafe.map((t) => [t.phase, t.attributes['baton.tool.outcome']])).toEqual([['finish', 'succeeded']]);
     expect(tools.find((t) => t.attributes['gen_ai.tool.name'] === 'world.read')!.phase).toBe('approve');
+  });
+
+  it('links the trace of a run started over HTTP to the traceparent of the request; ignores a malformed one', async () => {
+    exporter.reset();
+    const server = await startTestServer({
+      runtime: () => ({ planner: createScriptedPlanner(() => ({ type: 'final', answer: 'ok' })), tools: [] }),
+    });
+    const started: string[] = [];
+    for (const traceparent of ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', 'not-a-traceparent']) {
+      const response = await fetch(`${server.url}/v1/runs?wait=true`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token('acme-submit')}`, 'content-type': 'application/json', traceparent },
+        body: JSON.stringify({ input: 'hello' }),
+      });
+      expect(response.status).toBe(201);
+      started.push(((await response.json()) as { id: string }).id);
+    }
+    await server.close();
+    const rootOf = (runId: string) =>
+      exporter
+        .getFinishedSpans()
+        .find((s) => s.name === 'invoke_agent baton' && s.attributes['baton.run.id'] === runId)!;
+    const linked = rootOf(started[0]!);
+    expect(linked.spanContext().traceId).toBe(runTraceIds(started[0]!).traceId);
+    expect(linked.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([
+      ['4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7'],
+    ]);
+    expect(rootOf(started[1]!).links).toEqual([]);
   });
 
   it('records content only when asked, capped', async () => {
