@@ -7,11 +7,11 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { createRuntime, createScriptedPlanner, defineTool, type PruneReport, type Runtime } from '../src/index.js';
+import { createRuntime, type PruneReport, type Runtime } from '../src/index.js';
 import { openDatabase } from '../src/store/index.js';
 import { storeOf } from '../src/runtime/internals.js';
 import { formatNumber } from './format-table.js';
+import { readLoop } from './read-loop.js';
 
 /** Gaps between consecutive committed events of the live runs, in ms. */
 interface LiveGaps {
@@ -126,22 +126,9 @@ export async function measurePrune(dir: string, runs: number): Promise<PruneScal
   const filled = performance.now();
   fill(database, runs);
   const fillSeconds = (performance.now() - filled) / 1_000;
-  const page = defineTool({
-    name: 'page.read',
-    description: 'Reads a page',
-    input: z.object({ n: z.number() }),
-    effect: 'read',
-    risk: 'low',
-    execute: ({ n }) => ({ n, text: 'a page of text' }),
-  });
   const runtime = createRuntime({
     database,
-    planner: createScriptedPlanner((r) =>
-      r.stepIndex < 3
-        ? { type: 'tool_calls', calls: [{ tool: 'page.read', args: { n: r.stepIndex } }] }
-        : { type: 'final', answer: 'ok' },
-    ),
-    tools: [page],
+    ...readLoop(3),
     recover: false,
   });
   try {

@@ -7,9 +7,9 @@
 import { join } from 'node:path';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { z } from 'zod';
-import { batonIdGenerator, createRuntime, createScriptedPlanner, defineTool, type Runtime } from '../src/index.js';
+import { batonIdGenerator, createRuntime, type Runtime } from '../src/index.js';
 import { formatNumber } from './format-table.js';
+import { readLoop } from './read-loop.js';
 
 type Mode = 'off' | 'no provider' | 'SDK provider';
 
@@ -34,19 +34,7 @@ async function window(runtime: Runtime, ms: number): Promise<number> {
 
 /** Measures the three modes on files in `dir`. */
 export async function measureTracing(dir: string, windowMs = 1_000): Promise<TracingCost> {
-  const page = defineTool({
-    name: 'page.read',
-    description: 'Reads a page',
-    input: z.object({ n: z.number() }),
-    effect: 'read',
-    risk: 'low',
-    execute: ({ n }) => ({ n }),
-  });
-  const planner = createScriptedPlanner((r) =>
-    r.stepIndex < 5
-      ? { type: 'tool_calls', calls: [{ tool: 'page.read', args: { n: r.stepIndex } }] }
-      : { type: 'final', answer: 'ok' },
-  );
+  const loop = readLoop(5);
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({
     idGenerator: batonIdGenerator,
@@ -59,8 +47,7 @@ export async function measureTracing(dir: string, windowMs = 1_000): Promise<Tra
       if (mode === 'SDK provider') trace.setGlobalTracerProvider(provider);
       const runtime = createRuntime({
         database: join(dir, `tracing-${round}-${mode.replace(' ', '-')}.db`),
-        planner,
-        tools: [page],
+        ...loop,
         ...(mode === 'off' ? { tracing: false } : {}),
       });
       try {

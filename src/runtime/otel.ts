@@ -66,6 +66,15 @@ export function parseTraceparent(header: string | undefined | null): SpanContext
   return { traceId: match[2]!, spanId: match[3]!, traceFlags: Number.parseInt(match[4]!, 16), isRemote: true };
 }
 
+/** A context whose parent is the run's `invoke_agent` span, whichever process writes under it. */
+function underRun(runId: string) {
+  return trace.setSpanContext(context.active(), {
+    ...runTraceIds(runId),
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: false,
+  });
+}
+
 /** Whether the application registered a tracer provider (the API's proxy delegates to a no-op one until then). */
 function providerRegistered(): boolean {
   const provider = trace.getTracerProvider() as { getDelegate?: () => object };
@@ -134,9 +143,7 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
 
   /** A span under the run's `invoke_agent` span, from `start` to `end`. */
   function child(runId: string, name: string, start: number, end: number, attributes: Attributes, error?: string) {
-    const ids = runTraceIds(runId);
-    const parent = trace.setSpanContext(context.active(), { ...ids, traceFlags: TraceFlags.SAMPLED, isRemote: false });
-    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: start, attributes }, parent);
+    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: start, attributes }, underRun(runId));
     if (error) {
       span.setAttribute('error.type', error);
       span.setStatus({ code: SpanStatusCode.ERROR, message: error });
@@ -173,15 +180,10 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
     }
     if (span.isRecording() && span.spanContext().spanId !== ids.spanId) {
       // No `batonIdGenerator` in the provider: the run's span joins its trace like its children.
-      const parent = trace.setSpanContext(context.active(), {
-        ...ids,
-        traceFlags: TraceFlags.SAMPLED,
-        isRemote: false,
-      });
       span = tracer.startSpan(
         'invoke_agent baton',
         { kind: SpanKind.INTERNAL, startTime: state.createdAt, attributes, links },
-        parent,
+        underRun(runId),
       );
     }
     for (const t of state.transitions.slice(-100))

@@ -94,7 +94,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneR
       if (!batch.last) break;
       after = batch.last;
       // A turn of the event loop: live runs' commits go first.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
   if (seen) Object.assign(totals, await dryRunLeftovers(store, seen));
@@ -104,7 +104,7 @@ export async function prune(store: Store, options: PruneOptions): Promise<PruneR
       const space = await store.reclaimSpace(RECLAIM_PAGES);
       reclaimedBytes += space.freed_pages * space.page_size;
       if (space.freed_pages === 0 || space.free_pages === 0 || options.signal?.aborted) break;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
   return {
@@ -206,6 +206,9 @@ function add(totals: PruneCounts, counts: PruneCounts): void {
 function* chunks<T>(items: T[], size: number): Generator<T[]> {
   for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
 }
+
+/** A turn of the event loop: what live runs queued meanwhile goes first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 

@@ -6,24 +6,16 @@
  * with `dryRun` counts exactly that and changes nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createScriptedPlanner, defineTool, type Runtime, type RuntimeOptions } from '../../src/index.js';
+import { createScriptedPlanner, type Runtime, type RuntimeOptions } from '../../src/index.js';
 import { createSqliteStore, sqliteRunStore, type Store } from '../../src/store/index.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { DIALECTS, freshDatabaseOf, type DialectName } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
+import { blobTool } from '../helpers/blob-tool.js';
 import { createWorld } from '../helpers/world.js';
 
 /** `art:N` stores artifact N (runs with the same N share it), `wait` waits for approval, anything else answers. */
 function setup(database: string, effects: string): RuntimeOptions {
-  const blob = defineTool({
-    name: 'blob.read',
-    description: 'Reads a large blob',
-    input: z.object({ n: z.number() }),
-    effect: 'read',
-    risk: 'low',
-    execute: ({ n }) => ({ text: Array.from({ length: 3_000 }, (_, i) => `row ${i} of blob ${n}`).join('\n') }),
-  });
   return {
     database,
     planner: createScriptedPlanner((request) => {
@@ -35,7 +27,7 @@ function setup(database: string, effects: string): RuntimeOptions {
       if (input === 'wait') return { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'x' } }] };
       return { type: 'final', answer: `done: ${input}` };
     }),
-    tools: [blob, createWorld(effects, { risk: 'high' }).unsafe],
+    tools: [blobTool(), createWorld(effects, { risk: 'high' }).unsafe],
   };
 }
 

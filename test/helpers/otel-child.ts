@@ -12,8 +12,8 @@ import {
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
-import { batonIdGenerator, createRuntime, createScriptedPlanner } from '../../src/index.js';
-import { createWorld } from './world.js';
+import { batonIdGenerator, createRuntime } from '../../src/index.js';
+import { tracedRun } from './traced-run.js';
 
 const { db, effects, spans, phase } = JSON.parse(process.argv[2]!) as {
   db: string;
@@ -48,24 +48,7 @@ trace.setGlobalTracerProvider(
   new BasicTracerProvider({ idGenerator: batonIdGenerator, spanProcessors: [new SimpleSpanProcessor(fileExporter)] }),
 );
 
-const reader = createWorld(effects, { risk: 'low' });
-const world = createWorld(effects, { risk: 'high', killAfterEffect: phase === 'approve' });
-const planner = createScriptedPlanner((request) =>
-  request.stepIndex === 0
-    ? {
-        type: 'tool_calls',
-        calls: [
-          { tool: 'world.read', args: { value: 'look' } },
-          { tool: 'world.unsafe', args: { value: 'send' } },
-        ],
-      }
-    : { type: 'final', answer: 'sent' },
-);
-const runtime = createRuntime({
-  database: db,
-  planner: { ...planner, model: 'scripted-model' },
-  tools: [reader.read, world.unsafe],
-});
+const runtime = createRuntime({ database: db, ...tracedRun(effects, { killAfterEffect: phase === 'approve' }) });
 await runtime.ready;
 if (phase === 'start') {
   const run = await runtime.wait((await runtime.start({ input: 'send it', sessionId: 'otel' })).id);

@@ -19,7 +19,8 @@ import { openRuntime } from '../helpers/runtime.js';
 import { startTestServer, token } from '../helpers/server.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
-import { createWorld, readEffects } from '../helpers/world.js';
+import { tracedRun } from '../helpers/traced-run.js';
+import { readEffects } from '../helpers/world.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({
@@ -30,20 +31,7 @@ beforeAll(() => trace.setGlobalTracerProvider(provider));
 afterAll(() => trace.disable());
 
 function setup(database: string, effects: string, extra: Partial<RuntimeOptions> = {}): RuntimeOptions {
-  const world = createWorld(effects, { risk: 'high' });
-  const reader = createWorld(effects, { risk: 'low' });
-  const planner = createScriptedPlanner((request) =>
-    request.stepIndex === 0
-      ? {
-          type: 'tool_calls',
-          calls: [
-            { tool: 'world.read', args: { value: 'look' } },
-            { tool: 'world.unsafe', args: { value: 'send' } },
-          ],
-        }
-      : { type: 'final', answer: 'sent' },
-  );
-  return { database, planner: { ...planner, model: 'scripted-model' }, tools: [reader.read, world.unsafe], ...extra };
+  return { database, ...tracedRun(effects), ...extra };
 }
 
 interface SpanLine {

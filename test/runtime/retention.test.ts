@@ -5,29 +5,15 @@
  */
 import { statSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  createScriptedPlanner,
-  defineTool,
-  type PruneReport,
-  type Runtime,
-  type RuntimeOptions,
-} from '../../src/index.js';
+import { createScriptedPlanner, type PruneReport, type Runtime, type RuntimeOptions } from '../../src/index.js';
 import { storeOf } from '../../src/runtime/internals.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
+import { blobTool } from '../helpers/blob-tool.js';
 import { createWorld } from '../helpers/world.js';
 
 /** Each run reads a blob of its own (an artifact of ~40 KB) over two steps, then answers; `wait` waits for approval. */
 function setup(database: string, effects: string, extra: Partial<RuntimeOptions> = {}): RuntimeOptions {
-  const blob = defineTool({
-    name: 'blob.read',
-    description: 'Reads a large blob',
-    input: z.object({ n: z.number() }),
-    effect: 'read',
-    risk: 'low',
-    execute: ({ n }) => ({ text: Array.from({ length: 2_500 }, (_, i) => `row ${i} of blob ${n}`).join('\n') }),
-  });
   return {
     database,
     planner: createScriptedPlanner((request) => {
@@ -42,7 +28,7 @@ function setup(database: string, effects: string, extra: Partial<RuntimeOptions>
       }
       return { type: 'final', answer: 'done' };
     }),
-    tools: [blob, createWorld(effects, { risk: 'high' }).unsafe],
+    tools: [blobTool(2_500), createWorld(effects, { risk: 'high' }).unsafe],
     ...extra,
   };
 }
