@@ -50,6 +50,8 @@ export const FAILURE_CODES = {
   'store.corrupt': 'system',
   'store.corrupt_row': 'system',
   'internal.error': 'system',
+  // createMcpTools could not connect to the MCP server or list its tools.
+  'mcp.connect_failed': 'system',
   // Failures only the HTTP service produces (see src/server/http-error.ts for their statuses).
   'auth.required': 'user',
   'auth.forbidden': 'policy',

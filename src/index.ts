@@ -16,6 +16,7 @@ export type {
   Risk,
   Reconciliation,
   RunUserContext,
+  ToolOrigin,
 } from './tools/index.js';
 export { createScriptedPlanner, createOpenAIPlanner, decisionSchema } from './planner/index.js';
 export type {

@@ -97,6 +97,8 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       args: call.args,
       effect: tool.effect,
       risk: tool.risk,
+      // An MCP tool's server, annotations and overrides: how this call came to run as it does.
+      ...(tool.origin ? { origin: tool.origin, trusted_output: tool.trustedOutput } : {}),
       attempt: attempts + 1,
       deadline_at: deadlineAt,
       ...(recovery ? { recovery, cause } : {}),

@@ -19,7 +19,7 @@ import type {
   ToolCall,
 } from './types.js';
 import type { ToolResult } from '../tools/tool-result.js';
-import type { Risk } from '../../machines/types.js';
+import type { AnyTool } from '../tools/define-tool.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
 
@@ -115,7 +115,7 @@ export function toStep(row: StepRow): Step {
 }
 
 /** A ledger row as the API reports it. */
-export function toToolCall(row: ToolCallRow, risk: Risk | null = null): ToolCall {
+export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
   return {
     id: row.id,
     stepIndex: row.step_index,
@@ -123,7 +123,8 @@ export function toToolCall(row: ToolCallRow, risk: Risk | null = null): ToolCall
     tool: row.tool,
     toolVersion: row.tool_version,
     effect: row.effect,
-    risk,
+    risk: tool?.risk ?? null,
+    origin: tool?.origin ?? null,
     args: JSON.parse(row.args) as unknown,
     status: row.status,
     result: row.result ? (JSON.parse(row.result) as ToolResult) : null,

@@ -39,7 +39,7 @@ export function createRunReads({ store, tools, get }: RunReadsDeps) {
     /** The tool-call ledger of a run, in step and call order. */
     async toolCalls(runId: string): Promise<ToolCall[]> {
       await rowOf(runId);
-      return (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)?.risk ?? null));
+      return (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)));
     },
 
     /** The trace of a run: steps and timed spans built from its committed events. */

@@ -9,6 +9,7 @@ import type { Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
 import type { FollowOptions } from './follow.js';
 import type { Trace } from './trace.js';
+import type { ToolInfo } from './tool-registry.js';
 import type { PruneOptions, PruneReport, RetentionOptions } from './prune.js';
 import type { TracingOptions } from './otel.js';
 import type {
@@ -175,6 +176,8 @@ export interface Runtime {
    * a turn of the event loop between them; `dryRun` counts and changes nothing.
    */
   prune(options: PruneOptions): Promise<PruneReport>;
+  /** The tools runs can call: what each runs as (effect, risk, trust) and, for an MCP tool, its server and annotations. */
+  tools(): ToolInfo[];
   /** Counters of this runtime since it opened (for benchmarks and monitoring). */
   stats(): RuntimeStats;
   /**

@@ -7,7 +7,6 @@
  * run is driven by one runtime at a time.
  */
 import type { SnapshotFrom } from 'xstate';
-import { z } from 'zod';
 import type { RunMachine } from '../../machines/run-machine.js';
 import { runEventSchema } from '../../machines/events.js';
 import { stateName } from '../../machines/run-status.js';
@@ -38,6 +37,7 @@ import { startSharing } from './sharing.js';
 import { prune, scheduleRetention, type PruneOptions, type PruneReport } from './prune.js';
 import { createRunTracer } from './otel.js';
 import { cancelElsewhere } from './cancel-request.js';
+import { describeTools, plannerTools } from './tool-registry.js';
 import type { Approval, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
 
 export type { Runtime, RuntimeOptions } from './runtime-api.js';
@@ -78,11 +78,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     planner: options.planner,
     tools,
-    toolSpecs: options.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      parameters: z.toJSONSchema(t.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
-    })),
+    toolSpecs: plannerTools(options.tools),
     policy: options.policy,
     hooks: options.hooks,
     contextTokens: options.contextTokens ?? DEFAULTS.contextTokens,
@@ -339,6 +335,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     /** Deletes finished runs that finished before an instant, in bounded batches; only finished runs, ever. */
     prune: pruneNow,
+
+    tools: () => describeTools(options.tools),
 
     stats(): RuntimeStats {
       return { commits: store.commits, liveRuns: registry.size, wakeTimers: registry.wakeTimers };

@@ -4,7 +4,7 @@ import type { Decision as PlannerDecision } from '../planner/types.js';
 import type { ContextReport } from './context-builder.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { Failure } from '../failure.js';
-import type { RunUserContext } from '../tools/define-tool.js';
+import type { RunUserContext, ToolOrigin } from '../tools/define-tool.js';
 import type { ToolCallStatus } from '../store/index.js';
 
 /** Per-run budget: each one, when used up, ends the run `failed` with `budget_exceeded` (or `timeout`). */
@@ -130,6 +130,8 @@ export interface ToolCall {
   effect: Effect | null;
   /** The tool's declared risk in this runtime (null for a tool it does not know). */
   risk: Risk | null;
+  /** Where the tool comes from in this runtime (an MCP server, with its annotations and what was overridden), else null. */
+  origin: ToolOrigin | null;
   args: unknown;
   /** Where the call is in the ledger (`TOOL_CALL_STATUSES`). */
   status: ToolCallStatus;

@@ -54,7 +54,18 @@ export function toEventJson(event: RunEventRecord) {
 }
 
 // Values under these keys are user or model data, or already in their final shape.
-const OPAQUE: ReadonlySet<string> = new Set(['args', 'result', 'data', 'details', 'decision', 'output', 'failure']);
+const OPAQUE: ReadonlySet<string> = new Set([
+  'args',
+  'result',
+  'data',
+  'details',
+  'decision',
+  'output',
+  'failure',
+  // A tool's JSON Schema and an MCP server's annotations: the server's own words.
+  'parameters',
+  'annotations',
+]);
 
 /** A runtime record with its keys in snake_case, recursively, except under opaque keys (tool args, results). */
 export function toSnakeJson(value: unknown): unknown {

@@ -31,12 +31,32 @@ export interface ToolContext {
 /** What `reconcile()` learned: the effect already happened (with its output), or it did not. */
 export type Reconciliation<O> = { done: true; output: O } | { done: false };
 
+/**
+ * Where a tool comes from when Baton did not declare it itself: an MCP server's tool, with the
+ * annotations the server gave and how they became the tool's effect, risk and trust.
+ */
+export interface ToolOrigin {
+  kind: 'mcp';
+  /** The server's name (as it introduced itself, or as the application named it). */
+  server: string;
+  /** The tool's name on that server. */
+  tool: string;
+  /** The server's annotations, as sent (hints only; absent when it sent none). */
+  annotations: Record<string, unknown> | null;
+  /** Which of effect, risk and trusted output the application set over the annotations. */
+  overridden: string[];
+}
+
 /** A tool as declared by its author. */
 export interface ToolSpec<I, O> {
   name: string;
   version?: string;
   description: string;
   input: z.ZodType<I>;
+  /** The JSON Schema the model is shown for the input; derived from `input` when absent. */
+  parameters?: Record<string, unknown>;
+  /** Set for tools that come from elsewhere (an MCP server). */
+  origin?: ToolOrigin;
   output?: z.ZodType<O>;
   effect: Effect;
   risk: Risk;

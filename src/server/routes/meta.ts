@@ -1,10 +1,11 @@
-/** Tickets for EventSource, the machine's definition, and the health check. */
+/** Tickets for EventSource, the machine's definition, the tools, and the health check. */
 import { Hono } from 'hono';
 import { describeMachine } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
+import { toSnakeJson } from '../to-json.js';
 import type { ServerDeps } from '../server-deps.js';
 
-/** `POST /v1/tickets` and `GET /v1/machine` (any authenticated caller). */
+/** `POST /v1/tickets`, `GET /v1/machine` and `GET /v1/tools` (any authenticated caller). */
 export function metaRoutes(deps: ServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.post('/tickets', (c) => {
@@ -15,5 +16,7 @@ export function metaRoutes(deps: ServerDeps): Hono<AppEnv> {
   const { machine: definition, name, version } = deps.runtime.machine;
   const machine = describeMachine(definition, version, name);
   app.get('/machine', (c) => c.json(machine));
+  // What runs can call, and what each runs as (effect, risk, trust, an MCP tool's origin).
+  app.get('/tools', (c) => c.json({ tools: deps.runtime.tools().map(toSnakeJson) }));
   return app;
 }

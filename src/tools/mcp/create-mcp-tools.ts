@@ -1,0 +1,219 @@
+/**
+ * `createMcpTools`: an MCP server's tools as Baton tools. Each tool keeps the server's JSON
+ * Schema (shown to the model as is, and validated before a call), runs with the effect class,
+ * risk and trust its annotations map to (or the application's override), and sends the call id
+ * as the idempotency key in the request's `_meta`. A result with `isError` is a tool failure the
+ * model sees; a connection lost mid-call or a timeout leaves the outcome unknown, which the
+ * runtime resolves by effect class like any tool's.
+ */
+import { z } from 'zod';
+import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { BatonError, createFailure } from '../../failure.js';
+import {
+  defineTool,
+  ToolFailedError,
+  type AnyTool,
+  type Effect,
+  type Reconciliation,
+  type Risk,
+  type ToolContext,
+} from '../define-tool.js';
+import { mapAnnotations, type McpAnnotations } from './annotations.js';
+import { describeServer, McpConnection, type McpServerSpec } from './connection.js';
+
+/** The `_meta` keys a server receives with every call Baton makes. */
+export const MCP_META = {
+  /** The Baton tool call id: the same for every attempt of one call, so a server can deduplicate. */
+  idempotencyKey: 'baton/idempotency_key',
+  runId: 'baton/run_id',
+  attempt: 'baton/attempt',
+} as const;
+
+/** What the application sets over a tool's annotations (and the limits it runs with). */
+export interface McpToolOverride {
+  effect?: Effect;
+  risk?: Risk;
+  trustedOutput?: boolean;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+  /** Required with effect `reconcilable`: asks the server (or elsewhere) whether a call took effect. */
+  reconcile?(input: unknown, ctx: ToolContext): Promise<Reconciliation<unknown>> | Reconciliation<unknown>;
+}
+
+export interface McpToolsOptions {
+  /** The server's name in tool origins and messages (default: the name it gives in `initialize`). */
+  name?: string;
+  /** Put before each tool's name (e.g. `files.`), so two servers' tools cannot collide. */
+  prefix?: string;
+  /** Only these tools (server names); all by default. */
+  include?: string[];
+  /** Per tool (server name): effect, risk, trust and limits set by the application. */
+  overrides?: Record<string, McpToolOverride>;
+  /** A call's time limit (default: Baton's tool default). */
+  timeoutMs?: number;
+  /** How long connecting may take (default 30 s). */
+  connectTimeoutMs?: number;
+}
+
+/** A server's tools, and the connection they share. */
+export interface McpToolset {
+  /** The server's name. */
+  server: string;
+  tools: AnyTool[];
+  /** How many times the connection was made (it is made again after the server went away). */
+  readonly connects: number;
+  /** Closes the connection (a stdio server's process exits). */
+  close(): Promise<void>;
+}
+
+const NAME = /^[a-zA-Z][a-zA-Z0-9_.-]{0,63}$/;
+
+/** A JSON Schema as a zod input: zod's own conversion, or the SDK's validator where zod cannot convert. */
+function inputOf(schema: Record<string, unknown>): z.ZodType<unknown> {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    const validate = new AjvJsonSchemaValidator().getValidator<unknown>(schema as never);
+    return z.unknown().superRefine((value, ctx) => {
+      const checked = validate(value);
+      if (!checked.valid)
+        ctx.addIssue({ code: 'custom', message: checked.errorMessage ?? 'does not match the schema' });
+    });
+  }
+}
+
+/** The result's text, for a failure message. */
+function textOf(result: CallToolResult): string {
+  const texts = result.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text);
+  return texts.join('\n').trim();
+}
+
+/** A result as the tool's output: its structured content, else its text, else its content blocks. */
+function outputOf(result: CallToolResult): unknown {
+  if (result.structuredContent !== undefined) return result.structuredContent;
+  if (result.content.every((c) => c.type === 'text')) return textOf(result);
+  return result.content;
+}
+
+/** The server refused the request before running it (unknown tool, invalid params): nothing happened. */
+function refused(error: unknown): boolean {
+  return (
+    error instanceof McpError && (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound)
+  );
+}
+
+function toolName(options: McpToolsOptions, name: string): string {
+  const full = `${options.prefix ?? ''}${name}`.replace(/[^a-zA-Z0-9_.-]/g, '_');
+  const named = /^[a-zA-Z]/.test(full) ? full : `mcp_${full}`;
+  if (!NAME.test(named)) {
+    throw new BatonError(
+      createFailure('input.invalid', `MCP tool '${name}' cannot be named '${named}': names are at most 64 characters`),
+    );
+  }
+  return named;
+}
+
+/** One server tool as a Baton tool. */
+function toBatonTool(connection: McpConnection, server: string, tool: McpTool, options: McpToolsOptions): AnyTool {
+  const override = options.overrides?.[tool.name] ?? {};
+  const mapped = mapAnnotations(tool.annotations as McpAnnotations | undefined);
+  const overridden = (['effect', 'risk', 'trustedOutput'] as const).filter((k) => override[k] !== undefined);
+  const schema = tool.inputSchema as Record<string, unknown>;
+  const timeoutMs = override.timeoutMs ?? options.timeoutMs;
+  return defineTool<unknown, unknown>({
+    name: toolName(options, tool.name),
+    description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${server})`,
+    input: inputOf(schema),
+    parameters: schema,
+    effect: override.effect ?? mapped.effect,
+    risk: override.risk ?? mapped.risk,
+    trustedOutput: override.trustedOutput ?? mapped.trustedOutput,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    ...(override.maxOutputBytes !== undefined ? { maxOutputBytes: override.maxOutputBytes } : {}),
+    ...(override.reconcile ? { reconcile: override.reconcile } : {}),
+    origin: {
+      kind: 'mcp',
+      server,
+      tool: tool.name,
+      annotations: tool.annotations ? { ...tool.annotations } : null,
+      overridden: overridden.map((k) => (k === 'trustedOutput' ? 'trusted_output' : k)),
+    },
+    async execute(input, ctx) {
+      let result: CallToolResult;
+      try {
+        result = (await connection.use((client) =>
+          client.callTool(
+            {
+              name: tool.name,
+              arguments: input as Record<string, unknown>,
+              _meta: {
+                [MCP_META.idempotencyKey]: ctx.idempotencyKey,
+                [MCP_META.runId]: ctx.runId,
+                [MCP_META.attempt]: ctx.attempt,
+              },
+            },
+            undefined,
+            // The runtime's timeout aborts the signal; the SDK's own must not come first.
+            { signal: ctx.signal, timeout: 2_147_483_647 },
+          ),
+        )) as CallToolResult;
+      } catch (error) {
+        if (refused(error)) throw new ToolFailedError((error as Error).message);
+        throw error;
+      }
+      if (result.isError) throw new ToolFailedError(textOf(result) || `MCP tool '${tool.name}' returned an error`);
+      return outputOf(result);
+    },
+  });
+}
+
+/**
+ * Connects to an MCP server and returns its tools as Baton tools, for `createRuntime({ tools })`
+ * or an agent module. Close the toolset when the runtime is closed.
+ * @example
+ * const files = await createMcpTools({ command: 'npx', args: ['my-mcp-server'] }, { prefix: 'files.' });
+ * const runtime = createRuntime({ database: './baton.db', planner, tools: [...files.tools] });
+ */
+export async function createMcpTools(spec: McpServerSpec, options: McpToolsOptions = {}): Promise<McpToolset> {
+  const connection = new McpConnection(spec, options.connectTimeoutMs ?? 30_000);
+  try {
+    const client = await connection.client();
+    const listed: McpTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor ? { cursor } : {});
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor);
+    const server = options.name ?? client.getServerVersion()?.name ?? describeServer(spec);
+    const unknown = Object.keys(options.overrides ?? {}).filter((name) => !listed.some((t) => t.name === name));
+    if (unknown.length > 0) {
+      throw new BatonError(
+        createFailure(
+          'input.invalid',
+          `Overrides name tools MCP server '${server}' does not have: ${unknown.join(', ')}`,
+        ),
+      );
+    }
+    const chosen = options.include ? listed.filter((t) => options.include!.includes(t.name)) : listed;
+    const tools = chosen.map((tool) => toBatonTool(connection, server, tool, options));
+    return {
+      server,
+      tools,
+      get connects() {
+        return connection.connects;
+      },
+      close: () => connection.close(),
+    };
+  } catch (error) {
+    await connection.close();
+    if (error instanceof BatonError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new BatonError(
+      createFailure('mcp.connect_failed', `Cannot use MCP server ${describeServer(spec)}: ${message}`, {
+        retryable: true,
+      }),
+    );
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * A real MCP server for the tests, written with the SDK: a small note store whose tools carry
+ * every kind of annotation. It journals each call it receives (tool, arguments, `_meta`, pid) to
+ * a JSONL file, so a test can count what the server saw across its own restarts and Baton's.
+ *
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N]   (prints {"url": …})
+ */
+import { appendFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { readJournal, type JournalEntry } from './mcp-journal.js';
+
+type Meta = Record<string, unknown> | undefined;
+
+function makeServer(journal: string): McpServer {
+  const server = new McpServer({ name: 'notes', version: '1.0.0' });
+  const log = (kind: JournalEntry['kind'], tool: string, args: Record<string, unknown>, meta: Meta) => {
+    const entry: JournalEntry = {
+      kind,
+      tool,
+      args,
+      key: (meta?.['baton/idempotency_key'] as string | undefined) ?? null,
+      run_id: (meta?.['baton/run_id'] as string | undefined) ?? null,
+      pid: process.pid,
+    };
+    appendFileSync(journal, `${JSON.stringify(entry)}\n`);
+  };
+  const notes = () => {
+    const live = new Map<string, string>();
+    for (const e of readJournal(journal).filter((e) => e.kind === 'effect')) {
+      if (e.tool === 'put_note') live.set(String(e.args.title), String(e.args.body));
+      if (e.tool === 'delete_note') live.delete(String(e.args.title));
+    }
+    return live;
+  };
+  /** The effect of an idempotent call happens once per key, whatever the server's restarts. */
+  const once = (tool: string, args: Record<string, unknown>, meta: Meta) => {
+    const key = meta?.['baton/idempotency_key'];
+    const done = readJournal(journal).some((e) => e.kind === 'effect' && e.tool === tool && e.key === key);
+    if (!done) log('effect', tool, args, meta);
+    return !done;
+  };
+  const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
+
+  server.registerTool(
+    'list_notes',
+    {
+      description: 'List the titles of the notes',
+      inputSchema: {},
+      outputSchema: { titles: z.array(z.string()) },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (_args, extra) => {
+      log('call', 'list_notes', {}, extra._meta);
+      const titles = [...notes().keys()];
+      return { content: [{ type: 'text', text: titles.join(', ') }], structuredContent: { titles } };
+    },
+  );
+  server.registerTool(
+    'read_note',
+    {
+      description: 'Read a note',
+      inputSchema: { title: z.string() },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args, extra) => {
+      log('call', 'read_note', args, extra._meta);
+      const body = notes().get(args.title);
+      return body === undefined ? { ...text(`no note titled ${args.title}`), isError: true } : text(body);
+    },
+  );
+  server.registerTool(
+    'put_note',
+    {
+      description: 'Write a note (the same request key writes it once)',
+      inputSchema: { title: z.string().min(1), body: z.string(), crash_first: z.boolean().optional() },
+      annotations: { idempotentHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    (args, extra) => {
+      log('call', 'put_note', args, extra._meta);
+      const fresh = once('put_note', { title: args.title, body: args.body }, extra._meta);
+      const key = extra._meta?.['baton/idempotency_key'];
+      if (args.crash_first && !readJournal(journal).some((e) => e.kind === 'crash' && e.key === key)) {
+        // The effect is written; the server dies before it answers.
+        log('crash', 'put_note', args, extra._meta);
+        process.exit(1);
+      }
+      return text(fresh ? `saved ${args.title}` : `${args.title} was already saved`);
+    },
+  );
+  server.registerTool(
+    'delete_note',
+    {
+      description: 'Delete a note',
+      inputSchema: { title: z.string().min(1) },
+      annotations: { destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    (args, extra) => {
+      log('call', 'delete_note', args, extra._meta);
+      if (!notes().has(args.title)) return { ...text(`no note titled ${args.title}`), isError: true };
+      once('delete_note', args, extra._meta);
+      return text(`deleted ${args.title}`);
+    },
+  );
+  // No annotations at all: the spec's defaults (unsafe, destructive, open world).
+  server.registerTool(
+    'send_mail',
+    {
+      description: 'Send a mail (hold: true keeps the call open until the server dies)',
+      inputSchema: { to: z.string(), subject: z.string(), hold: z.boolean().optional() },
+    },
+    async (args, extra) => {
+      log('call', 'send_mail', args, extra._meta);
+      log('effect', 'send_mail', args, extra._meta);
+      if (args.hold) await new Promise(() => undefined);
+      return text(`sent to ${args.to}`);
+    },
+  );
+  server.registerTool(
+    'fetch_page',
+    { description: 'Fetch a web page', inputSchema: { url: z.string() }, annotations: { readOnlyHint: true } },
+    (args, extra) => {
+      log('call', 'fetch_page', args, extra._meta);
+      return text(`<html>${args.url}</html>`);
+    },
+  );
+  return server;
+}
+
+async function serveHttp(journal: string, port: number): Promise<void> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const http = createServer((req: IncomingMessage, res: ServerResponse) => {
+    void (async () => {
+      const id = req.headers['mcp-session-id'];
+      let transport = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (typeof id === 'string' && !transport) {
+        // The spec: an unknown session is answered 404, and the client starts a new one.
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        return;
+      }
+      if (!transport) {
+        const fresh = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          enableJsonResponse: true,
+          onsessioninitialized: (sid) => void sessions.set(sid, fresh),
+        });
+        fresh.onclose = () => {
+          if (fresh.sessionId) sessions.delete(fresh.sessionId);
+        };
+        await makeServer(journal).connect(fresh);
+        transport = fresh;
+      }
+      await transport.handleRequest(req, res);
+    })().catch((error: unknown) => {
+      process.stderr.write(`mcp test server: ${String(error)}\n`);
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(port, '127.0.0.1', resolve));
+  const address = http.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${actual}/mcp`, pid: process.pid })}\n`);
+}
+
+const { values } = parseArgs({
+  options: {
+    journal: { type: 'string' },
+    stdio: { type: 'boolean' },
+    http: { type: 'boolean' },
+    port: { type: 'string' },
+  },
+});
+if (values.journal && (values.stdio || values.http)) {
+  if (values.stdio) await makeServer(values.journal).connect(new StdioServerTransport());
+  else await serveHttp(values.journal, Number(values.port ?? 0));
+}

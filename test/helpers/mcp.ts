@@ -1,0 +1,35 @@
+/** The tests' MCP servers: the note server over stdio (a child of the toolset) or over HTTP (a child of the test). */
+import { join } from 'node:path';
+import type { McpStdioServer } from '../../src/tools/mcp/index.js';
+import { REPO_ROOT } from './run-node.js';
+import { spawnUntilJsonLine, type RunningChild } from './spawn-child.js';
+
+export const MCP_SERVER = join(REPO_ROOT, 'test/helpers/mcp-server.ts');
+
+/** The note server as a stdio server: the toolset starts it (again after it dies). */
+export function stdioNotes(journal: string): McpStdioServer {
+  return {
+    command: process.execPath,
+    args: ['--import', 'tsx', MCP_SERVER, '--journal', journal, '--stdio'],
+    cwd: REPO_ROOT,
+  };
+}
+
+/** The note server over Streamable HTTP on loopback (on `port`, or any free one). */
+export async function httpNotes(journal: string, port?: number): Promise<RunningChild<{ url: string; pid: number }>> {
+  const args = [MCP_SERVER, '--journal', journal, '--http', ...(port ? ['--port', String(port)] : [])];
+  return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
+}
+
+/** Waits until `check` holds (a condition, polled), or fails saying what did not happen. */
+export async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
