@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 
 /** One line of the journal. */
 export interface JournalEntry {
-  kind: 'call' | 'effect' | 'crash';
+  kind: 'call' | 'effect' | 'crash' | 'cancelled';
   tool: string;
   args: Record<string, unknown>;
   key: string | null;

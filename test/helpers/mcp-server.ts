@@ -118,7 +118,12 @@ function makeServer(journal: string): McpServer {
     async (args, extra) => {
       log('call', 'send_mail', args, extra._meta);
       log('effect', 'send_mail', args, extra._meta);
-      if (args.hold) await new Promise(() => undefined);
+      // Held until the client cancels it (journaled), or forever when the client just goes away.
+      if (args.hold) {
+        await new Promise((resolve) =>
+          extra.signal.addEventListener('abort', () => resolve(log('cancelled', 'send_mail', args, extra._meta))),
+        );
+      }
       return text(`sent to ${args.to}`);
     },
   );
