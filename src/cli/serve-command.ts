@@ -15,6 +15,7 @@ import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
 import { logEventsUntilStopped } from './log-until-stopped.js';
 import { toDurationMs } from './duration.js';
 import { describePrune, toPruneJson } from './prune-command.js';
+import { withMcpTools } from './mcp-flag.js';
 
 /** The default port of `baton serve`. */
 export const DEFAULT_PORT = 7420;
@@ -22,7 +23,8 @@ export const DEFAULT_PORT = 7420;
 /** The usage text of `baton serve`. */
 export const SERVE_USAGE = `Usage: baton serve [--db <file>|<postgres-url>] [--no-worker] [--host <host>] [--port <port>]
                    [--agent demo|<module>] [--dir <dir>] [--tokens <file>] [--model <name>]
-                   [--base-url <url>] [--retention <duration> [--retention-every <duration>]] [--json]
+                   [--base-url <url>] [--mcp <command>|<url>]…
+                   [--retention <duration> [--retention-every <duration>]] [--json]
 
 Serves the Baton HTTP API (runs, SSE event streams, approvals) for one agent, on an embedded
 SQLite file or a PostgreSQL database shared with other serve and worker processes. On start it
@@ -44,6 +46,8 @@ Options:
                     itself) or $BATON_TOKENS_FILE
   --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
   --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
+  --mcp <server>    add an MCP server's tools to the agent's: a command line started as a
+                    child process (stdio), or an http(s):// Streamable HTTP URL; repeatable
   --retention <d>   prune runs that finished longer ago than this (30d, 12h, …) on a schedule,
                     as 'baton prune' does; each prune is logged
   --retention-every <d>  how often (default 1h)
@@ -77,6 +81,7 @@ export const runServeCommand = defineCommand({
     port: { type: 'string' },
     tokens: { type: 'string' },
     'no-worker': { type: 'boolean', default: false },
+    mcp: { type: 'string', multiple: true },
     retention: { type: 'string' },
     'retention-every': { type: 'string' },
     json: { type: 'boolean', default: false },
@@ -88,8 +93,6 @@ export const runServeCommand = defineCommand({
     const log = (text: string, json: Record<string, unknown>) =>
       io.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
     const auth = loadAuthConfig(values.tokens === undefined ? {} : { file: values.tokens });
-    const agent = await loadAgent(values.agent ?? 'demo', { dir: values.dir });
-    const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
     const database = databaseOf(values.db);
     const worker = !values['no-worker'];
     if (values['retention-every'] !== undefined && values.retention === undefined) {
@@ -113,9 +116,12 @@ export const runServeCommand = defineCommand({
             },
           };
     if (retention && retention.everyMs < 1_000) throw usageError('--retention-every must be at least 1s');
+    const mcp = await withMcpTools(await loadAgent(values.agent ?? 'demo', { dir: values.dir }), values.mcp);
+    const { agent } = mcp;
     let runtime: Runtime | undefined;
     let listening: Listening | undefined;
     try {
+      const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
       runtime = createRuntime({
         database,
         planner,
@@ -135,7 +141,7 @@ export const runServeCommand = defineCommand({
       log(
         [
           `Inspector: ${inspector}`,
-          `Agent: ${agent.name} (planner: ${description})`,
+          `Agent: ${agent.name} (planner: ${description}; ${agent.tools.length} tools${mcp.servers.length > 0 ? `, MCP: ${mcp.servers.join(', ')}` : ''})`,
           `Database: ${describeDatabase(database)} (${worker ? `resumed ${resumed.length} unfinished runs` : 'no worker: runs are driven by workers'})`,
           `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
         ].join('\n'),
@@ -144,6 +150,8 @@ export const runServeCommand = defineCommand({
           inspector_url: inspector,
           agent: agent.name,
           planner: description,
+          tools: agent.tools.map((t) => t.name),
+          mcp_servers: mcp.servers,
           database: describeDatabase(database),
           worker,
           resumed,
@@ -160,6 +168,7 @@ export const runServeCommand = defineCommand({
       // Stop accepting first, so nothing reaches a closed runtime; then close the file.
       await listening?.close();
       await runtime?.close();
+      await mcp.close();
       if (listening) log('Stopped; unfinished runs resume on the next start', { type: 'stopped' });
     }
   },

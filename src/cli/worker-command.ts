@@ -13,10 +13,12 @@ import { logEventsUntilStopped } from './log-until-stopped.js';
 import { loadAgent } from './load-agent.js';
 import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
 import { AGENT_OPTIONS, takePositionals, toPositiveInt } from './parse-flags.js';
+import { withMcpTools } from './mcp-flag.js';
 
 /** The usage text of `baton worker`. */
 export const WORKER_USAGE = `Usage: baton worker [--db <file>|<postgres-url>] [--agent demo|<module>] [--dir <dir>]
-                    [--max-runs <n>] [--lease <ms>] [--model <name>] [--base-url <url>] [--json]
+                    [--max-runs <n>] [--lease <ms>] [--model <name>] [--base-url <url>]
+                    [--mcp <command>|<url>]… [--json]
 
 Drives runs and serves no HTTP: any number of workers and 'baton serve' processes may share one
 database. A worker claims the runs no live process holds, renews its claims every third of the
@@ -31,6 +33,8 @@ Options:
   --lease <ms>      how long a claim lasts without renewal (default 30000)
   --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
   --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
+  --mcp <server>    add an MCP server's tools to the agent's (a command line, or an http(s)://
+                    URL); give the workers the same --mcp servers as 'baton serve'; repeatable
   --json            log as JSON lines
   -h, --help        show this help
 
@@ -48,6 +52,7 @@ export const runWorkerCommand = defineCommand({
     db: { type: 'string' },
     'max-runs': { type: 'string' },
     lease: { type: 'string' },
+    mcp: { type: 'string', multiple: true },
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -59,11 +64,12 @@ export const runWorkerCommand = defineCommand({
     if (leaseMs < 300) throw usageError(`--lease must be at least 300 ms, not ${leaseMs}`);
     const log = (text: string, json: Record<string, unknown>) =>
       io.stdout.write(values.json ? `${JSON.stringify(json)}\n` : `${text}\n`);
-    const agent = await loadAgent(values.agent ?? 'demo', { dir: values.dir });
-    const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
     const database = databaseOf(values.db);
+    const mcp = await withMcpTools(await loadAgent(values.agent ?? 'demo', { dir: values.dir }), values.mcp);
+    const { agent } = mcp;
     let runtime: Runtime | undefined;
     try {
+      const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
       runtime = createRuntime({
         database,
         planner,
@@ -89,6 +95,7 @@ export const runWorkerCommand = defineCommand({
       return EXIT.ok;
     } finally {
       await runtime?.close();
+      await mcp.close();
     }
   },
 });

@@ -1,0 +1,81 @@
+/** `baton serve --mcp "<command>"`: an MCP server's tools join the agent's, in a real serve process. */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { splitCommand, toMcpServer } from '../../src/cli/mcp-flag.js';
+import { readJournal } from '../helpers/mcp-journal.js';
+import { MCP_SERVER, waitUntil } from '../helpers/mcp.js';
+import { tempDir } from '../helpers/temp.js';
+import { startServe, type ServeChild } from './cli-child.js';
+
+let server: ServeChild | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+describe('baton serve --mcp', () => {
+  it('splits a command line like a shell (quotes, escapes) and takes http(s) URLs as Streamable HTTP', () => {
+    expect(splitCommand(`node  "my server.js" --name 'a b' c\\ d ""`)).toEqual([
+      'node',
+      'my server.js',
+      '--name',
+      'a b',
+      'c d',
+      '',
+    ]);
+    expect(toMcpServer('npx -y some-server --flag')).toEqual({ command: 'npx', args: ['-y', 'some-server', '--flag'] });
+    expect(toMcpServer('https://tools.example.com/mcp')).toEqual({ url: 'https://tools.example.com/mcp' });
+    expect(() => splitCommand('node "open')).toThrow(/unclosed/);
+    expect(() => toMcpServer('   ')).toThrow(/--mcp needs/);
+  });
+
+  it("serves an agent with a stdio server's tools: listed with their mapping, called by runs, closed on stop", async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const command = `"${process.execPath}" --import tsx "${MCP_SERVER}" --journal "${journal}" --stdio`;
+    server = await startServe([
+      '--port',
+      '0',
+      '--db',
+      join(dir, 'baton.db'),
+      '--agent',
+      'test/cli/fixtures/mcp-agent.ts',
+      '--mcp',
+      command,
+    ]);
+    expect(server.output()).toMatch(/^Agent: note-taker \(planner: .*; 6 tools, MCP: notes\)$/m);
+
+    const tools = (await (await fetch(`${server.url}/v1/tools`)).json()) as { tools: Record<string, unknown>[] };
+    expect(tools.tools.map((t) => [t.name, t.effect, t.risk])).toEqual(
+      expect.arrayContaining([
+        ['put_note', 'idempotent', 'low'],
+        ['list_notes', 'read', 'low'],
+        ['send_mail', 'unsafe', 'high'],
+      ]),
+    );
+    const reply = await fetch(`${server.url}/v1/runs?wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'note the standup' }),
+    });
+    const run = (await reply.json()) as { id: string; status: string; answer: string };
+    expect(run).toMatchObject({ status: 'succeeded', answer: 'noted' });
+    const calls = readJournal(journal).filter((e) => e.kind === 'call');
+    expect(calls.map((e) => [e.tool, e.run_id])).toEqual([
+      ['put_note', run.id],
+      ['list_notes', run.id],
+    ]);
+    const pid = calls[0]!.pid;
+    await server.stop();
+    server = undefined;
+    // Stopping the server closes the connection: the stdio server's process is gone.
+    await waitUntil(() => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 'the MCP server process to exit');
+  });
+});
