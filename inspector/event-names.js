@@ -15,4 +15,5 @@ export const EVENT_NAMES = [
   'approval_result',
   'artifact',
   'draft',
+  'compensation',
 ];

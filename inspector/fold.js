@@ -53,6 +53,8 @@ export function initialState() {
     approvals: {},
     artifacts: [],
     recoveries: [],
+    compensations: [],
+    compensation: null,
   };
 }
 
@@ -136,6 +138,7 @@ export function applyEvent(state, event) {
         failure: data.failure ?? (TERMINAL_STATES.includes(to) ? state.failure : null),
         waitReason: str(data.wait_reason),
         pendingApprovalId: str(data.approval_id),
+        compensation: data.compensation ?? state.compensation,
       };
     }
     case 'step': {
@@ -231,6 +234,21 @@ export function applyEvent(state, event) {
         decidedSeq: event.seq,
       };
       return { ...next, approvals: { ...next.approvals, [id]: decided } };
+    }
+    case 'compensation': {
+      // A compensation's own row and events; the call it undoes says how that went.
+      const entry = {
+        seq: event.seq,
+        toolCallId: String(data.tool_call_id),
+        compensates: String(data.compensates),
+        tool: String(data.tool),
+        status: String(data.status),
+        reason: str(data.reason),
+        failure: data.failure ?? null,
+      };
+      const undone = next.calls[entry.compensates];
+      if (undone) next = patchCall(next, entry.compensates, { compensation: entry.status });
+      return { ...next, compensations: [...next.compensations, entry] };
     }
     case 'artifact':
       return {

@@ -44,6 +44,14 @@ export function createRunLayout(runId, chartElement) {
     'data-testid': 'cancel-reason',
   });
   const cancelButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel' }, 'Cancel run');
+  // Undo the run's completed calls that have a compensator (newest first) before it ends.
+  const cancelCompensate = h('input', { type: 'checkbox', 'data-testid': 'cancel-compensate' });
+  const compensateLabel = h(
+    'label',
+    { class: 'compensate', title: "Undo the run's completed calls that have a compensator, newest first" },
+    cancelCompensate,
+    ' undo its calls',
+  );
   const tabButtons = TABS.map((name) =>
     h('button', { type: 'button', role: 'tab', 'data-tab': name }, name[0]?.toUpperCase() + name.slice(1)),
   );
@@ -91,7 +99,7 @@ export function createRunLayout(runId, chartElement) {
         h('button', { type: 'button', 'data-testid': 'export', 'data-action': 'export' }, 'Export JSON'),
         h('button', { type: 'button', 'data-testid': 'copy-curl', 'data-action': 'curl' }, 'Copy as curl'),
         h('button', { type: 'button', 'data-testid': 'copy-baton', 'data-action': 'baton' }, 'Copy baton command'),
-        h('span', { class: 'cancel-box' }, cancelReason, cancelButton),
+        h('span', { class: 'cancel-box' }, cancelReason, compensateLabel, cancelButton),
       ),
     ),
     el.commands,
@@ -127,6 +135,7 @@ export function createRunLayout(runId, chartElement) {
     section,
     el,
     cancelReason,
+    cancelCompensate,
     cancelButton,
     buttons: { export: action('export'), curl: action('curl'), baton: action('baton') },
   };

@@ -127,6 +127,17 @@ export function renderApprovals(root, state, approvals, actions) {
             },
             'Reject and end the run',
           ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              'data-testid': 'reject-compensate',
+              title: "Undo the run's completed calls that have a compensator, newest first, then end it",
+              onclick: decide({ decision: 'reject', terminate: true, compensate: true }),
+            },
+            'Reject, undo and end',
+          ),
         ];
     parts.push(
       h(

@@ -10,6 +10,23 @@ import { brief, clock, count, duration, pretty } from './format.js';
 /** @typedef {import('./types.js').EventJson} EventJson */
 /** @typedef {import('./types.js').FoldCall} FoldCall */
 
+/** How each compensation status reads. */
+const COMPENSATION_LABELS = /** @type {const} */ ({
+  started: 'started',
+  succeeded: 'undone',
+  failed: 'failed, not undone',
+  unknown: 'outcome unknown',
+  skipped: 'left as it is',
+});
+
+/** A finished compensation in a few words. @param {any} c */
+function compensationSummary(c) {
+  const parts = [`${(c.compensated ?? []).length} undone`];
+  if ((c.failed ?? []).length > 0) parts.push(`${c.failed.length} failed`);
+  if ((c.not_compensated ?? []).length > 0) parts.push(`${c.not_compensated.length} left as they are`);
+  return `compensation: ${parts.join(', ')}`;
+}
+
 /** One line saying what an event did. @param {EventJson} event */
 export function summarize(event) {
   const d = /** @type {Record<string, any>} */ (event.data);
@@ -17,7 +34,9 @@ export function summarize(event) {
     case 'run.created':
       return `created: ${brief(d.input, 100)}`;
     case 'state':
-      return `${d.from} → ${d.to}${d.stop_reason ? ` (${d.stop_reason})` : ''}${d.wait_reason ? ` (${d.wait_reason})` : ''}`;
+      return `${d.from} → ${d.to}${d.stop_reason ? ` (${d.stop_reason})` : ''}${d.wait_reason ? ` (${d.wait_reason})` : ''}${d.compensation ? ` — ${compensationSummary(d.compensation)}` : ''}`;
+    case 'compensation':
+      return `undo ${d.tool} (call ${String(d.compensates)}): ${COMPENSATION_LABELS[/** @type {keyof typeof COMPENSATION_LABELS} */ (d.status)] ?? d.status}${d.reason ? ` — ${d.reason === 'no_compensator' ? 'it has no compensator' : 'its outcome is unknown, a human must check it'}` : ''}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}${d.failure ? `: ${d.failure.message}` : ''}`;
     case 'step': {
       const decision = d.decision ?? {};
       const what = decision.type === 'final' ? 'final answer' : (decision.tools ?? []).join(', ');
@@ -117,7 +136,18 @@ export function renderLedger(body, calls) {
             h('td', {}, call.effect ?? '—'),
             h('td', {}, call.risk ?? '—'),
             h('td', { class: 'mono args' }, brief(call.args, 160)),
-            h('td', {}, h('span', { class: `badge ${call.status}` }, call.status)),
+            h(
+              'td',
+              {},
+              h('span', { class: `badge ${call.status}` }, call.status),
+              call.compensation
+                ? h(
+                    'span',
+                    { class: 'compensation', 'data-compensation': call.compensation },
+                    ` undo: ${COMPENSATION_LABELS[/** @type {keyof typeof COMPENSATION_LABELS} */ (call.compensation)] ?? call.compensation}`,
+                  )
+                : null,
+            ),
             h('td', { class: 'num' }, call.attempts),
             h(
               'td',

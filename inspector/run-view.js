@@ -33,7 +33,7 @@ const REFRESH_MS = 400;
 export function mountRunView(root, runId, machine, onConnection) {
   const id = encodeURIComponent(runId);
   const chart = createChart(machine);
-  const { section, el, cancelReason, cancelButton, buttons } = createRunLayout(runId, chart.element);
+  const { section, el, cancelReason, cancelCompensate, cancelButton, buttons } = createRunLayout(runId, chart.element);
   fill(root, section);
 
   /** @type {RunJson | null} */
@@ -65,6 +65,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     const ended = TERMINAL_STATES.includes(status);
     cancelButton.disabled = ended || replaySeq !== null;
     cancelReason.disabled = cancelButton.disabled;
+    cancelCompensate.disabled = cancelButton.disabled;
     const last = events.at(-1)?.seq ?? 0;
     el.scrubber.max = String(last);
     el.scrubber.value = String(replaySeq ?? last);
@@ -228,7 +229,10 @@ export function mountRunView(root, runId, machine, onConnection) {
     cancelButton.disabled = true;
     try {
       const reason = cancelReason.value.trim();
-      run = await post(`/v1/runs/${id}/cancel`, reason ? { reason } : {});
+      run = await post(`/v1/runs/${id}/cancel`, {
+        ...(reason ? { reason } : {}),
+        ...(cancelCompensate.checked ? { compensate: true } : {}),
+      });
       renderState();
     } catch (error) {
       showError(error, el.errors);

@@ -125,6 +125,8 @@ export interface FoldCall {
   durationMs: number | null;
   truncated: boolean;
   recovery: Recovery[];
+  /** How its compensation went (`started`, `succeeded`, `failed`, `unknown`, `skipped`), once one was asked for. */
+  compensation?: string;
 }
 
 export interface FoldApproval {
@@ -161,4 +163,16 @@ export interface FoldState {
   approvals: Record<string, FoldApproval>;
   artifacts: { sha256: string; size: number; seq: number }[];
   recoveries: { seq: number; toolCallId: string; tool: string; how: Recovery; cause: string | null }[];
+  /** Each `compensation` event: a completed call undone (or left as it is), in log order. */
+  compensations: {
+    seq: number;
+    toolCallId: string;
+    compensates: string;
+    tool: string;
+    status: string;
+    reason: string | null;
+    failure: FailureJson | null;
+  }[];
+  /** The report on the run's last `state` event, once a compensation ended. */
+  compensation: unknown;
 }

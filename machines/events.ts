@@ -32,9 +32,20 @@ export const runEventSchema = z.discriminatedUnion('type', [
     approvalId: z.string(),
     terminate: z.boolean(),
     by: z.string().optional(),
+    compensate: z.boolean().optional(),
   }),
   z.object({ type: z.literal('exec_error'), failure }),
-  z.object({ type: z.literal('cancel'), reason: z.string().optional() }),
+  z.object({ type: z.literal('cancel'), reason: z.string().optional(), compensate: z.boolean().optional() }),
   z.object({ type: z.literal('timeout') }),
   z.object({ type: z.literal('budget_exceeded'), budget: z.enum(BUDGETS) }),
+  z.object({
+    type: z.literal('compensated'),
+    report: z.object({
+      compensated: z.array(z.object({ toolCallId: z.string(), tool: z.string() })),
+      failed: z.array(z.object({ toolCallId: z.string(), tool: z.string(), failure })),
+      notCompensated: z.array(
+        z.object({ toolCallId: z.string(), tool: z.string(), reason: z.enum(['no_compensator', 'outcome_unknown']) }),
+      ),
+    }),
+  }),
 ]) as unknown as z.ZodType<RunEvent>;

@@ -46,15 +46,32 @@ function stopFailure(reason: StopWithFailure, message: string): { reason: StopRe
 }
 
 /** Ending a run from outside: every active state takes these (not `pending`, which only starts). */
+const cancelled = (event: Extract<RunEvent, { type: 'cancel' }>) =>
+  stopFailure('cancelled', `Run cancelled${event.reason ? `: ${event.reason}` : ''}`);
+
 const CANCEL_AND_TIMEOUT = {
-  cancel: {
-    target: '#run.failed',
-    actions: {
-      type: 'stop',
-      params: ({ event }: { event: Extract<RunEvent, { type: 'cancel' }> }) =>
-        stopFailure('cancelled', `Run cancelled${event.reason ? `: ${event.reason}` : ''}`),
+  cancel: [
+    {
+      // Undo first: the executor compensates the completed calls, then the run ends cancelled.
+      guard: 'wantsCompensation',
+      target: '#run.executing',
+      reenter: true,
+      actions: {
+        type: 'compensate',
+        params: ({ event }: { event: Extract<RunEvent, { type: 'cancel' }> }) => ({
+          reason: 'cancelled' as const,
+          failure: cancelled(event).failure,
+        }),
+      },
     },
-  },
+    {
+      target: '#run.failed',
+      actions: {
+        type: 'stop',
+        params: ({ event }: { event: Extract<RunEvent, { type: 'cancel' }> }) => cancelled(event),
+      },
+    },
+  ],
   timeout: {
     target: '#run.failed',
     actions: { type: 'stop', params: stopFailure('timeout', 'The run passed its deadline') },
@@ -95,6 +112,11 @@ export const runMachine = setup({
       pendingApprovalId: null,
       waitReason: null,
     })),
+    compensate: assign((_, params: { reason: 'cancelled' | 'rejected'; failure: Failure | null }) => ({
+      compensation: { reason: params.reason, failure: params.failure, report: null },
+      pendingApprovalId: null,
+      waitReason: null,
+    })),
   },
   guards: {
     isLoop: ({ context, event }) =>
@@ -104,7 +126,11 @@ export const runMachine = setup({
       context.loopCount + 1 >= context.limits.loopThreshold,
     isLastStep: ({ context }) => context.stepIndex + 1 >= context.limits.maxSteps,
     isTerminatingRejection: ({ event }) => event.type === 'rejected' && event.terminate,
+    isCompensating: ({ context }) => Boolean(context.compensation),
     isUncertainWait: ({ context }) => context.waitReason === 'uncertain_side_effect',
+    // Asked for, and not already under way (a second cancel while compensating just ends the run).
+    wantsCompensation: ({ context, event }) =>
+      (event.type === 'cancel' || event.type === 'rejected') && event.compensate === true && !context.compensation,
     isPendingApproval: ({ context, event }) =>
       (event.type === 'approved' || event.type === 'rejected') && event.approvalId === context.pendingApprovalId,
   },
@@ -125,6 +151,7 @@ export const runMachine = setup({
     loopCount: 0,
     stopReason: null,
     failure: null,
+    compensation: null,
   }),
   initial: 'pending',
   // The deadline is data: restoring a snapshot restarts this actor with the persisted instant.
@@ -177,6 +204,7 @@ export const runMachine = setup({
           stepIndex: context.stepIndex,
           toolCalls: context.toolCalls,
           limits: context.limits,
+          ...(context.compensation ? { compensating: true } : {}),
         }),
         onDone: { actions: raise(({ event }) => event.output) },
         onError: {
@@ -186,6 +214,15 @@ export const runMachine = setup({
       on: {
         ...CANCEL_AND_TIMEOUT,
         ...BUDGET,
+        compensated: {
+          guard: 'isCompensating',
+          target: 'failed',
+          actions: assign(({ context, event }) => ({
+            stopReason: context.compensation!.reason,
+            failure: context.compensation!.failure,
+            compensation: { ...context.compensation!, report: event.report },
+          })),
+        },
         next_step: [
           {
             guard: 'isLoop',
@@ -239,6 +276,11 @@ export const runMachine = setup({
           actions: assign({ pendingApprovalId: null, waitReason: null }),
         },
         rejected: [
+          {
+            guard: and(['isPendingApproval', 'isTerminatingRejection', 'wantsCompensation']),
+            target: 'executing',
+            actions: { type: 'compensate', params: { reason: 'rejected', failure: null } },
+          },
           {
             guard: and(['isPendingApproval', 'isTerminatingRejection']),
             target: 'failed',

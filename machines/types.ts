@@ -66,6 +66,29 @@ export interface RunContext {
   loopCount: number;
   stopReason: StopReason | null;
   failure: Failure | null;
+  /**
+   * Set when the run is undoing what it did before it ends `failed` (a cancel or a terminating
+   * rejection that asked for compensation): how it will end, and, once done, the report.
+   * Absent in snapshots from before compensation existed (read as null).
+   */
+  compensation?: Compensation | null;
+}
+
+/** A compensation in progress or done: how the run ends after it, and what was undone. */
+export interface Compensation {
+  reason: 'cancelled' | 'rejected';
+  failure: Failure | null;
+  report: CompensationReport | null;
+}
+
+/** What a compensation did, call by call (the ledger has each compensation's row). */
+export interface CompensationReport {
+  /** Calls undone by their compensator, newest first. */
+  compensated: { toolCallId: string; tool: string }[];
+  /** Calls whose compensator failed (or whose compensation's outcome stayed unknown). */
+  failed: { toolCallId: string; tool: string; failure: Failure }[];
+  /** Completed (or possibly completed) calls left as they are, with why. */
+  notCompensated: { toolCallId: string; tool: string; reason: 'no_compensator' | 'outcome_unknown' }[];
 }
 
 /** What a run machine is created with. */
@@ -99,9 +122,13 @@ export type RunEvent =
     }
   /** `by` names who decided, so a variant can ask for more than one approver. */
   | { type: 'approved'; approvalId: string; by?: string }
-  | { type: 'rejected'; approvalId: string; terminate: boolean; by?: string }
+  /** With `terminate` and `compensate`, the run undoes its completed calls before it ends. */
+  | { type: 'rejected'; approvalId: string; terminate: boolean; by?: string; compensate?: boolean }
   | { type: 'exec_error'; failure: Failure }
-  | { type: 'cancel'; reason?: string }
+  /** With `compensate`, the run undoes its completed calls (newest first) before it ends. */
+  | { type: 'cancel'; reason?: string; compensate?: boolean }
+  /** The executor finished compensating: the run ends as the cancel or rejection said. */
+  | { type: 'compensated'; report: CompensationReport }
   | { type: 'timeout' }
   | { type: 'budget_exceeded'; budget: BudgetName };
 
@@ -121,6 +148,7 @@ export const RUN_EVENT_TYPES = [
   'cancel',
   'timeout',
   'budget_exceeded',
+  'compensated',
 ] as const satisfies readonly RunEventType[];
 
 /** Input of the `planner` actor: one planning step of one run. */
@@ -139,6 +167,8 @@ export interface ExecutorActorInput {
   stepIndex: number;
   toolCalls: number;
   limits: MachineLimits;
+  /** True when the executor undoes the run's completed calls instead of running a step's. */
+  compensating?: boolean;
 }
 
 /** Input of the `deadline` actor: the run's absolute deadline, if any. */
@@ -158,5 +188,5 @@ export type PlannerOutcome = Extract<RunEvent, { type: 'plan_ready' | 'plan_erro
 /** Events the executor actor resolves with. */
 export type ExecutorOutcome = Extract<
   RunEvent,
-  { type: 'next_step' | 'done' | 'need_approval' | 'exec_error' | 'budget_exceeded' }
+  { type: 'next_step' | 'done' | 'need_approval' | 'exec_error' | 'budget_exceeded' | 'compensated' }
 >;

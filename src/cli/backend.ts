@@ -15,6 +15,8 @@ export interface DecisionBody {
   reason?: string;
   /** With `reject`: end the run `failed` (`rejected`) instead of telling the model. */
   terminate?: boolean;
+  /** With `terminate`: undo the run's completed calls before it ends. */
+  compensate?: boolean;
   /** With `approve` of an interrupted unsafe call: run it again, or record it as done. */
   resolution?: 'retry' | 'done';
 }
@@ -40,7 +42,8 @@ export interface Backend {
   artifact(runId: string, sha256: string): Promise<{ mediaType: string; content: Buffer }>;
   /** The whole run as one JSON document (`GET /v1/runs/{id}/export`). */
   exportRun(runId: string): Promise<Record<string, unknown>>;
-  cancel(runId: string, reason?: string): Promise<RunJson>;
+  /** Cancels a run; with `compensate`, it undoes its completed calls first (the run is answered as it is then). */
+  cancel(runId: string, opts: { reason?: string | undefined; compensate?: boolean }): Promise<RunJson>;
   /**
    * In process: resolves when the run is terminal or waiting for a human (this process drives
    * it there). Over HTTP the server drives it: the run as it is now.

@@ -13,12 +13,14 @@ function usage(verb: 'approve' | 'reject'): string {
 <approval>): the approved tool calls run, exactly those, once.`
       : `Rejects an approval of a run waiting for a human (by default its pending one, or
 <approval>): the calls do not run, the model is told, and the run goes on.`;
-  const flag = verb === 'approve' ? ' [--resolution retry|done]' : ' [--terminate]';
+  const flag = verb === 'approve' ? ' [--resolution retry|done]' : ' [--terminate [--compensate]]';
   const option =
     verb === 'approve'
       ? `  --resolution <r>  for an interrupted unsafe call (wait reason uncertain_side_effect):
                     'retry' runs it again (the default), 'done' records that it happened`
-      : `  --terminate       end the run failed (stop reason 'rejected') instead of telling the model`;
+      : `  --terminate       end the run failed (stop reason 'rejected') instead of telling the model
+  --compensate      with --terminate: first undo the run's completed calls that have a
+                    compensator, newest first`;
   return `Usage: baton ${verb} <run> [<approval>] [--reason <text>]${flag} [--json]
                    [--url <url> [--token <token>] | --db <file> [--agent <agent>]]
 
@@ -50,10 +52,12 @@ function defineDecide(verb: 'approve' | 'reject') {
       reason: { type: 'string' },
       resolution: { type: 'string' },
       terminate: { type: 'boolean', default: false },
+      compensate: { type: 'boolean', default: false },
     },
     async run({ values, positionals }, { io, open }) {
       const [runId, given] = takePositionals(positionals, { required: ['run'], optional: ['approval'] });
-      const { resolution, terminate } = values;
+      const { resolution, terminate, compensate } = values;
+      if (compensate && !terminate) throw usageError('--compensate goes with reject --terminate');
       if (verb === 'reject' && resolution !== undefined) throw usageError('--resolution goes with approve');
       if (verb === 'approve' && terminate) throw usageError('--terminate goes with reject');
       if (resolution !== undefined && resolution !== 'retry' && resolution !== 'done') {
@@ -78,6 +82,7 @@ function defineDecide(verb: 'approve' | 'reject') {
         ...(values.reason === undefined ? {} : { reason: values.reason }),
         ...(resolution === undefined ? {} : { resolution }),
         ...(terminate ? { terminate } : {}),
+        ...(compensate ? { compensate } : {}),
       });
       const run = await backend.settle(runId!);
       if (values.json) {

@@ -35,7 +35,12 @@ export function createHttpBackend(target: HttpTarget): Backend {
     events: (runId, options) => streamRunEvents(client, runId, options),
     decide: (runId, approvalId, body) =>
       client.request<ApprovalJson>('POST', `${run(runId)}/approvals/${encodeURIComponent(approvalId)}`, body),
-    cancel: (runId, reason) => client.request<RunJson>('POST', `${run(runId)}/cancel`, reason ? { reason } : undefined),
+    cancel: (runId, { reason, compensate }) =>
+      client.request<RunJson>(
+        'POST',
+        `${run(runId)}/cancel`,
+        reason || compensate ? { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) } : undefined,
+      ),
     settle: (runId) => client.request<RunJson>('GET', run(runId)),
     async close() {},
   };

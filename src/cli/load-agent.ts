@@ -27,6 +27,12 @@ function bindDemo(dir: string): Agent {
     ...(tool.reconcile
       ? { reconcile: (input: unknown, ctx: ToolContext) => tool.reconcile!(input, withDir(ctx)) }
       : {}),
+    ...(tool.compensate
+      ? {
+          compensate: (input: unknown, output: unknown, ctx: ToolContext) =>
+            tool.compensate!(input, output, withDir(ctx)),
+        }
+      : {}),
   }));
   return defineAgent({ ...DEMO_AGENT, tools });
 }

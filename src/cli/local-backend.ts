@@ -128,11 +128,16 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
               by: options.by,
               ...reason,
               ...(body.terminate ? { terminate: true } : {}),
+              ...(body.compensate ? { compensate: true } : {}),
             });
       return toApprovalJson(approval);
     },
-    async cancel(runId, reason) {
-      return toRunJson(await must(runId).cancel(runId, reason ? { reason } : {}));
+    async cancel(runId, { reason, compensate }) {
+      // A compensating run is driven here until it ends (see `settle`).
+      if (compensate) driven.add(runId);
+      return toRunJson(
+        await must(runId).cancel(runId, { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) }),
+      );
     },
     async settle(runId) {
       const rt = must(runId);

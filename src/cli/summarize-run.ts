@@ -12,6 +12,23 @@ export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
   }
   if (run.answer !== null) io.stdout.write(`\nAnswer: ${terminalText(run.answer)}\n`);
   if (run.failure) io.stdout.write(`Failure: ${run.failure.code}: ${terminalText(run.failure.message)}\n`);
+  const c = run.compensation;
+  if (c) {
+    const list = (calls: { tool: string; tool_call_id: string }[]) =>
+      calls.map((x) => `${x.tool} (${x.tool_call_id})`).join(', ');
+    io.stdout.write(
+      `Compensation: ${c.status}; ${c.compensated.length} undone${c.compensated.length > 0 ? `: ${terminalText(list(c.compensated))}` : ''}\n`,
+    );
+    for (const x of c.failed) {
+      io.stdout.write(
+        `  not undone, its compensation failed: ${terminalText(`${x.tool} (${x.tool_call_id}): ${x.failure.message}`)}\n`,
+      );
+    }
+    for (const x of c.not_compensated) {
+      const why = x.reason === 'no_compensator' ? 'no compensator' : 'its outcome is unknown';
+      io.stdout.write(`  left as it is (${why}): ${terminalText(`${x.tool} (${x.tool_call_id})`)}\n`);
+    }
+  }
   const pending = run.pending_approval_id ? `, approval ${run.pending_approval_id}` : '';
   io.stdout.write(`Run ${run.id} ${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}${pending}\n`);
 }

@@ -98,6 +98,22 @@ export const configsArchive = defineTool({
     }
     return { archived, missing, into: `${ARCHIVE_DIR}/` };
   },
+  /**
+   * Moves the files the call archived back where they were: what a cancel with compensation
+   * undoes. Idempotent by construction too: a file already back (and gone from `archive/`)
+   * counts as restored, so a compensation run again after a crash finishes the job.
+   */
+  compensate: (_input, output, ctx) => {
+    const root = rootOf(ctx);
+    const restored: string[] = [];
+    for (const name of output.archived) {
+      const from = join(root, ARCHIVE_DIR, name);
+      const to = inside(root, name);
+      if (existsSync(from) && !existsSync(to)) renameSync(from, to);
+      if (existsSync(to)) restored.push(name);
+    }
+    return { restored };
+  },
 });
 
 /** Every tool of the demo agent. */

@@ -26,6 +26,8 @@ export interface DecisionInput {
   resolution?: UncertainResolution | undefined;
   /** For rejections of tool approvals: end the run `failed` / `rejected` instead of telling the model. */
   terminate?: boolean | undefined;
+  /** With `terminate`: undo the run's completed calls (newest first) before it ends. */
+  compensate?: boolean | undefined;
 }
 
 function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: ApprovalRow, input: DecisionInput): void {
@@ -74,7 +76,13 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
 function decisionEvent(approvalId: string, input: DecisionInput): RunEvent {
   return input.approve
     ? { type: 'approved', approvalId, by: input.by }
-    : { type: 'rejected', approvalId, terminate: input.terminate === true, by: input.by };
+    : {
+        type: 'rejected',
+        approvalId,
+        terminate: input.terminate === true,
+        by: input.by,
+        ...(input.terminate && input.compensate ? { compensate: true } : {}),
+      };
 }
 
 /** True when a snapshot waits for a human on this approval. */
@@ -151,7 +159,9 @@ export async function decideApproval(
         input.approve && existing.kind === 'uncertain'
           ? (input.resolution ?? 'retry')
           : !input.approve && input.terminate
-            ? ('terminate' as const)
+            ? input.compensate
+              ? ('compensate' as const)
+              : ('terminate' as const)
             : null,
       by: input.by,
       reason: input.reason,
@@ -177,6 +187,7 @@ export async function decideApproval(
       final: true,
       ...(input.resolution ? { resolution: input.resolution } : {}),
       ...(input.terminate ? { terminate: true } : {}),
+      ...(input.terminate && input.compensate ? { compensate: true } : {}),
     });
     settleWithoutRunning(env, live, existing, input);
   });
@@ -208,7 +219,14 @@ export function resumeAfterDecision(live: LiveRun, approval: ApprovalRow): void 
   const by = approval.decided_by ?? undefined;
   if (approval.status === 'approved') actor.send({ type: 'approved', approvalId: approval.id, by });
   else if (approval.status === 'rejected') {
-    actor.send({ type: 'rejected', approvalId: approval.id, terminate: approval.resolution === 'terminate', by });
+    const compensate = approval.resolution === 'compensate';
+    actor.send({
+      type: 'rejected',
+      approvalId: approval.id,
+      terminate: compensate || approval.resolution === 'terminate',
+      by,
+      ...(compensate ? { compensate } : {}),
+    });
   }
 }
 

@@ -10,21 +10,24 @@ import type { Run } from './types.js';
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
-/** A cancel request as stored on the run. */
-export function cancelRequest(reason: string | undefined): string {
-  return JSON.stringify({ reason: reason ?? null, at: Date.now() });
+/** A cancel request as stored on the run (`compensate`: undo the run's completed calls first). */
+export function cancelRequest(reason: string | undefined, compensate = false): string {
+  return JSON.stringify({ reason: reason ?? null, at: Date.now(), ...(compensate ? { compensate: true } : {}) });
 }
 
 /** Cancels a run driven here as `cancel()` would, if its state still takes it. */
 export function carryOutCancel(driver: RunDriver, request: string): void {
   if (driver.retired) return;
   let reason: string | undefined;
+  let compensate = false;
   try {
-    reason = (JSON.parse(request) as { reason?: string | null }).reason ?? undefined;
+    const parsed = JSON.parse(request) as { reason?: string | null; compensate?: boolean };
+    reason = parsed.reason ?? undefined;
+    compensate = parsed.compensate === true;
   } catch {
     reason = undefined;
   }
-  const event = { type: 'cancel' as const, ...(reason ? { reason } : {}) };
+  const event = { type: 'cancel' as const, ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) };
   if (!driver.actor.getSnapshot().can(event)) return;
   driver.actor.send(event);
   driver.flush().catch(() => undefined);
@@ -37,10 +40,10 @@ export function carryOutCancel(driver: RunDriver, request: string): void {
  */
 export async function cancelElsewhere(
   runId: string,
-  reason: string | undefined,
+  opts: { reason?: string | undefined; compensate?: boolean | undefined },
   ctx: { store: Store; leaseMs: number; get(runId: string): Promise<Run>; isClosed(): boolean },
 ): Promise<Run> {
-  if (!(await ctx.store.requestCancel(runId, cancelRequest(reason)))) return ctx.get(runId);
+  if (!(await ctx.store.requestCancel(runId, cancelRequest(opts.reason, opts.compensate)))) return ctx.get(runId);
   const deadline = Date.now() + 2 * ctx.leaseMs;
   for (;;) {
     const run = await ctx.get(runId);

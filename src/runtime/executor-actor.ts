@@ -23,6 +23,7 @@ import {
   type ToolCallStatus,
 } from './ledger.js';
 import { prepareCalls, type PreparedCall } from './prepared-call.js';
+import { compensateRun } from './compensate.js';
 
 /** Creates the executor actor logic for a runtime. */
 export function createExecutorActor(env: RuntimeEnv) {
@@ -33,6 +34,7 @@ export function createExecutorActor(env: RuntimeEnv) {
     await env.hooks?.beforeActor?.({ actor: 'executor', runId, stepIndex, signal });
     const live = env.live(runId);
     const { driver } = live;
+    if (input.compensating) return compensateRun(env, live, runId, signal);
     const decision = loadDecision(env, runId, stepIndex);
     if (!decision) {
       return {

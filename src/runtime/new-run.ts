@@ -122,6 +122,7 @@ export function toNewRow(
     wake_at: null,
     epoch: 0,
     cancel_requested: null,
+    compensation: null,
     owner,
     // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
     lease_until: run.now + leaseMs,

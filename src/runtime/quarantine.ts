@@ -97,6 +97,7 @@ export async function endQuarantinedRun(
       cost_usd: row.cost_usd,
       machine_version: row.machine_version,
       wake_at: null,
+      compensation: row.compensation ?? null,
       updated_at: Date.now(),
     });
     const from: RunStatus | string = row.status;

@@ -20,6 +20,7 @@ import type {
 } from './types.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { AnyTool } from '../tools/define-tool.js';
+import type { RunCompensation } from './event-data.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
 
@@ -63,9 +64,20 @@ export function toRun(row: RunRow): Run {
       costUsd: row.cost_usd,
     },
     deadlineAt: row.deadline_at,
+    compensation: row.compensation ? (JSON.parse(row.compensation) as RunCompensation) : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The suffix of a compensation's ledger id, after the id of the call it undoes. */
+export const COMPENSATION_SUFFIX = '.undo';
+
+/** The call a compensation row undoes, or null for an ordinary call. */
+export function compensatedCallOf(row: Pick<ToolCallRow, 'id' | 'call_index'>): string | null {
+  return row.call_index < 0 && row.id.endsWith(COMPENSATION_SUFFIX)
+    ? row.id.slice(0, -COMPENSATION_SUFFIX.length)
+    : null;
 }
 
 /** An event row as the API reports it. */
@@ -125,6 +137,7 @@ export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
     effect: row.effect,
     risk: tool?.risk ?? null,
     origin: tool?.origin ?? null,
+    compensates: compensatedCallOf(row),
     args: JSON.parse(row.args) as unknown,
     status: row.status,
     result: row.result ? (JSON.parse(row.result) as ToolResult) : null,

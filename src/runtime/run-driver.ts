@@ -14,6 +14,7 @@ import type { EventHub } from './event-hub.js';
 import { failpoint } from './failpoints.js';
 import { createRunMemory, type RunMemory } from './run-memory.js';
 import type { RunEventName, RunEventRecord } from './types.js';
+import { toCompensationData, toRunCompensation } from './event-data.js';
 
 /** What a driver needs from its runtime. */
 export interface DriverDeps {
@@ -80,6 +81,8 @@ export interface RunDriver {
   flush(): Promise<void>;
   /** Subscribes to the actor and starts it. */
   start(): void;
+  /** Settles calls still `started` (not compensations) as a run's end would: for a compensation that begins. */
+  settleInterrupted(stopReason: string): void;
   /** Stops the actor without writing anything more (close, or a crash simulation). */
   stop(): void;
 }
@@ -193,6 +196,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           cost_usd: ctx.costUsd,
           machine_version: deps.machineVersion,
           wake_at: status === 'waiting_human' ? wakeAtOf(ctx) : null,
+          compensation: ctx.compensation ? JSON.stringify(toRunCompensation(ctx.compensation)) : null,
           updated_at: Date.now(),
         });
         version += 1;
@@ -215,8 +219,8 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
    * as its last transition, so no row stays `started` in a finished run: a `read` call failed,
    * any other `unknown`, since its effect may still happen after the abort.
    */
-  function settleOpenCalls(stopReason: string | null): void {
-    const open = memory.toolCalls().filter((row) => row.status === 'started');
+  function settleOpenCalls(stopReason: string | null, only: (row: ToolCallRow) => boolean = () => true): void {
+    const open = memory.toolCalls().filter((row) => row.status === 'started' && only(row));
     for (const row of open) {
       const read = row.effect === 'read';
       const why = `the run ended (${stopReason ?? 'stopped'}) while it ran`;
@@ -346,6 +350,9 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
               ...(ctx.failure ? { failure: withUnknown(ctx.failure) } : {}),
               ...(ctx.waitReason ? { wait_reason: ctx.waitReason, approval_id: ctx.pendingApprovalId } : {}),
               ...(unknownCalls.length > 0 ? { unknown_tool_calls: unknownCalls } : {}),
+              ...(TERMINAL.has(status) && ctx.compensation
+                ? { compensation: { ...toCompensationData(toRunCompensation(ctx.compensation)) } }
+                : {}),
             });
             if (status === 'succeeded') deps.onSucceeded(driver);
             lastStatus = status;
@@ -358,6 +365,10 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
         },
       });
       actor.start();
+    },
+    /** Settles the calls a compensation found still running (the cancel aborted them) as a run's end would. */
+    settleInterrupted(stopReason: string): void {
+      settleOpenCalls(stopReason, (row) => row.call_index >= 0);
     },
     /** Stops the actor without writing anything (close or crash simulation). */
     stop(): void {

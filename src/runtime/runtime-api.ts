@@ -142,14 +142,18 @@ export interface Runtime {
     approvalId: string,
     decision: { by: string; reason?: string; resolution?: UncertainResolution },
   ): Promise<Approval>;
-  /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected`. */
+  /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected` (after undoing its calls, with `compensate`). */
   reject(
     runId: string,
     approvalId: string,
-    decision: { by: string; reason?: string; terminate?: boolean },
+    decision: { by: string; reason?: string; terminate?: boolean; compensate?: boolean },
   ): Promise<Approval>;
-  /** Cancels a run: it ends `failed` with `cancelled`; a running tool is aborted and its call settled. */
-  cancel(runId: string, opts?: { reason?: string }): Promise<Run>;
+  /**
+   * Cancels a run: it ends `failed` with `cancelled`; a running tool is aborted and its call
+   * settled. With `compensate`, the run first undoes its completed calls that have a compensator,
+   * newest first (it stays `executing` meanwhile; `wait()` for the end and its `compensation`).
+   */
+  cancel(runId: string, opts?: { reason?: string; compensate?: boolean }): Promise<Run>;
   /** Delivers a machine event to a run, as one of its actors would (tools, tests); refused with `run.invalid_transition` if its state does not take it. */
   send(runId: string, event: unknown): Promise<Run>;
   /**

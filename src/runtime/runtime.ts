@@ -261,7 +261,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     async reject(
       runId: string,
       approvalId: string,
-      decision: { by: string; reason?: string; terminate?: boolean },
+      decision: { by: string; reason?: string; terminate?: boolean; compensate?: boolean },
     ): Promise<Approval> {
       assertOpen();
       await assertPendingApproval(store, runId, approvalId);
@@ -270,11 +270,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         by: decision.by,
         reason: decision.reason ?? null,
         terminate: decision.terminate,
+        compensate: decision.compensate,
       });
     },
 
-    /** Cancels a run; it ends `failed` with `cancelled` and any running tool is aborted. */
-    async cancel(runId: string, opts: { reason?: string } = {}): Promise<Run> {
+    /** Cancels a run; it ends `failed` with `cancelled` (after undoing its calls, with `compensate`); a running tool is aborted. */
+    async cancel(runId: string, opts: { reason?: string; compensate?: boolean } = {}): Promise<Run> {
       assertOpen();
       // A quarantined run cannot be loaded; an operator still ends it, from its row alone.
       const row = registry.has(runId) ? undefined : await store.getRun(runId);
@@ -289,14 +290,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         run = await registry.load(runId, 'cancel');
       } catch (error) {
         if (!(error instanceof BatonError) || error.code !== 'run.version_conflict') throw error;
-        return cancelElsewhere(runId, opts.reason, {
+        return cancelElsewhere(runId, opts, {
           store,
           leaseMs,
           get: (id) => runtime.get(id),
           isClosed: () => closed,
         });
       }
-      send(run, { type: 'cancel', ...(opts.reason ? { reason: opts.reason } : {}) });
+      send(run, {
+        type: 'cancel',
+        ...(opts.reason ? { reason: opts.reason } : {}),
+        ...(opts.compensate ? { compensate: true } : {}),
+      });
       await run.driver.flush().catch(() => undefined);
       await handOffUnlessDriving(runId);
       return runtime.get(runId);

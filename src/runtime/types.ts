@@ -6,6 +6,8 @@ import type { ToolResult } from '../tools/tool-result.js';
 import type { Failure } from '../failure.js';
 import type { RunUserContext, ToolOrigin } from '../tools/define-tool.js';
 import type { ToolCallStatus } from '../store/index.js';
+import type { RunCompensation } from './event-data.js';
+export type { RunCompensation } from './event-data.js';
 
 /** Per-run budget: each one, when used up, ends the run `failed` with `budget_exceeded` (or `timeout`). */
 export interface Budget {
@@ -52,6 +54,12 @@ export interface Run {
   idempotencyKey: string | null;
   usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number; costUsd: number };
   deadlineAt: number | null;
+  /**
+   * Set once a cancel or a terminating rejection asked to undo the run's completed calls: under
+   * way (`compensating`) or `done`, with the calls compensated, the compensations that failed,
+   * and the calls left as they are (no compensator, or an unknown outcome). Null otherwise.
+   */
+  compensation: RunCompensation | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -132,6 +140,8 @@ export interface ToolCall {
   risk: Risk | null;
   /** Where the tool comes from in this runtime (an MCP server, with its annotations and what was overridden), else null. */
   origin: ToolOrigin | null;
+  /** For a compensation's row: the call it undoes (its own row has `call_index` -1 − that call's). */
+  compensates: string | null;
   args: unknown;
   /** Where the call is in the ledger (`TOOL_CALL_STATUSES`). */
   status: ToolCallStatus;

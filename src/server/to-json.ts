@@ -1,5 +1,6 @@
 /** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
 import type { Approval, Run, RunEventRecord } from '../index.js';
+import { toCompensationData } from '../runtime/event-data.js';
 
 /** A run as the API answers it. */
 export function toRunJson(run: Run) {
@@ -24,6 +25,7 @@ export function toRunJson(run: Run) {
       cost_usd: run.usage.costUsd,
     },
     deadline_at: run.deadlineAt,
+    compensation: run.compensation ? toCompensationData(run.compensation) : null,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };

@@ -252,4 +252,10 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.createIndex('messages_run').on('messages').columns(['run_id']).compile(),
     ],
   },
+  {
+    version: 11,
+    name: 'compensation',
+    // What a compensating run undid and could not (JSON), for the run's own row.
+    up: (db) => [db.schema.alterTable('runs').addColumn('compensation', 'text').compile()],
+  },
 ];

@@ -60,6 +60,8 @@ export interface RunTable {
   epoch: Generated<number>;
   /** A cancel asked of this run by a runtime that does not drive it (`{"reason","at"}` JSON), for the one that does. */
   cancel_requested: string | null;
+  /** What a compensating run undid and could not, as JSON (migration 11); null when none was asked. */
+  compensation: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -42,6 +42,7 @@ const RUN_COLUMNS = [
   'lease_until',
   'epoch',
   'cancel_requested',
+  'compensation',
   'created_at',
   'updated_at',
 ] as const;
@@ -113,6 +114,7 @@ const BUILDS = {
         cost_usd: p('cost_usd'),
         updated_at: p('updated_at'),
         machine_version: p('machine_version'),
+        compensation: p('compensation'),
         // A committed decision (0) stands until the run leaves the wait it decides.
         wake_at: sql`case when wake_at = 0 and ${p('status')} = 'waiting_human' then 0 else cast(${p('wake_at')} as ${sql.raw(dialect === 'postgres' ? 'bigint' : 'integer')}) end`,
         version: sql`version + 1`,

@@ -46,6 +46,8 @@ export interface RunProgress {
   machine_version: number;
   /** See `RunTable.wake_at`. */
   wake_at: number | null;
+  /** See `RunTable.compensation`. */
+  compensation: string | null;
   updated_at: number;
 }
 

@@ -48,7 +48,8 @@ export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** How a decision was applied: an uncertain call run again or recorded done, or a rejection that ended the run. */
-export const APPROVAL_RESOLUTIONS = ['retry', 'done', 'terminate'] as const;
+// `compensate`: a rejection that ends the run after undoing its completed calls.
+export const APPROVAL_RESOLUTIONS = ['retry', 'done', 'terminate', 'compensate'] as const;
 export type ApprovalResolution = (typeof APPROVAL_RESOLUTIONS)[number];
 
 /** Event types of a run's log (DESIGN §7), plus `run.created`; `draft` is never stored. */
@@ -63,6 +64,8 @@ export const EVENT_TYPES = [
   'artifact',
   'error',
   'draft',
+  /** A compensation of a completed call: started, and how it ended (or why none was made). */
+  'compensation',
 ] as const;
 export type RunEventName = (typeof EVENT_TYPES)[number];
 

@@ -135,7 +135,7 @@ export async function runPath(
         }
         switch (event.type) {
           case 'cancel':
-            await runtime.cancel(run.id);
+            await runtime.cancel(run.id, event.compensate ? { compensate: true } : {});
             break;
           case 'timeout':
             break; // The persisted deadline fires while the actor is held.
@@ -152,6 +152,7 @@ export async function runPath(
             await runtime.reject(run.id, (await runtime.get(run.id)).pendingApprovalId!, {
               by: event.by ?? 'model',
               terminate: event.terminate,
+              ...(event.compensate ? { compensate: true } : {}),
             });
             break;
           case 'need_approval':

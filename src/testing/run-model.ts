@@ -63,9 +63,13 @@ export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
     { type: 'approved', approvalId, by: MODEL_APPROVERS[0] },
     { type: 'approved', approvalId, by: MODEL_APPROVERS[1] },
     { type: 'rejected', approvalId, terminate: true },
+    { type: 'rejected', approvalId, terminate: true, compensate: true },
     { type: 'rejected', approvalId, terminate: false },
     { type: 'exec_error', failure },
     { type: 'cancel' },
+    { type: 'cancel', compensate: true },
+    // The executor's answer once it has undone what it could (nothing, in the model's runs).
+    { type: 'compensated', report: { compensated: [], failed: [], notCompensated: [] } },
     { type: 'timeout' },
     { type: 'budget_exceeded', budget: statusOf(snapshot.value) === 'planning' ? 'max_llm_calls' : 'max_tool_calls' },
   ];
@@ -88,6 +92,7 @@ export function serializeRunState(snapshot: RunSnapshot): string {
     c.loopCount,
     c.waitReason,
     c.stopReason,
+    c.compensation ? c.compensation.reason : '',
     JSON.stringify(own),
   ].join('|');
 }

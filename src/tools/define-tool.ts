@@ -70,6 +70,23 @@ export interface ToolSpec<I, O> {
   trustedOutput?: boolean;
   execute(input: I, ctx: ToolContext): Promise<O> | O;
   reconcile?(input: I, ctx: ToolContext): Promise<Reconciliation<O>> | Reconciliation<O>;
+  /**
+   * Undoes a completed call (moves the archived files back, refunds the charge) when its run is
+   * cancelled, or rejected with `terminate`, and the caller asks for compensation. It is called
+   * with the call's input and output; `ctx.idempotencyKey` is the compensation's own ledger id,
+   * the same for every attempt. It must be safe after a crash mid-way: see `compensateEffect`.
+   */
+  compensate?(input: I, output: O, ctx: ToolContext): Promise<unknown> | unknown;
+  /**
+   * How an interrupted compensation is resumed: `idempotent` (default: called again with the
+   * same key) or `reconcilable` (`reconcileCompensation` is asked first whether it took effect).
+   */
+  compensateEffect?: 'idempotent' | 'reconcilable';
+  reconcileCompensation?(
+    input: I,
+    output: O,
+    ctx: ToolContext,
+  ): Promise<Reconciliation<unknown>> | Reconciliation<unknown>;
 }
 
 /** A tool with every default filled in. */
@@ -98,6 +115,18 @@ export function defineTool<I, O>(spec: ToolSpec<I, O>): Tool<I, O> {
   if (!NAME.test(spec.name)) fail('input.invalid', `Tool name '${spec.name}' must match ${NAME}`);
   if (spec.effect === 'reconcilable' && !spec.reconcile) {
     fail('input.invalid', `Tool '${spec.name}' is reconcilable but has no reconcile()`);
+  }
+  if (spec.compensate && spec.effect === 'read') {
+    fail('input.invalid', `Tool '${spec.name}' is read-only: there is nothing for compensate() to undo`);
+  }
+  if ((spec.compensateEffect || spec.reconcileCompensation) && !spec.compensate) {
+    fail('input.invalid', `Tool '${spec.name}' describes a compensation but has no compensate()`);
+  }
+  if (spec.compensateEffect && spec.compensateEffect !== 'idempotent' && spec.compensateEffect !== 'reconcilable') {
+    fail('input.invalid', `Tool '${spec.name}': a compensation must be idempotent or reconcilable`);
+  }
+  if (spec.compensateEffect === 'reconcilable' && !spec.reconcileCompensation) {
+    fail('input.invalid', `Tool '${spec.name}' has a reconcilable compensation but no reconcileCompensation()`);
   }
   return {
     ...spec,

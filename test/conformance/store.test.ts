@@ -47,6 +47,7 @@ const progress = (id: string, expected: number) => ({
   cost_usd: 0.5,
   machine_version: 2,
   wake_at: null,
+  compensation: null,
   updated_at: 5,
 });
 

@@ -14,6 +14,8 @@ import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { createServerAgent } from '../helpers/server-agent.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { createShop, SHOP_SCRIPT } from '../helpers/shop.js';
+import { createScriptedPlanner } from '../../src/index.js';
 
 async function wireEvents(runtime: Runtime, runId: string): Promise<EventJson[]> {
   return (await eventsOf(runtime, runId)).map((event) => toEventJson(event) as EventJson);
@@ -97,6 +99,36 @@ describe('event fold', () => {
     });
     expect(state.calls[pending!.toolCalls[0]!.id]).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect(state.pendingApprovalId).toBeNull();
+  });
+
+  it('shows each compensation on the call it undoes, and the report of the run', async () => {
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner(SHOP_SCRIPT),
+      tools: createShop(effects),
+    });
+    const run = await runtime.start({ input: 'orders' });
+    await runtime.wait(run.id);
+    await runtime.cancel(run.id, { compensate: true });
+    await runtime.wait(run.id);
+    const events = await wireEvents(runtime, run.id);
+    const state = checkEverySeq(events);
+    expect(state.compensations.map((c) => [c.tool, c.status])).toEqual([
+      ['shop.charge', 'started'],
+      ['shop.charge', 'succeeded'],
+      ['shop.notify', 'skipped'],
+      ['shop.archive', 'started'],
+      ['shop.archive', 'succeeded'],
+      ['shop.charge', 'started'],
+      ['shop.charge', 'succeeded'],
+    ]);
+    const ledger = await runtime.toolCalls(run.id);
+    for (const row of ledger.filter((c) => c.compensates)) {
+      expect(state.calls[row.compensates!]?.compensation, row.compensates!).toBe(row.status);
+    }
+    expect(state.calls[ledger.find((c) => c.tool === 'shop.lookup')!.id]?.compensation).toBeUndefined();
+    expect(state.compensation).toMatchObject({ status: 'done', not_compensated: [{ tool: 'shop.notify' }] });
   });
 
   it('listens to every event type a run stream sends', () => {

@@ -136,12 +136,15 @@ describe('runtime API for services', () => {
     const { transitions } = describeMachine();
     const rejected = transitions.filter((t) => t.source === 'waiting_human' && t.event === 'rejected');
     expect(rejected.map((t) => [t.target, t.guard])).toEqual([
+      // A terminating rejection that asks for compensation undoes the run first (in `executing`).
+      ['executing', 'and(isPendingApproval, isTerminatingRejection, wantsCompensation)'],
       ['failed', 'and(isPendingApproval, isTerminatingRejection)'],
       ['executing', 'and(isPendingApproval, isUncertainWait)'],
       ['failed', 'and(isPendingApproval, isLastStep)'],
       ['planning', 'isPendingApproval'],
     ]);
-    expect(rejected[0]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection']);
+    expect(rejected[0]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection', 'wantsCompensation']);
+    expect(rejected[1]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection']);
     // Every branch of an event but the last in a state is guarded, or it would shadow the rest.
     const bySourceAndEvent = new Map<string, typeof transitions>();
     for (const t of transitions)
@@ -151,11 +154,24 @@ describe('runtime API for services', () => {
     }
     const named = new Set(transitions.flatMap((t) => t.guards));
     expect([...named].sort()).toEqual(
-      ['isLastStep', 'isLoop', 'isPendingApproval', 'isTerminatingRejection', 'isUncertainWait'].sort(),
+      [
+        'isCompensating',
+        'isLastStep',
+        'isLoop',
+        'isPendingApproval',
+        'isTerminatingRejection',
+        'isUncertainWait',
+        'wantsCompensation',
+      ].sort(),
     );
     for (const t of transitions) expect(t.actions).not.toContain('unknown');
     expect(transitions.find((t) => t.event === 'plan_ready')?.actions).toEqual(['assign(llmCalls, tokens, costUsd)']);
-    expect(transitions.find((t) => t.event === 'cancel')?.actions).toEqual(['stop']);
+    // A cancel that asks for compensation goes to `executing` to undo; any other ends the run.
+    const cancels = transitions.filter((t) => t.event === 'cancel' && t.source === 'planning');
+    expect(cancels.map((t) => [t.guard, t.target, t.actions])).toEqual([
+      ['wantsCompensation', 'executing', ['compensate']],
+      [null, 'failed', ['stop']],
+    ]);
   });
 
   it('describes a nested variant and composed or/not guards', () => {

@@ -72,6 +72,7 @@ describe.skipIf(!hasPostgres())('leases and fencing on PostgreSQL', () => {
                 cost_usd: 0,
                 machine_version: 2,
                 wake_at: null,
+                compensation: null,
                 updated_at: seq,
               });
               w.insertEvent({ run_id: claim.id, seq, type: 'state', data: `{"by":"${owner}"}`, created_at: seq });

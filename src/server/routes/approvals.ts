@@ -16,12 +16,18 @@ const decisionSchema = z
     reason: z.string().max(2000).optional(),
     /** With `reject`: end the run `failed` (`rejected`) instead of telling the model. */
     terminate: z.boolean().optional(),
+    /** With `reject` and `terminate`: undo the run's completed calls (newest first) before it ends. */
+    compensate: z.boolean().optional(),
     /** With `approve` of an uncertain side effect: run it again, or record it as done. */
     resolution: z.enum(['retry', 'done']).optional(),
   })
   .refine((body) => body.decision === 'reject' || body.terminate === undefined, {
     message: "'terminate' goes with 'reject' only",
     path: ['terminate'],
+  })
+  .refine((body) => body.compensate === undefined || body.terminate === true, {
+    message: "'compensate' goes with 'reject' and 'terminate: true' only",
+    path: ['compensate'],
   })
   .refine((body) => body.decision === 'approve' || body.resolution === undefined, {
     message: "'resolution' goes with 'approve' only",
@@ -50,6 +56,7 @@ export function approvalRoutes(deps: ServerDeps): Hono<AppEnv> {
             by: principal.name,
             ...reason,
             ...(body.terminate === undefined ? {} : { terminate: body.terminate }),
+            ...(body.compensate ? { compensate: true } : {}),
           });
     return c.json(toApprovalJson(approval));
   });

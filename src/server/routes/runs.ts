@@ -23,7 +23,13 @@ const listQuerySchema = z.object({
   cursor: z.string().min(1).optional(),
 });
 
-const cancelBodySchema = z.strictObject({ reason: z.string().max(2000).optional() }).optional();
+const cancelBodySchema = z
+  .strictObject({
+    reason: z.string().max(2000).optional(),
+    /** Undo the run's completed calls that have a compensator (newest first) before it ends. */
+    compensate: z.boolean().optional(),
+  })
+  .optional();
 
 /** The run routes, under `/v1/runs`. */
 export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
@@ -122,7 +128,10 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post('/:id/cancel', async (c) => {
     const run = await visibleRun(runtime, requireRole(c, 'submit'), c.req.param('id'));
     const body = await readBody(c, cancelBodySchema);
-    const cancelled = await runtime.cancel(run.id, body?.reason ? { reason: body.reason } : {});
+    const cancelled = await runtime.cancel(run.id, {
+      ...(body?.reason ? { reason: body.reason } : {}),
+      ...(body?.compensate ? { compensate: true } : {}),
+    });
     return c.json(toRunJson(cancelled));
   });
 

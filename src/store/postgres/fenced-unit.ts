@@ -46,6 +46,7 @@ const PROGRESS_COLUMNS = [
   'cost_usd',
   'updated_at',
   'machine_version',
+  'compensation',
 ] as const;
 
 /** A unit's one statement, or null when the unit needs the transaction path. */

@@ -187,4 +187,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       db.schema.createIndex('messages_run').on('messages').columns(['run_id']).compile(),
     ],
   },
+  {
+    version: 5,
+    name: 'compensation (SQLite migration 11)',
+    up: (db) => [db.schema.alterTable('runs').addColumn('compensation', 'text').compile()],
+  },
 ];
