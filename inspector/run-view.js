@@ -118,26 +118,32 @@ export function mountRunView(root, runId, machine, onConnection) {
   /** The ledger: the API's rows when live (with results and risk), the fold's when replaying. @param {FoldState} state */
   function ledgerRows(state) {
     if (replaySeq !== null || toolCalls.length === 0) return Object.values(state.calls);
-    return toolCalls.map((row) => {
-      const folded = state.calls[row.id];
-      const result = /** @type {Record<string, any> | null} */ (row.result);
-      return {
-        id: row.id,
-        tool: row.tool,
-        args: row.args,
-        effect: row.effect,
-        risk: row.risk,
-        status: row.status,
-        attempts: row.attempts,
-        ok: result ? result.status === 'ok' : null,
-        failure: result?.failure ?? null,
-        durationMs: result?.durationMs ?? null,
-        truncated: result?.truncated === true,
-        recovery: folded?.recovery ?? [],
-        result: result && result.status === 'ok' ? result.content : undefined,
-        artifact: typeof result?.artifact?.sha256 === 'string' ? result.artifact.sha256 : null,
-      };
-    });
+    // A compensation's own row shows on the call it undoes, as that call's mark.
+    const undone = new Map(toolCalls.filter((row) => row.compensates).map((row) => [row.compensates, row.status]));
+    return toolCalls
+      .filter((row) => !row.compensates)
+      .map((row) => {
+        const folded = state.calls[row.id];
+        const compensation = undone.get(row.id) ?? folded?.compensation;
+        const result = /** @type {Record<string, any> | null} */ (row.result);
+        return {
+          id: row.id,
+          tool: row.tool,
+          args: row.args,
+          effect: row.effect,
+          risk: row.risk,
+          status: row.status,
+          attempts: row.attempts,
+          ok: result ? result.status === 'ok' : null,
+          failure: result?.failure ?? null,
+          durationMs: result?.durationMs ?? null,
+          truncated: result?.truncated === true,
+          recovery: folded?.recovery ?? [],
+          result: result && result.status === 'ok' ? result.content : undefined,
+          artifact: typeof result?.artifact?.sha256 === 'string' ? result.artifact.sha256 : null,
+          ...(compensation ? { compensation } : {}),
+        };
+      });
   }
 
   /** @param {EventJson} event */

@@ -71,6 +71,8 @@ export interface ToolCallJson {
   tool_version: string | null;
   effect: string | null;
   risk: string | null;
+  /** For a compensation's row: the id of the call it undoes. */
+  compensates: string | null;
   args: unknown;
   status: string;
   result: {

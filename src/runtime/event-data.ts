@@ -29,16 +29,20 @@ export function toLimitsData(limits: MachineLimits): Record<string, number | nul
 /** A run's compensation as it is stored on the run and shown (`Run.compensation`): under way, or done with its report. */
 export interface RunCompensation {
   reason: Compensation['reason'];
-  status: 'compensating' | 'done';
+  /**
+   * `compensating` while it runs; `done` once every candidate was looked at; `stopped` when the
+   * run ended first (its deadline passed, or a second cancel): the ledger has what was undone.
+   */
+  status: 'compensating' | 'done' | 'stopped';
   compensated: { toolCallId: string; tool: string }[];
   failed: { toolCallId: string; tool: string; failure: Failure }[];
   notCompensated: { toolCallId: string; tool: string; reason: 'no_compensator' | 'outcome_unknown' }[];
 }
 
-/** The machine's compensation as the run shows it. */
-export function toRunCompensation(c: Compensation): RunCompensation {
+/** The machine's compensation as the run shows it (`ended`: the run is terminal). */
+export function toRunCompensation(c: Compensation, ended = false): RunCompensation {
   const report = c.report ?? { compensated: [], failed: [], notCompensated: [] };
-  return { reason: c.reason, status: c.report ? 'done' : 'compensating', ...report };
+  return { reason: c.reason, status: c.report ? 'done' : ended ? 'stopped' : 'compensating', ...report };
 }
 
 /** A run's compensation on the wire (the run's JSON, the last `state` event): snake_case. */

@@ -196,7 +196,9 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
           cost_usd: ctx.costUsd,
           machine_version: deps.machineVersion,
           wake_at: status === 'waiting_human' ? wakeAtOf(ctx) : null,
-          compensation: ctx.compensation ? JSON.stringify(toRunCompensation(ctx.compensation)) : null,
+          compensation: ctx.compensation
+            ? JSON.stringify(toRunCompensation(ctx.compensation, TERMINAL.has(status)))
+            : null,
           updated_at: Date.now(),
         });
         version += 1;
@@ -351,7 +353,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
               ...(ctx.waitReason ? { wait_reason: ctx.waitReason, approval_id: ctx.pendingApprovalId } : {}),
               ...(unknownCalls.length > 0 ? { unknown_tool_calls: unknownCalls } : {}),
               ...(TERMINAL.has(status) && ctx.compensation
-                ? { compensation: { ...toCompensationData(toRunCompensation(ctx.compensation)) } }
+                ? { compensation: { ...toCompensationData(toRunCompensation(ctx.compensation, true)) } }
                 : {}),
             });
             if (status === 'succeeded') deps.onSucceeded(driver);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { splitCommand, toMcpServer } from '../../src/cli/mcp-flag.js';
 import { readJournal } from '../helpers/mcp-journal.js';
-import { MCP_SERVER, waitUntil } from '../helpers/mcp.js';
+import { MCP_SERVER } from '../helpers/mcp.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { tempDir } from '../helpers/temp.js';
 import { startServe, type ServeChild } from './cli-child.js';
 

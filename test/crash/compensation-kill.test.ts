@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner } from '../../src/index.js';
-import { waitUntil } from '../helpers/mcp.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { REPO_ROOT } from '../helpers/run-node.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { createShop, readShop, SHOP_SCRIPT } from '../helpers/shop.js';

@@ -20,16 +20,3 @@ export async function httpNotes(journal: string, port?: number): Promise<Running
   const args = [MCP_SERVER, '--journal', journal, '--http', ...(port ? ['--port', String(port)] : [])];
   return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
 }
-
-/** Waits until `check` holds (a condition, polled), or fails saying what did not happen. */
-export async function waitUntil(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -14,7 +14,8 @@ import {
   type McpToolset,
 } from '../../src/tools/mcp/index.js';
 import { readJournal } from '../helpers/mcp-journal.js';
-import { httpNotes, stdioNotes, waitUntil } from '../helpers/mcp.js';
+import { httpNotes, stdioNotes } from '../helpers/mcp.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { spawnUntilJsonLine, type RunningChild } from '../helpers/spawn-child.js';
 import { tempDir } from '../helpers/temp.js';

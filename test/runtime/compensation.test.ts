@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { createShop, readShop, SHOP_SCRIPT, type ShopOptions } from '../helpers/shop.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempDir } from '../helpers/temp.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 /** A run of the shop script, waiting for the approval of its deletion (four calls done). */
 async function waitingShop(options: ShopOptions = {}) {
@@ -176,6 +177,25 @@ describe('compensation', () => {
     ]);
     const ship = (await runtime.toolCalls(runId)).find((c) => c.tool === 'shop.ship' && c.compensates === null)!;
     expect(ship.status).toBe('unknown');
+  });
+
+  it('a second cancel while compensating ends the run at once: the compensation is stopped, the one in flight unknown', async () => {
+    const { runtime, runId, journal } = await waitingShop({ hangAfterUndo: 'shop.charge' });
+    await runtime.cancel(runId, { compensate: true });
+    await waitUntil(() => readShop(journal).some((l) => l.kind === 'refund'), 'the first refund');
+    expect((await runtime.get(runId)).compensation).toMatchObject({ status: 'compensating', compensated: [] });
+    await runtime.cancel(runId, { reason: 'enough' });
+    const run = await runtime.wait(runId);
+    expect(run).toMatchObject({ status: 'failed', stopReason: 'cancelled', compensation: { status: 'stopped' } });
+    const inFlight = (await runtime.toolCalls(runId)).find((c) => c.compensates !== null)!;
+    expect(inFlight.status).toBe('unknown');
+    expect(run.failure!.details).toMatchObject({ unknown_tool_calls: [inFlight.id] });
+    // Nothing older was undone.
+    expect(
+      readShop(journal)
+        .filter((l) => l.kind === 'refund')
+        .map((l) => l.order),
+    ).toEqual(['B']);
   });
 
   it('a plain cancel compensates nothing; a compensation is refused for a read-only tool at definition', async () => {
