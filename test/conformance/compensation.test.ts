@@ -1,0 +1,51 @@
+/**
+ * Compensation on a SQLite file and on PostgreSQL: the same run undone the same way (newest
+ * first, each compensation's ledger row beside the call it undoes, the report on the run's own
+ * row), and a run that restarts mid-compensation finishes it on either store.
+ */
+import { describe, expect, it } from 'vitest';
+import { createScriptedPlanner } from '../../src/index.js';
+import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
+import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
+import { createShop, readShop, SHOP_SCRIPT } from '../helpers/shop.js';
+import { waitUntil } from '../helpers/wait-until.js';
+
+describe.each(DIALECTS)('compensation on %s', (dialect) => {
+  it('undoes a cancelled run newest first, and finishes a compensation interrupted by a restart', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const options = { database, planner: createScriptedPlanner(SHOP_SCRIPT), tools: createShop(effects) };
+    let runtime = openRuntime({ ...options, tools: createShop(effects, { hangAfterUndo: 'shop.archive' }) });
+    const run = await runtime.start({ input: 'handle orders A and B' });
+    expect((await runtime.wait(run.id)).status).toBe('waiting_human');
+    await runtime.cancel(run.id, { compensate: true });
+    // The archive's restore happens and hangs: the runtime closes under it, a new one resumes.
+    await waitUntil(() => readShop(effects).some((l) => l.kind === 'restore'), 'the restore');
+    expect((await runtime.get(run.id)).compensation).toMatchObject({ status: 'compensating' });
+    runtime = await restart(runtime, options);
+    const ended = await runtime.wait(run.id);
+    expect(ended).toMatchObject({
+      status: 'failed',
+      stopReason: 'cancelled',
+      compensation: { status: 'done', failed: [] },
+    });
+    expect(ended.compensation!.compensated.map((c) => c.tool)).toEqual(['shop.charge', 'shop.archive', 'shop.charge']);
+    expect(ended.compensation!.notCompensated.map((c) => c.tool)).toEqual(['shop.notify']);
+    const undone = readShop(effects).filter((l) => l.kind === 'refund' || l.kind === 'restore');
+    expect(undone.map((l) => `${l.kind} ${l.order}`)).toEqual(['refund B', 'restore A', 'refund A']);
+    const ledger = await runtime.toolCalls(run.id);
+    const rows = ledger.filter((c) => c.compensates !== null);
+    expect(rows.map((c) => [c.callIndex, c.status])).toEqual(
+      expect.arrayContaining([
+        [-1, 'succeeded'],
+        [-1, 'skipped'],
+      ]),
+    );
+    expect(rows).toHaveLength(4);
+    for (const row of rows) expect(ledger.find((c) => c.id === row.compensates)?.stepIndex).toBe(row.stepIndex);
+    const events = await eventsOf(runtime, run.id);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const archive = events.filter((e) => e.type === 'compensation' && e.data.tool === 'shop.archive');
+    expect(archive.map((e) => e.data.status)).toEqual(['started', 'succeeded']);
+    expect(archive[1]!.data.recovery).toBe('reconciled');
+  });
+});
