@@ -36,10 +36,16 @@ export function createRunReads({ store, tools, get }: RunReadsDeps) {
       return (await store.listSteps(runId)).map(toStep);
     },
 
-    /** The tool-call ledger of a run, in step and call order. */
+    /** The tool-call ledger of a run, in step and call order; compensations after the calls, newest call first. */
     async toolCalls(runId: string): Promise<ToolCall[]> {
       await rowOf(runId);
-      return (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)));
+      const rows = (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)));
+      const calls = rows.filter((c) => c.compensates === null);
+      // Made newest call first: later steps first, and in a step the higher call (index −1 − i) first.
+      const undone = rows
+        .filter((c) => c.compensates !== null)
+        .sort((a, b) => b.stepIndex - a.stepIndex || a.callIndex - b.callIndex);
+      return [...calls, ...undone];
     },
 
     /** The trace of a run: steps and timed spans built from its committed events. */

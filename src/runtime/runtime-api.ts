@@ -124,7 +124,7 @@ export interface Runtime {
   wait(runId: string): Promise<Run>;
   /** The planner steps of a run: each decision, its usage and its context report. */
   steps(runId: string): Promise<Step[]>;
-  /** The tool-call ledger of a run, in step and call order. */
+  /** The tool-call ledger of a run, in step and call order; then its compensations' rows, in the order they were made (newest call first). */
   toolCalls(runId: string): Promise<ToolCall[]>;
   /** The trace of a run: steps and timed spans built from its committed events. */
   trace(runId: string): Promise<Trace>;

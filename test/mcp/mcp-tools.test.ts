@@ -168,11 +168,54 @@ describe('createMcpTools', () => {
     }
   });
 
+  it('compensates an MCP call with another tool of the same server, given as an override', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const byName = (name: string) => notes.tools.find((t) => t.name === name)!;
+    const notes: McpToolset = await toolset(stdioNotes(journal), {
+      overrides: {
+        // The application knows how to undo a note: delete it (idempotent: the same key deletes once).
+        put_note: {
+          compensate: (input, _output, ctx) =>
+            byName('delete_note').execute({ title: (input as { title: string }).title }, ctx),
+        },
+      },
+    });
+    const runtime = openRuntime({
+      database: join(dir, 'baton.db'),
+      planner: createScriptedPlanner([
+        calls({ tool: 'put_note', args: { title: 'draft', body: 'x' } }),
+        calls({ tool: 'send_mail', args: { to: 'a@example.com', subject: 'draft' } }),
+      ]),
+      tools: notes.tools,
+    });
+    const run = await runtime.start({ input: 'note, then mail' });
+    expect((await runtime.wait(run.id)).waitReason).toBe('approval');
+    await runtime.cancel(run.id, { compensate: true });
+    const ended = await runtime.wait(run.id);
+    const [put] = await runtime.toolCalls(run.id);
+    expect(ended.compensation).toMatchObject({
+      status: 'done',
+      compensated: [{ toolCallId: put!.id, tool: 'put_note' }],
+    });
+    const deletes = readJournal(journal).filter((e) => e.kind === 'call' && e.tool === 'delete_note');
+    expect(deletes.map((e) => e.key)).toEqual([`${put!.id}.undo`]);
+    expect(readJournal(journal).filter((e) => e.tool === 'send_mail')).toHaveLength(0);
+  });
+
   it('refuses overrides of tools the server does not have, and a server it cannot start', async () => {
     const dir = tempDir();
     await expect(
       createMcpTools(stdioNotes(join(dir, 'j.jsonl')), { overrides: { nope: { risk: 'low' } } }),
     ).rejects.toMatchObject({ code: 'input.invalid', message: expect.stringContaining('nope') });
+    await expect(
+      createMcpTools(stdioNotes(join(dir, 'j.jsonl')), { include: ['list_notes', 'nada'] }),
+    ).rejects.toMatchObject({
+      code: 'input.invalid',
+      message: expect.stringContaining('nada'),
+    });
+    const only = await toolset(stdioNotes(join(dir, 'j.jsonl')), { include: ['list_notes'] });
+    expect(only.tools.map((t) => t.name)).toEqual(['list_notes']);
     await expect(createMcpTools({ command: join(dir, 'no-such-server') })).rejects.toMatchObject({
       code: 'mcp.connect_failed',
     });

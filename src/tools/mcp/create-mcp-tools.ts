@@ -39,6 +39,14 @@ export interface McpToolOverride {
   maxOutputBytes?: number;
   /** Required with effect `reconcilable`: asks the server (or elsewhere) whether a call took effect. */
   reconcile?(input: unknown, ctx: ToolContext): Promise<Reconciliation<unknown>> | Reconciliation<unknown>;
+  /** Undoes a completed call (e.g. with another tool of the server), for cancels with compensation. */
+  compensate?(input: unknown, output: unknown, ctx: ToolContext): Promise<unknown> | unknown;
+  compensateEffect?: 'idempotent' | 'reconcilable';
+  reconcileCompensation?(
+    input: unknown,
+    output: unknown,
+    ctx: ToolContext,
+  ): Promise<Reconciliation<unknown>> | Reconciliation<unknown>;
 }
 
 export interface McpToolsOptions {
@@ -132,6 +140,9 @@ function toBatonTool(connection: McpConnection, server: string, tool: McpTool, o
     ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(override.maxOutputBytes !== undefined ? { maxOutputBytes: override.maxOutputBytes } : {}),
     ...(override.reconcile ? { reconcile: override.reconcile } : {}),
+    ...(override.compensate ? { compensate: override.compensate } : {}),
+    ...(override.compensateEffect ? { compensateEffect: override.compensateEffect } : {}),
+    ...(override.reconcileCompensation ? { reconcileCompensation: override.reconcileCompensation } : {}),
     origin: {
       kind: 'mcp',
       server,
@@ -187,12 +198,13 @@ export async function createMcpTools(spec: McpServerSpec, options: McpToolsOptio
       cursor = page.nextCursor;
     } while (cursor);
     const server = options.name ?? client.getServerVersion()?.name ?? describeServer(spec);
-    const unknown = Object.keys(options.overrides ?? {}).filter((name) => !listed.some((t) => t.name === name));
+    const named = [...Object.keys(options.overrides ?? {}), ...(options.include ?? [])];
+    const unknown = [...new Set(named.filter((name) => !listed.some((t) => t.name === name)))];
     if (unknown.length > 0) {
       throw new BatonError(
         createFailure(
           'input.invalid',
-          `Overrides name tools MCP server '${server}' does not have: ${unknown.join(', ')}`,
+          `Overrides or include name tools MCP server '${server}' does not have: ${unknown.join(', ')}`,
         ),
       );
     }
