@@ -10,4 +10,9 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-process.exitCode = await runCli(process.argv.slice(2));
+const code = await runCli(process.argv.slice(2));
+// The command is over: what an agent module left open (an MCP server's process, a client's
+// socket) must not keep the process alive. Output is flushed first.
+await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+process.exit(code);

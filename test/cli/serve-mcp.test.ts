@@ -6,7 +6,7 @@ import { readJournal } from '../helpers/mcp-journal.js';
 import { MCP_SERVER } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { tempDir } from '../helpers/temp.js';
-import { startServe, type ServeChild } from './cli-child.js';
+import { baton, startServe, type ServeChild } from './cli-child.js';
 
 let server: ServeChild | undefined;
 afterEach(async () => {
@@ -28,6 +28,24 @@ describe('baton serve --mcp', () => {
     expect(toMcpServer('https://tools.example.com/mcp')).toEqual({ url: 'https://tools.example.com/mcp' });
     expect(() => splitCommand('node "open')).toThrow(/unclosed/);
     expect(() => toMcpServer('   ')).toThrow(/--mcp needs/);
+  });
+
+  it('runs an agent module that connects to an MCP server itself, and exits when the run is over', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const outcome = await baton(
+      ['run', 'note it', '--json', '--agent', 'test/cli/fixtures/mcp-module-agent.ts', '--db', join(dir, 'baton.db')],
+      { env: { MCP_JOURNAL: journal }, timeoutMs: 60_000 },
+    );
+    // Exited by itself (the toolset's server process does not hold it), with the run's outcome.
+    expect(outcome.code).toBe(0);
+    const summary = JSON.parse(outcome.stdout.trim().split('\n').at(-1)!) as { run: { id: string; status: string } };
+    expect(summary.run.status).toBe('succeeded');
+    expect(
+      readJournal(journal)
+        .filter((e) => e.kind === 'call')
+        .map((e) => [e.tool, e.run_id]),
+    ).toEqual([['put_note', summary.run.id]]);
   });
 
   it("serves an agent with a stdio server's tools: listed with their mapping, called by runs, closed on stop", async () => {

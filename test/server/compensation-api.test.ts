@@ -13,6 +13,7 @@ import { configsArchive } from '../../src/demo/index.js';
 import { baton } from '../cli/cli-child.js';
 import { apiClient, pollRun, startTestServer, type Json } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
+import { readShop } from '../helpers/shop.js';
 
 const deploy = defineTool({
   name: 'ops.deploy',
@@ -62,6 +63,24 @@ async function archivingServer() {
 }
 
 describe('compensation over the API and the CLI', () => {
+  it('baton cancel --compensate in process (--db) drives the compensation to its end and lists it', async () => {
+    const dir = tempDir();
+    const env = { SHOP_JOURNAL: join(dir, 'shop.jsonl') };
+    const db = join(dir, 'baton.db');
+    const agent = ['--agent', 'test/cli/fixtures/shop-agent.ts', '--db', db];
+    const started = await baton(['run', 'handle orders', '--json', ...agent], { env, timeoutMs: 60_000 });
+    expect(started.code).toBe(3);
+    const runId = (JSON.parse(started.stdout.trim().split('\n').at(-1)!) as Json).run.id as string;
+    const text = await baton(['cancel', runId, '--compensate', ...agent], { env, timeoutMs: 60_000 });
+    expect(text.stderr).toBe('');
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(
+      /^Compensation: done; 3 undone: shop\.charge \(\S+\), shop\.archive \(\S+\), shop\.charge \(\S+\)$/m,
+    );
+    expect(text.stdout).toMatch(/^ {2}left as it is \(no compensator\): shop\.notify \(\S+\)$/m);
+    expect(readShop(env.SHOP_JOURNAL).filter((l) => l.kind === 'refund' || l.kind === 'restore')).toHaveLength(3);
+  });
+
   it('baton cancel --compensate --url undoes the archive and prints what was undone (JSON and text)', async () => {
     const { server, call, archived, restoredAll } = await archivingServer();
     const run = await archived();
