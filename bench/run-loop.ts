@@ -29,6 +29,7 @@ import { BenchRunError } from './measure-throughput.js';
 import { measurePostgres } from './measure-postgres.js';
 import { formatPrune, measurePrune } from './measure-prune.js';
 import { formatTracing, measureTracing } from './measure-tracing.js';
+import { formatMcp, measureMcp } from './measure-mcp.js';
 import { measureRawCommitRate } from './raw-commit-rate.js';
 import { runScenario, SCENARIOS, SNAPSHOT_STEPS, warmUp, type ScenarioResult } from './scenarios.js';
 
@@ -83,6 +84,8 @@ async function main(dir: string): Promise<void> {
   console.log(`  retention: ${formatNumber(PRUNE_RUNS)} finished runs pruned next to live runs`);
   const tracing = await measureTracing(dir);
   console.log('  tracing: off, no provider, SDK provider');
+  const mcp = await measureMcp(dir);
+  console.log('  MCP tools: in process, stdio, Streamable HTTP');
   const recheck = measureRawCommitRate(join(dir, 'raw-again.db'), 1_000);
   const postgres =
     process.env.BENCH_SKIP_PG === '1' ? { skipped: 'BENCH_SKIP_PG=1' } : await measurePostgres(durationMs);
@@ -97,6 +100,7 @@ async function main(dir: string): Promise<void> {
     formatThroughput(raw, recheck, results),
     formatSnapshots(shortSize, longSize),
     formatTracing(tracing),
+    formatMcp(mcp),
     `Scaling (the same measurement at a small and a large size):\n${formatStepCost(stepCosts)}\n\n${formatBursts(bursts)}\n\n${formatWaitingScaling(waitingSmall, waitingLarge)}\n\n${formatListScaling(listSmall, listLarge)}\n\n${formatPrune(pruned)}`,
     formatPostgres(postgres),
     formatLegend(),
