@@ -7,10 +7,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createRuntime, createScriptedPlanner, type AnyTool, type Runtime } from '../src/index.js';
+import { createRuntime, createScriptedPlanner, type AnyTool } from '../src/index.js';
 import { createMcpTools, type McpToolset } from '../src/tools/mcp/index.js';
 import { formatNumber } from './format-table.js';
-import { readLoop } from './read-loop.js';
+import { loopWindow, readLoop } from './read-loop.js';
 
 type Mode = 'in process' | 'MCP stdio' | 'MCP HTTP';
 const MODES: Mode[] = ['in process', 'MCP stdio', 'MCP HTTP'];
@@ -48,20 +48,6 @@ async function direct(tool: AnyTool, ms: number): Promise<number> {
     }),
   );
   return calls / (ms / 1_000);
-}
-
-async function window(runtime: Runtime, ms: number): Promise<number> {
-  const until = performance.now() + ms;
-  let runs = 0;
-  await Promise.all(
-    Array.from({ length: 10 }, async () => {
-      while (performance.now() < until) {
-        await runtime.wait((await runtime.start({ input: 'loop' })).id);
-        runs += 1;
-      }
-    }),
-  );
-  return runs / (ms / 1_000);
 }
 
 /** The HTTP server in a process of its own, until `kill()`. */
@@ -113,7 +99,7 @@ export async function measureMcp(dir: string, windowMs = 1_000): Promise<McpCost
         });
         try {
           await runtime.ready;
-          samples[mode].push(await window(runtime, windowMs));
+          samples[mode].push(await loopWindow(runtime, windowMs));
         } finally {
           await runtime.close();
         }

@@ -7,29 +7,15 @@
 import { join } from 'node:path';
 import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { batonIdGenerator, createRuntime, type Runtime } from '../src/index.js';
+import { batonIdGenerator, createRuntime } from '../src/index.js';
 import { formatNumber } from './format-table.js';
-import { readLoop } from './read-loop.js';
+import { loopWindow, readLoop } from './read-loop.js';
 
 type Mode = 'off' | 'no provider' | 'SDK provider';
 
 export interface TracingCost {
   runsPerSecond: Record<Mode, number>;
   spans: number;
-}
-
-async function window(runtime: Runtime, ms: number): Promise<number> {
-  const until = performance.now() + ms;
-  let runs = 0;
-  await Promise.all(
-    Array.from({ length: 10 }, async () => {
-      while (performance.now() < until) {
-        await runtime.wait((await runtime.start({ input: 'loop' })).id);
-        runs += 1;
-      }
-    }),
-  );
-  return runs / (ms / 1_000);
 }
 
 /** Measures the three modes on files in `dir`. */
@@ -52,7 +38,7 @@ export async function measureTracing(dir: string, windowMs = 1_000): Promise<Tra
       });
       try {
         await runtime.ready;
-        samples[mode].push(await window(runtime, windowMs));
+        samples[mode].push(await loopWindow(runtime, windowMs));
       } finally {
         await runtime.close();
         if (mode === 'SDK provider') {

@@ -1,5 +1,5 @@
 /** The journal the tests' MCP server (`mcp-server.ts`) keeps of every call it receives. */
-import { existsSync, readFileSync } from 'node:fs';
+import { readJsonLines } from './json-lines.js';
 
 /** One line of the journal. */
 export interface JournalEntry {
@@ -13,9 +13,5 @@ export interface JournalEntry {
 
 /** Reads a journal (empty when the server has not written one yet). */
 export function readJournal(file: string): JournalEntry[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as JournalEntry);
+  return readJsonLines<JournalEntry>(file);
 }

@@ -8,7 +8,8 @@
  * - `shop.notify` (unsafe): sends a message; no compensator;
  * - `shop.lookup` (read); `shop.delete` (idempotent, high risk: a human approves).
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
+import { readJsonLines } from './json-lines.js';
 import { z } from 'zod';
 import { defineTool, ToolFailedError, type AnyTool, type ToolContext } from '../../src/index.js';
 
@@ -30,11 +31,7 @@ export interface ShopOptions {
 }
 
 export function readShop(file: string): ShopLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as ShopLine);
+  return readJsonLines<ShopLine>(file);
 }
 
 export function createShop(file: string, options: ShopOptions = {}): AnyTool[] {

@@ -4,7 +4,7 @@
  * Everything is a pure function of the seed, so every restart of the child, and the parent's
  * checks, see the same plans and the same choices.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readJsonLines } from './json-lines.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SoakJournalLine } from './soak-child.js';
 import { createScriptedPlanner, EFFECTS, type Effect, type Risk } from '../../src/index.js';
@@ -97,9 +97,5 @@ export function soakPauses(seed: number) {
 
 /** The lines of a soak child's journal file (none before it exists). */
 export function journalOf(file: string): SoakJournalLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as SoakJournalLine);
+  return readJsonLines<SoakJournalLine>(file);
 }

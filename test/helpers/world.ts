@@ -2,7 +2,8 @@
  * A small outside world for tests: tools whose effects are recorded in a file outside Baton's
  * database, one per effect class, so tests can count what really happened.
  */
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
+import { readJsonLines } from './json-lines.js';
 import { z } from 'zod';
 import { defineTool, type Effect, type Risk } from '../../src/index.js';
 
@@ -16,11 +17,7 @@ export interface EffectLine {
 
 /** Every effect recorded in a file. */
 export function readEffects(file: string): EffectLine[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as EffectLine);
+  return readJsonLines<EffectLine>(file);
 }
 
 /** The tools of the world, one per effect class, all recording into `file`. */

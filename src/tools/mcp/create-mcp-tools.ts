@@ -10,15 +10,7 @@ import { z } from 'zod';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { BatonError, createFailure } from '../../failure.js';
-import {
-  defineTool,
-  ToolFailedError,
-  type AnyTool,
-  type Effect,
-  type Reconciliation,
-  type Risk,
-  type ToolContext,
-} from '../define-tool.js';
+import { defineTool, ToolFailedError, type AnyTool, type ToolSpec } from '../define-tool.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
 import { describeServer, McpConnection, type McpServerSpec } from './connection.js';
 
@@ -30,24 +22,24 @@ export const MCP_META = {
   attempt: 'baton/attempt',
 } as const;
 
-/** What the application sets over a tool's annotations (and the limits it runs with). */
-export interface McpToolOverride {
-  effect?: Effect;
-  risk?: Risk;
-  trustedOutput?: boolean;
-  timeoutMs?: number;
-  maxOutputBytes?: number;
-  /** Required with effect `reconcilable`: asks the server (or elsewhere) whether a call took effect. */
-  reconcile?(input: unknown, ctx: ToolContext): Promise<Reconciliation<unknown>> | Reconciliation<unknown>;
-  /** Undoes a completed call (e.g. with another tool of the server), for cancels with compensation. */
-  compensate?(input: unknown, output: unknown, ctx: ToolContext): Promise<unknown> | unknown;
-  compensateEffect?: 'idempotent' | 'reconcilable';
-  reconcileCompensation?(
-    input: unknown,
-    output: unknown,
-    ctx: ToolContext,
-  ): Promise<Reconciliation<unknown>> | Reconciliation<unknown>;
-}
+/**
+ * What the application sets over a tool's annotations: its effect, risk and trust, its limits,
+ * and what an MCP server cannot say (how to reconcile a call, how to undo one).
+ */
+export type McpToolOverride = Partial<
+  Pick<
+    ToolSpec<unknown, unknown>,
+    | 'effect'
+    | 'risk'
+    | 'trustedOutput'
+    | 'timeoutMs'
+    | 'maxOutputBytes'
+    | 'reconcile'
+    | 'compensate'
+    | 'compensateEffect'
+    | 'reconcileCompensation'
+  >
+>;
 
 export interface McpToolsOptions {
   /** The server's name in tool origins and messages (default: the name it gives in `initialize`). */
