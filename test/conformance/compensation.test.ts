@@ -48,4 +48,31 @@ describe.each(DIALECTS)('compensation on %s', (dialect) => {
     expect(archive.map((e) => e.data.status)).toEqual(['started', 'succeeded']);
     expect(archive[1]!.data.recovery).toBe('reconciled');
   });
+
+  it('a compensating cancel asked of a run another runtime drives is carried out there, undoing the run', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const options = { database, planner: createScriptedPlanner(SHOP_SCRIPT), tools: createShop(effects) };
+    const a = openRuntime({
+      ...options,
+      leaseMs: 900,
+      // The planner of the last step (the deletion) waits until the run leaves planning.
+      hooks: {
+        beforeActor: ({ actor, stepIndex, signal }) =>
+          actor === 'planner' && stepIndex === 4
+            ? new Promise<void>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('left'))))
+            : undefined,
+      },
+    });
+    const b = openRuntime({ ...options, recover: false, leaseMs: 900 });
+    const run = await a.start({ input: 'handle orders A and B' });
+    await expect.poll(async () => (await b.get(run.id)).usage.steps, { timeout: 30_000 }).toBe(4);
+    await expect.poll(async () => (await b.get(run.id)).status).toBe('planning');
+    const answered = await b.cancel(run.id, { reason: 'from b', compensate: true });
+    expect(answered.status).toBe('failed');
+    const ended = await b.get(run.id);
+    expect(ended).toMatchObject({ stopReason: 'cancelled', compensation: { reason: 'cancelled', status: 'done' } });
+    expect(ended.compensation!.compensated.map((c) => c.tool)).toEqual(['shop.charge', 'shop.archive', 'shop.charge']);
+    expect(b.stats().liveRuns).toBe(0);
+    expect(readShop(effects).filter((l) => l.kind === 'refund')).toHaveLength(2);
+  });
 });
