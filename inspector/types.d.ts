@@ -98,7 +98,7 @@ export interface StepJson {
 
 export interface SpanJson {
   name: string;
-  kind: 'run' | 'plan' | 'tool' | 'approval';
+  kind: 'run' | 'plan' | 'tool' | 'approval' | 'compensation';
   started_at: number;
   ended_at: number | null;
   duration_ms: number | null;

@@ -255,11 +255,40 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
             ...(started?.data.effect ? { 'baton.tool.effect': String(started.data.effect) } : {}),
             ...(started?.data.risk ? { 'baton.tool.risk': String(started.data.risk) } : {}),
             ...(started?.data.attempt ? { 'baton.tool.attempt': Number(started.data.attempt) } : {}),
+            ...mcpOrigin(started?.data.origin),
             ...(options.content
               ? {
                   'gen_ai.tool.call.arguments': content(started?.data.args),
                 }
               : {}),
+          },
+          failure?.code,
+        );
+        break;
+      }
+      case 'compensation': {
+        // Undoing a completed call: its own span, from `started` to how it ended.
+        if (data.status === 'started') {
+          state.actions.set(String(data.tool_call_id), event);
+          break;
+        }
+        const started = state.actions.get(String(data.tool_call_id));
+        state.actions.delete(String(data.tool_call_id));
+        if (!emit || data.status === 'skipped') break;
+        const failure = data.failure as { code?: string } | undefined;
+        child(
+          runId,
+          `baton.compensate ${String(data.tool)}`,
+          started?.createdAt ?? event.createdAt,
+          event.createdAt,
+          {
+            ...baseOf(runId, state),
+            'gen_ai.tool.name': String(data.tool),
+            'gen_ai.tool.call.id': String(data.tool_call_id),
+            'baton.compensation.of': String(data.compensates),
+            'baton.tool.outcome': String(data.status),
+            ...(started?.data.effect ? { 'baton.tool.effect': String(started.data.effect) } : {}),
+            ...(started?.data.attempt ? { 'baton.tool.attempt': Number(started.data.attempt) } : {}),
           },
           failure?.code,
         );
@@ -323,3 +352,10 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
 }
 
 export type RunTracer = ReturnType<typeof createRunTracer>;
+
+/** An MCP tool's server and name on it, as span attributes (nothing for other tools). */
+function mcpOrigin(origin: unknown): Record<string, string> {
+  const o = origin as { kind?: unknown; server?: unknown; tool?: unknown } | undefined;
+  if (o?.kind !== 'mcp') return {};
+  return { 'baton.mcp.server': String(o.server), 'baton.mcp.tool': String(o.tool) };
+}

@@ -1,5 +1,5 @@
 /**
- * The trace of a run: its steps and spans (planning, tool calls, human waits) with durations,
+ * The trace of a run: its steps and spans (planning, tool calls, human waits, compensations) with durations,
  * tokens, argument summaries and decisions, built from the event log. No chain-of-thought is
  * stored, so none is shown.
  */
@@ -8,7 +8,7 @@ import type { Run, RunEventRecord, Step } from './types.js';
 /** One timed piece of a run. */
 export interface Span {
   name: string;
-  kind: 'run' | 'plan' | 'tool' | 'approval';
+  kind: 'run' | 'plan' | 'tool' | 'approval' | 'compensation';
   startedAt: number;
   endedAt: number | null;
   durationMs: number | null;
@@ -53,6 +53,7 @@ export function buildTrace(run: Run, steps: Step[], events: RunEventRecord[]): T
   let planningSince: number | null = null;
   const actions = new Map<string, RunEventRecord>();
   const approvals = new Map<string, RunEventRecord>();
+  const undoing = new Map<string, RunEventRecord>();
   for (const event of events) {
     const data = event.data;
     if (event.type === 'state' && data.to === 'planning') planningSince = event.createdAt;
@@ -80,6 +81,21 @@ export function buildTrace(run: Run, steps: Step[], events: RunEventRecord[]): T
         }),
       );
     }
+    if (event.type === 'compensation' && data.status === 'started') undoing.set(String(data.tool_call_id), event);
+    else if (event.type === 'compensation') {
+      const started = undoing.get(String(data.tool_call_id));
+      undoing.delete(String(data.tool_call_id));
+      spans.push(
+        span(`undo ${String(data.tool)}`, 'compensation', started?.createdAt ?? event.createdAt, event.createdAt, {
+          tool_call_id: data.tool_call_id,
+          compensates: data.compensates,
+          status: data.status,
+          ...(started ? { attempt: started.data.attempt } : {}),
+          ...(data.reason ? { reason: data.reason } : {}),
+          ...(data.failure ? { failure: data.failure } : {}),
+        }),
+      );
+    }
     if (event.type === 'approval_request') approvals.set(String(data.approval_id), event);
     if (event.type === 'approval_result') {
       const asked = approvals.get(String(data.approval_id));
@@ -97,6 +113,14 @@ export function buildTrace(run: Run, steps: Step[], events: RunEventRecord[]): T
   // What is still open: a tool call in flight, an approval not yet decided.
   for (const [id, started] of actions) {
     spans.push(span(`tool ${String(started.data.tool)}`, 'tool', started.createdAt, null, { tool_call_id: id }));
+  }
+  for (const [id, started] of undoing) {
+    spans.push(
+      span(`undo ${String(started.data.tool)}`, 'compensation', started.createdAt, null, {
+        tool_call_id: id,
+        compensates: started.data.compensates,
+      }),
+    );
   }
   for (const [id, asked] of approvals) {
     spans.push(span(`approval ${id}`, 'approval', asked.createdAt, null, { reason_asked: asked.data.reason }));

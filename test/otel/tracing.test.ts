@@ -20,6 +20,9 @@ import { startTestServer, token } from '../helpers/server.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { tracedRun } from '../helpers/traced-run.js';
+import { createShop, SHOP_SCRIPT } from '../helpers/shop.js';
+import { createMcpTools } from '../../src/tools/mcp/index.js';
+import { stdioNotes } from '../helpers/mcp.js';
 import { readEffects } from '../helpers/world.js';
 
 const exporter = new InMemorySpanExporter();
@@ -206,5 +209,68 @@ describe('OpenTelemetry spans', () => {
     expect(tool.attributes['gen_ai.tool.call.arguments']).toBe('{"value…');
     const chat = exporter.getFinishedSpans().find((s) => s.name === 'chat scripted-model')!;
     expect(String(chat.attributes['baton.decision'])).toHaveLength(8);
+  });
+
+  it('traces each compensation under the run: the call it undoes, its outcome and attempt', async () => {
+    exporter.reset();
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime({
+      database: db,
+      planner: createScriptedPlanner(SHOP_SCRIPT),
+      tools: createShop(effects),
+    });
+    const run = await runtime.wait((await runtime.start({ input: 'orders' })).id);
+    await runtime.cancel(run.id, { compensate: true });
+    await runtime.wait(run.id);
+    await runtime.close();
+    const ids = runTraceIds(run.id);
+    const undo = exporter.getFinishedSpans().filter((s) => s.name.startsWith('baton.compensate '));
+    expect(undo.map((s) => s.name)).toEqual([
+      'baton.compensate shop.charge',
+      'baton.compensate shop.archive',
+      'baton.compensate shop.charge',
+    ]);
+    const ledger = await openRuntime({
+      database: db,
+      planner: createScriptedPlanner(SHOP_SCRIPT),
+      tools: createShop(effects),
+    }).toolCalls(run.id);
+    for (const span of undo) {
+      expect(span.spanContext().traceId).toBe(ids.traceId);
+      expect(span.parentSpanContext?.spanId).toBe(ids.spanId);
+      const row = ledger.find((c) => c.id === span.attributes['gen_ai.tool.call.id'])!;
+      expect(span.attributes).toMatchObject({
+        'baton.compensation.of': row.compensates,
+        'baton.tool.outcome': 'succeeded',
+        'baton.tool.attempt': 1,
+      });
+    }
+  });
+
+  it('names the MCP server and tool of an MCP call on its span', async () => {
+    exporter.reset();
+    const { db, dir } = tempFiles();
+    const notes = await createMcpTools(stdioNotes(join(dir, 'journal.jsonl')));
+    try {
+      const runtime = openRuntime({
+        database: db,
+        planner: createScriptedPlanner([
+          { type: 'tool_calls', calls: [{ tool: 'put_note', args: { title: 't', body: 'b' } }] },
+          { type: 'final', answer: 'ok' },
+        ]),
+        tools: notes.tools,
+      });
+      await runtime.wait((await runtime.start({ input: 'note' })).id);
+      await runtime.close();
+    } finally {
+      await notes.close();
+    }
+    const span = exporter.getFinishedSpans().find((s) => s.name === 'execute_tool put_note')!;
+    expect(span.attributes).toMatchObject({
+      'baton.mcp.server': 'notes',
+      'baton.mcp.tool': 'put_note',
+      'baton.tool.effect': 'idempotent',
+      'baton.tool.outcome': 'succeeded',
+    });
   });
 });

@@ -87,6 +87,15 @@ describe('compensation', () => {
     const last = events.findLast((e) => e.type === 'state')!;
     expect(last.data.compensation).toMatchObject({ status: 'done', compensated: expect.any(Array) });
     expect(events.findLastIndex((e) => e.type === 'compensation')).toBeLessThan(events.indexOf(last));
+    // The trace: a span per compensation (the skipped one too, without duration).
+    const trace = await runtime.trace(runId);
+    const undoSpans = trace.spans.filter((s) => s.kind === 'compensation');
+    expect(undoSpans.map((s) => [s.name, s.attributes.status])).toEqual([
+      ['undo shop.charge', 'succeeded'],
+      ['undo shop.notify', 'skipped'],
+      ['undo shop.archive', 'succeeded'],
+      ['undo shop.charge', 'succeeded'],
+    ]);
     // The compensators got the call's input and recorded output.
     const refundB = ledger.find((c) => c.compensates === id('shop.charge', 'B'))!;
     expect(refundB.result!.content).toEqual({ refunded: 'B' });
