@@ -13,6 +13,20 @@ export type ApprovalJson = ReturnType<typeof toApprovalJson>;
 /** An event, as an SSE frame's data. */
 export type EventJson = ReturnType<typeof toEventJson>;
 
+/** A tool, as `GET /v1/tools` lists it. */
+export interface ToolJson {
+  name: string;
+  version: string;
+  description: string;
+  effect: string;
+  risk: string;
+  trusted_output: boolean;
+  timeout_ms: number;
+  max_output_bytes: number;
+  parameters: Record<string, unknown>;
+  origin: { kind: string; server: string; tool: string; annotations: unknown; overridden: string[] } | null;
+}
+
 /** A page of runs, as `GET /v1/runs` answers it. */
 export interface RunPage {
   runs: RunJson[];

@@ -1,6 +1,6 @@
 /** What a command needs from where the runs are: a runtime in this process, or a server over HTTP. */
 import type { RunStatus } from '../index.js';
-import type { ApprovalJson, EventJson, RunJson, RunPage } from './api-json.js';
+import type { ApprovalJson, EventJson, RunJson, RunPage, ToolJson } from './api-json.js';
 
 /** A new run, as the body of `POST /v1/runs`. */
 export interface StartBody {
@@ -31,6 +31,8 @@ export interface Backend {
   get(runId: string): Promise<RunJson>;
   list(filter: { status?: RunStatus | undefined; limit?: number | undefined }): Promise<RunPage>;
   steps(runId: string): Promise<unknown[]>;
+  /** The tools runs can call, as `GET /v1/tools` lists them (in process: the agent's). */
+  tools(): Promise<ToolJson[]>;
   toolCalls(runId: string): Promise<unknown[]>;
   /**
    * The committed events after `after`; with `follow`, then live ones (and drafts) until the run

@@ -1,5 +1,5 @@
 /** The runs of a Baton server, through its HTTP API and SSE streams. The server drives them. */
-import type { ApprovalJson, RunJson, RunPage } from './api-json.js';
+import type { ApprovalJson, RunJson, RunPage, ToolJson } from './api-json.js';
 import type { Backend } from './backend.js';
 import { createHttpClient, type HttpTarget } from './http-client.js';
 import { streamRunEvents } from './stream-run-events.js';
@@ -25,6 +25,9 @@ export function createHttpBackend(target: HttpTarget): Backend {
     },
     async exportRun(runId) {
       return client.request<Record<string, unknown>>('GET', `${run(runId)}/export`);
+    },
+    async tools() {
+      return (await client.request<{ tools: ToolJson[] }>('GET', '/v1/tools')).tools;
     },
     async steps(runId) {
       return (await client.request<{ steps: unknown[] }>('GET', `${run(runId)}/steps`)).steps;

@@ -15,7 +15,8 @@ import {
   type Runtime,
 } from '../index.js';
 import { abortable } from './abortable.js';
-import { toApprovalJson, toEventJson, toRunJson, toSnakeJson } from './api-json.js';
+import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, type ToolJson } from './api-json.js';
+import { describeTools } from '../runtime/tool-registry.js';
 import type { Backend } from './backend.js';
 import { buildRunExport } from '../server/run-export.js';
 
@@ -107,6 +108,10 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
     },
     async steps(runId) {
       return (await must(runId).steps(runId)).map(toSnakeJson);
+    },
+    async tools() {
+      // The agent's tools, without opening the database.
+      return describeTools(options.agent?.tools ?? []).map((tool) => toSnakeJson(tool) as ToolJson);
     },
     async toolCalls(runId) {
       return (await must(runId).toolCalls(runId)).map(toSnakeJson);

@@ -12,6 +12,7 @@ import { runRunsCommand } from './runs-command.js';
 import { runServeCommand } from './serve-command.js';
 import { runShowCommand } from './show-command.js';
 import { runWorkerCommand } from './worker-command.js';
+import { runToolsCommand } from './tools-command.js';
 
 /** The top-level usage text. */
 export const USAGE = `Usage: baton <command> [options]
@@ -26,7 +27,8 @@ Commands:
   events <run>       a run's events (--follow: live until it ends)
   approve <run>      approve a run's pending approval
   reject <run>       reject a run's pending approval
-  cancel <run>       cancel a run
+  cancel <run>       cancel a run (--compensate: undo its completed calls first)
+  tools              the tools runs can call, and what each runs as (effect, risk, MCP origin)
   artifact <run> <sha256>  write an artifact the run stored (a large tool output) to stdout or --out
   export <run>       the whole run as one JSON document (events, steps, ledger, approvals, trace)
   prune              delete runs finished longer ago than --older-than, with what only they hold
@@ -55,6 +57,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   approve: runApproveCommand,
   reject: runRejectCommand,
   cancel: runCancelCommand,
+  tools: runToolsCommand,
   artifact: runArtifactCommand,
   export: runExportCommand,
   prune: runPruneCommand,

@@ -46,6 +46,16 @@ describe('baton serve --mcp', () => {
         .filter((e) => e.kind === 'call')
         .map((e) => [e.tool, e.run_id]),
     ).toEqual([['put_note', summary.run.id]]);
+    // In process, `baton tools` lists the module's tools with their MCP origin.
+    const listed = await baton(['tools', '--json', '--agent', 'test/cli/fixtures/mcp-module-agent.ts'], {
+      env: { MCP_JOURNAL: journal },
+      timeoutMs: 60_000,
+    });
+    expect(listed.code).toBe(0);
+    const put = (JSON.parse(listed.stdout) as { tools: { name: string; origin: unknown }[] }).tools.find(
+      (t) => t.name === 'put_note',
+    );
+    expect(put?.origin).toMatchObject({ kind: 'mcp', server: 'notes', tool: 'put_note' });
   });
 
   it("serves an agent with a stdio server's tools: listed with their mapping, called by runs, closed on stop", async () => {
@@ -72,6 +82,13 @@ describe('baton serve --mcp', () => {
         ['send_mail', 'unsafe', 'high'],
       ]),
     );
+    // The same through the command line: a table naming the server, and the API's JSON.
+    const table = await baton(['tools', '--url', server.url]);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^send_mail\s+unsafe\s+high\s+untrusted\s+MCP notes: send_mail$/m);
+    expect(table.stdout).toMatch(/^list_notes\s+read\s+low\s+trusted\s+MCP notes: list_notes$/m);
+    const json = await baton(['tools', '--json', '--url', server.url]);
+    expect(JSON.parse(json.stdout)).toEqual(tools);
     const reply = await fetch(`${server.url}/v1/runs?wait=true`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
