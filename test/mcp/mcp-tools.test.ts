@@ -168,6 +168,33 @@ describe('createMcpTools', () => {
     }
   });
 
+  it('an open-world tool makes the policy stricter afterwards: the next effect waits for a human', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const notes = await toolset(stdioNotes(journal));
+    const runtime = openRuntime({
+      database: join(dir, 'baton.db'),
+      planner: createScriptedPlanner([
+        calls({ tool: 'put_note', args: { title: 'before', body: 'x' } }),
+        calls({ tool: 'fetch_page', args: { url: 'https://example.com' } }),
+        calls({ tool: 'put_note', args: { title: 'after', body: 'y' } }),
+        { type: 'final', answer: 'ok' },
+      ]),
+      tools: notes.tools,
+    });
+    const run = await runtime.start({ input: 'read the web, then write' });
+    const waiting = await runtime.wait(run.id);
+    // The same low-risk put ran at once before the page; after it, a human must approve.
+    expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'approval' });
+    const request = (await eventsOf(runtime, run.id)).find((e) => e.type === 'approval_request')!;
+    expect(JSON.stringify(request.data)).toContain('untrusted');
+    expect(
+      readJournal(journal)
+        .filter((e) => e.kind === 'call')
+        .map((e) => e.tool),
+    ).toEqual(['put_note', 'fetch_page']);
+  });
+
   it('compensates an MCP call with another tool of the same server, given as an override', async () => {
     const dir = tempDir();
     const journal = join(dir, 'journal.jsonl');
