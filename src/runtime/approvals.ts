@@ -46,6 +46,7 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
         durationMs: 0,
         truncated: false,
         retryable: false,
+        recordedBy: input.by,
       });
     } else if (!input.approve) {
       const failure = createFailure(

@@ -10,7 +10,7 @@
  */
 import type { CompensationReport, ExecutorOutcome } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { createFailure, type Failure } from '../failure.js';
+import { createFailure, toFailure, type Failure } from '../failure.js';
 import type { ToolCallRow, ToolCallStatus } from '../store/index.js';
 import { defineTool, type AnyTool, type ToolContext } from '../tools/define-tool.js';
 import { reconcileTool, runTool } from '../tools/run-tool.js';
@@ -46,7 +46,11 @@ export async function compensateRun(
       report.notCompensated.push({ ...entry, reason: why });
       continue;
     }
-    const outcome = await compensateCall(env, live, call, tool!, signal);
+    const outcome = await compensateCall(env, live, call, tool!, signal).catch(
+      // A fault of Baton's own (a row it cannot read): recorded as this compensation's failure.
+      (error: unknown): Outcome =>
+        settle(live, call, tool!, `${call.id}${COMPENSATION_SUFFIX}`, 'failed', errorOf(toFailure(error)), null),
+    );
     if (outcome.status === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     if (outcome.status === 'succeeded') report.compensated.push(entry);
     else report.failed.push({ ...entry, failure: outcome.failure });
@@ -106,9 +110,13 @@ function skip(live: LiveRun, call: ToolCallRow, why: 'no_compensator' | 'outcome
   });
 }
 
-/** The output a call recorded, whole (from its artifact when the ledger kept a preview). */
+/**
+ * The output a call recorded, whole (from its artifact when the ledger kept a preview); null
+ * for a call a human recorded as done (it has none: `ctx.compensates` names the call).
+ */
 async function outputOf(env: RuntimeEnv, call: ToolCallRow): Promise<unknown> {
   const result = call.result ? (JSON.parse(call.result) as ToolResult) : null;
+  if (result?.recordedBy) return null;
   if (!result?.truncated || !result.artifact) return result?.content ?? null;
   const blob = await env.store.getArtifact(result.artifact.sha256);
   if (!blob) return result.content;
@@ -164,6 +172,7 @@ async function compensateCall(
       signal,
       context: live.context,
       attempt: attempts + 1,
+      compensates: call.id,
     };
     const unresolved = previous?.status === 'started' || previous?.status === 'unknown';
     if (unresolved && undo.effect === 'reconcilable') {

@@ -26,6 +26,8 @@ export interface ToolContext {
   context: RunUserContext;
   /** 1 for the first attempt, 2 for the first retry, … */
   attempt: number;
+  /** In a compensator: the id of the call it undoes (that call's idempotency key too). */
+  compensates?: string;
 }
 
 /** What `reconcile()` learned: the effect already happened (with its output), or it did not. */

@@ -12,6 +12,8 @@ export interface ToolResult {
   failure?: Failure;
   /** Set when the full output was stored as an artifact. */
   artifact?: { sha256: string; size: number };
+  /** Set when no output exists: a human recorded an interrupted call as done. */
+  recordedBy?: string;
 }
 
 /** A failed result; nothing ran or the tool failed. */

@@ -17,8 +17,9 @@ export interface ShopLine {
   kind: 'charge' | 'refund' | 'archive' | 'restore' | 'notify' | 'delete' | 'undo_call';
   tool: string;
   key: string;
-  /** For an `undo_call`: the attempt. */
+  /** For an `undo_call`: the attempt, and the call it undoes (`ctx.compensates`). */
   attempt?: number;
+  of?: string;
   order?: string;
   pid: number;
 }
@@ -57,7 +58,14 @@ export function createShop(file: string, options: ShopOptions = {}): AnyTool[] {
         return { charged: o };
       },
       compensate: async ({ order: o }, output, ctx) => {
-        log({ kind: 'undo_call', tool: 'shop.charge', key: ctx.idempotencyKey, attempt: ctx.attempt, order: o });
+        log({
+          kind: 'undo_call',
+          tool: 'shop.charge',
+          key: ctx.idempotencyKey,
+          attempt: ctx.attempt,
+          order: o,
+          of: ctx.compensates,
+        });
         if (options.failRefund === 'failed') throw new ToolFailedError(`the bank refused the refund of ${o}`);
         if (options.failRefund === 'throw') throw new Error(`refund service crashed for ${o}`);
         once('refund', 'shop.charge', ctx, o);
@@ -77,7 +85,14 @@ export function createShop(file: string, options: ShopOptions = {}): AnyTool[] {
       },
       compensateEffect: 'reconcilable',
       compensate: async ({ order: o }, _output, ctx) => {
-        log({ kind: 'undo_call', tool: 'shop.archive', key: ctx.idempotencyKey, attempt: ctx.attempt, order: o });
+        log({
+          kind: 'undo_call',
+          tool: 'shop.archive',
+          key: ctx.idempotencyKey,
+          attempt: ctx.attempt,
+          order: o,
+          of: ctx.compensates,
+        });
         once('restore', 'shop.archive', ctx, o);
         await hang('shop.archive', ctx);
         return `restored ${o}`;

@@ -96,6 +96,11 @@ describe('compensation', () => {
       ['undo shop.archive', 'succeeded'],
       ['undo shop.charge', 'succeeded'],
     ]);
+    // Each compensator knew the call it undid; its own key is that call's id with `.undo`.
+    const undoCalls = readShop(journal).filter((l) => l.kind === 'undo_call');
+    expect(undoCalls.map((l) => [l.of, l.key])).toEqual(
+      [id('shop.charge', 'B'), id('shop.archive', 'A'), id('shop.charge', 'A')].map((c) => [c, `${c}.undo`]),
+    );
     // The compensators got the call's input and recorded output.
     const refundB = ledger.find((c) => c.compensates === id('shop.charge', 'B'))!;
     expect(refundB.result!.content).toEqual({ refunded: 'B' });
@@ -205,6 +210,44 @@ describe('compensation', () => {
         .filter((l) => l.kind === 'refund')
         .map((l) => l.order),
     ).toEqual(['B']);
+  });
+
+  it('a call a human recorded as done is compensated with no output, knowing which call it undoes', async () => {
+    const dir = tempDir();
+    const seen: unknown[] = [];
+    const send = defineTool({
+      name: 'mail.send',
+      description: 'Send a mail (its first attempt never answers)',
+      input: z.object({ to: z.string() }),
+      effect: 'unsafe',
+      risk: 'low',
+      // A limit the held call cannot meet: the tool's configured timeout, not a wait of the test.
+      timeoutMs: 200,
+      execute: () => new Promise(() => undefined),
+      compensate: (input, output, ctx) => {
+        seen.push({ input, output, compensates: ctx.compensates });
+        return 'apology sent';
+      },
+    });
+    const runtime = openRuntime({
+      database: join(dir, 'baton.db'),
+      planner: createScriptedPlanner([
+        { type: 'tool_calls', calls: [{ tool: 'mail.send', args: { to: 'ops@example.com' } }] },
+        { type: 'tool_calls', calls: [{ tool: 'shop.delete', args: { order: 'Z' } }] },
+      ]),
+      tools: [send, ...createShop(join(dir, 'shop.jsonl'))],
+    });
+    const { id: runId } = await runtime.start({ input: 'mail, then delete' });
+    const uncertain = await runtime.wait(runId);
+    expect(uncertain.waitReason).toBe('uncertain_side_effect');
+    await runtime.approve(runId, uncertain.pendingApprovalId!, { by: 'ops', resolution: 'done' });
+    expect((await runtime.wait(runId)).waitReason).toBe('approval');
+    await runtime.cancel(runId, { compensate: true });
+    const run = await runtime.wait(runId);
+    const [mail] = await runtime.toolCalls(runId);
+    expect(mail!.result).toMatchObject({ recordedBy: 'ops' });
+    expect(run.compensation!.compensated).toEqual([{ toolCallId: mail!.id, tool: 'mail.send' }]);
+    expect(seen).toEqual([{ input: { to: 'ops@example.com' }, output: null, compensates: mail!.id }]);
   });
 
   it('a plain cancel compensates nothing; a compensation is refused for a read-only tool at definition', async () => {
