@@ -3,7 +3,14 @@
  * to SQLite (or PostgreSQL) after every transition, resumable after a crash or a long approval wait, and never
  * running a side effect twice without a human knowing.
  */
-export { createRuntime, EVENT_TYPES, batonIdGenerator, runTraceIds, parseTraceparent } from './runtime/index.js';
+export {
+  createRuntime,
+  EVENT_TYPES,
+  batonIdGenerator,
+  runTraceIds,
+  parseTraceparent,
+  describeTools,
+} from './runtime/index.js';
 export type * from './runtime/index.js';
 export { defineTool, ToolFailedError, ToolUnavailableError, EFFECTS, RISKS } from './tools/index.js';
 export type {

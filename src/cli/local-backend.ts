@@ -9,6 +9,7 @@ import {
   createFailure,
   createRuntime,
   createScriptedPlanner,
+  describeTools,
   resolveAgentPlanner,
   type Agent,
   type ModelSettings,
@@ -16,7 +17,6 @@ import {
 } from '../index.js';
 import { abortable } from './abortable.js';
 import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, type ToolJson } from './api-json.js';
-import { describeTools } from '../runtime/tool-registry.js';
 import type { Backend } from './backend.js';
 import { buildRunExport } from '../server/run-export.js';
 

@@ -13,4 +13,4 @@ export type { Trace, Span } from './trace.js';
 export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from './prune.js';
 export { batonIdGenerator, runTraceIds, parseTraceparent, type TracingOptions } from './otel.js';
 export type { ContextReport } from './context-builder.js';
-export type { ToolInfo } from './tool-registry.js';
+export { describeTools, type ToolInfo } from './tool-registry.js';

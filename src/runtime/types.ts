@@ -7,7 +7,7 @@ import type { Failure } from '../failure.js';
 import type { RunUserContext, ToolOrigin } from '../tools/define-tool.js';
 import type { ToolCallStatus } from '../store/index.js';
 import type { RunCompensation } from './event-data.js';
-export type { RunCompensation } from './event-data.js';
+export type { RunCompensation, CompensationJson } from './event-data.js';
 
 /** Per-run budget: each one, when used up, ends the run `failed` with `budget_exceeded` (or `timeout`). */
 export interface Budget {

@@ -1,6 +1,5 @@
 /** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
-import type { Approval, Run, RunEventRecord } from '../index.js';
-import { toCompensationData } from '../runtime/event-data.js';
+import type { Approval, CompensationJson, Run, RunEventRecord } from '../index.js';
 
 /** A run as the API answers it. */
 export function toRunJson(run: Run) {
@@ -25,7 +24,8 @@ export function toRunJson(run: Run) {
       cost_usd: run.usage.costUsd,
     },
     deadline_at: run.deadlineAt,
-    compensation: run.compensation ? toCompensationData(run.compensation) : null,
+    // The same shape as on the run's last `state` event.
+    compensation: run.compensation ? (toSnakeJson(run.compensation) as CompensationJson) : null,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };
