@@ -139,7 +139,14 @@ export async function* followEvents(
           continue;
         }
         status = (await store.getRun(runId))?.status;
-        if (!ACTIVE.has(status ?? '')) return;
+        if (!ACTIVE.has(status ?? '')) {
+          // It ended between the two reads: the transaction that ended it wrote its last events
+          // too, so the log has them now; they go out before the stream ends.
+          const rest = (await store.listEvents(runId, last, PAGE)).map(toEvent);
+          if (rest.length === 0) return;
+          pending.push(...rest);
+          continue;
+        }
       }
       let timer: NodeJS.Timeout | undefined;
       // A run waiting in the file moves when someone decides: here (published live) or in
