@@ -4,7 +4,7 @@
  * a JSONL file, so a test can count what the server saw across its own restarts and Baton's.
  *
  *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio
- *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N]   (prints {"url": …})
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T]   (prints {"url": …})
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -138,10 +138,16 @@ function makeServer(journal: string): McpServer {
   return server;
 }
 
-async function serveHttp(journal: string, port: number): Promise<void> {
+async function serveHttp(journal: string, port: number, token: string | undefined): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
+      // With --token, every request must carry it (as a deployed server would ask).
+      if (token && req.headers.authorization !== `Bearer ${token}`) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Unauthorized' }, id: null }));
+        return;
+      }
       const id = req.headers['mcp-session-id'];
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
       if (typeof id === 'string' && !transport) {
@@ -180,9 +186,10 @@ const { values } = parseArgs({
     stdio: { type: 'boolean' },
     http: { type: 'boolean' },
     port: { type: 'string' },
+    token: { type: 'string' },
   },
 });
 if (values.journal && (values.stdio || values.http)) {
   if (values.stdio) await makeServer(values.journal).connect(new StdioServerTransport());
-  else await serveHttp(values.journal, Number(values.port ?? 0));
+  else await serveHttp(values.journal, Number(values.port ?? 0), values.token);
 }

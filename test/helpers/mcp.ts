@@ -16,7 +16,18 @@ export function stdioNotes(journal: string): McpStdioServer {
 }
 
 /** The note server over Streamable HTTP on loopback (on `port`, or any free one). */
-export async function httpNotes(journal: string, port?: number): Promise<RunningChild<{ url: string; pid: number }>> {
-  const args = [MCP_SERVER, '--journal', journal, '--http', ...(port ? ['--port', String(port)] : [])];
+export async function httpNotes(
+  journal: string,
+  port?: number,
+  token?: string,
+): Promise<RunningChild<{ url: string; pid: number }>> {
+  const args = [
+    MCP_SERVER,
+    '--journal',
+    journal,
+    '--http',
+    ...(port ? ['--port', String(port)] : []),
+    ...(token ? ['--token', token] : []),
+  ];
   return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
 }

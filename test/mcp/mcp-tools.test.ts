@@ -251,6 +251,36 @@ describe('createMcpTools', () => {
     });
   });
 
+  it('sends the headers it is given with every HTTP request (a server that asks for a token)', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const http = await httpNotes(journal, undefined, 'secret-token-123');
+    servers.push(http);
+    await expect(createMcpTools({ url: http.first.url })).rejects.toMatchObject({ code: 'mcp.connect_failed' });
+    const notes = await toolset({ url: http.first.url, headers: { authorization: 'Bearer secret-token-123' } });
+    const list = notes.tools.find((t) => t.name === 'list_notes')!;
+    const ctx = {
+      runId: 'r',
+      toolCallId: 'c',
+      idempotencyKey: 'c',
+      signal: new AbortController().signal,
+      context: {},
+      attempt: 1,
+    };
+    expect(await list.execute({}, ctx)).toEqual({ titles: [] });
+    expect(readJournal(journal).map((e) => e.tool)).toEqual(['list_notes']);
+    // The server comes back on the same port asking for another token: refused over HTTP, so
+    // nothing ran and the model is told (a known failure, not an unknown outcome).
+    const port = Number(new URL(http.first.url).port);
+    await http.kill();
+    servers.push(await httpNotes(journal, port, 'another-token-456'));
+    await expect(list.execute({}, ctx)).rejects.toMatchObject({
+      name: 'ToolFailedError',
+      message: expect.stringMatching(/Unauthorized/),
+    });
+    expect(readJournal(journal).map((e) => e.tool)).toEqual(['list_notes']);
+  });
+
   it("validates arguments with the server's JSON Schema before calling, and gives the model isError results (HTTP)", async () => {
     const dir = tempDir();
     const journal = join(dir, 'journal.jsonl');

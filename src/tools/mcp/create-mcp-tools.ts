@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BatonError, createFailure } from '../../failure.js';
 import { defineTool, ToolFailedError, type AnyTool, type ToolSpec } from '../define-tool.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
@@ -96,8 +97,15 @@ function outputOf(result: CallToolResult): unknown {
   return result.content;
 }
 
-/** The server refused the request before running it (unknown tool, invalid params): nothing happened. */
+/**
+ * The server refused the request before running it: an unknown tool or invalid params, or an
+ * HTTP 4xx (unauthorized, forbidden, bad request) before the request reached MCP at all. A
+ * `404` for a lost session is not among them: the connection sends it again on a new session.
+ */
 function refused(error: unknown): boolean {
+  if (error instanceof StreamableHTTPError) {
+    return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 404;
+  }
   return (
     error instanceof McpError && (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound)
   );
