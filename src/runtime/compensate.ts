@@ -16,7 +16,7 @@ import { defineTool, type AnyTool, type ToolContext } from '../tools/define-tool
 import { reconcileTool, runTool } from '../tools/run-tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
-import { COMPENSATION_SUFFIX } from './rows.js';
+import { compensationId } from './ids.js';
 
 type Outcome = { status: 'succeeded' } | { status: 'failed'; failure: Failure } | { status: 'aborted' };
 
@@ -49,7 +49,7 @@ export async function compensateRun(
     const outcome = await compensateCall(env, live, call, tool!, signal).catch(
       // A fault of Baton's own (a row it cannot read): recorded as this compensation's failure.
       (error: unknown): Outcome =>
-        settle(live, call, tool!, `${call.id}${COMPENSATION_SUFFIX}`, 'failed', errorOf(toFailure(error)), null),
+        settle(live, call, tool!, compensationId(call.id), 'failed', errorOf(toFailure(error)), null),
     );
     if (outcome.status === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     if (outcome.status === 'succeeded') report.compensated.push(entry);
@@ -67,7 +67,7 @@ function compensationRow(
   patch: Pick<ToolCallRow, 'status'> & Partial<ToolCallRow>,
 ): ToolCallRow {
   return {
-    id: `${call.id}${COMPENSATION_SUFFIX}`,
+    id: compensationId(call.id),
     run_id: call.run_id,
     step_index: call.step_index,
     call_index: -1 - call.call_index,
@@ -88,7 +88,7 @@ function compensationRow(
 /** Records, once, that a call is left as it is. */
 function skip(live: LiveRun, call: ToolCallRow, why: 'no_compensator' | 'outcome_unknown'): void {
   const { driver } = live;
-  const id = `${call.id}${COMPENSATION_SUFFIX}`;
+  const id = compensationId(call.id);
   if (driver.memory.ledger.has(id)) return;
   const message =
     why === 'no_compensator'
@@ -134,7 +134,7 @@ async function compensateCall(
   signal: AbortSignal,
 ): Promise<Outcome> {
   const { driver } = live;
-  const id = `${call.id}${COMPENSATION_SUFFIX}`;
+  const id = compensationId(call.id);
   const settledBefore = driver.memory.ledger.get(id);
   if (settledBefore?.status === 'succeeded') return { status: 'succeeded' };
   if (settledBefore?.status === 'failed') return { status: 'failed', failure: failureOf(settledBefore) };

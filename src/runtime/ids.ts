@@ -25,6 +25,14 @@ export function uncertainApprovalId(callId: string, attempt: number): string {
   return `${callId}.uncertain${attempt}`;
 }
 
+/** The ledger id of the compensation of a call (its idempotency key too): the call's id and this suffix. */
+export const COMPENSATION_SUFFIX = '.undo';
+
+/** The ledger id of the compensation that undoes call `callId`. */
+export function compensationId(callId: string): string {
+  return `${callId}${COMPENSATION_SUFFIX}`;
+}
+
 /** JSON with sorted keys, so equal values hash equally. */
 export function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>

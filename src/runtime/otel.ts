@@ -247,14 +247,10 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
           event.createdAt,
           {
             ...baseOf(runId, state),
+            ...toolAttributes(data, started),
             'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': String(data.tool),
-            'gen_ai.tool.call.id': String(data.tool_call_id),
             'baton.step': Number(data.step_index ?? started?.data.step_index ?? 0),
-            'baton.tool.outcome': String(data.status),
-            ...(started?.data.effect ? { 'baton.tool.effect': String(started.data.effect) } : {}),
             ...(started?.data.risk ? { 'baton.tool.risk': String(started.data.risk) } : {}),
-            ...(started?.data.attempt ? { 'baton.tool.attempt': Number(started.data.attempt) } : {}),
             ...mcpOrigin(started?.data.origin),
             ...(options.content
               ? {
@@ -283,12 +279,8 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
           event.createdAt,
           {
             ...baseOf(runId, state),
-            'gen_ai.tool.name': String(data.tool),
-            'gen_ai.tool.call.id': String(data.tool_call_id),
+            ...toolAttributes(data, started),
             'baton.compensation.of': String(data.compensates),
-            'baton.tool.outcome': String(data.status),
-            ...(started?.data.effect ? { 'baton.tool.effect': String(started.data.effect) } : {}),
-            ...(started?.data.attempt ? { 'baton.tool.attempt': Number(started.data.attempt) } : {}),
           },
           failure?.code,
         );
@@ -358,4 +350,18 @@ function mcpOrigin(origin: unknown): Record<string, string> {
   const o = origin as { kind?: unknown; server?: unknown; tool?: unknown } | undefined;
   if (o?.kind !== 'mcp') return {};
   return { 'baton.mcp.server': String(o.server), 'baton.mcp.tool': String(o.tool) };
+}
+
+/** What a tool call's span and a compensation's span both say: the tool, the ledger id, how it ended, its effect and attempt. */
+function toolAttributes(
+  data: Record<string, unknown>,
+  started: RunEventRecord | undefined,
+): Record<string, string | number> {
+  return {
+    'gen_ai.tool.name': String(data.tool),
+    'gen_ai.tool.call.id': String(data.tool_call_id),
+    'baton.tool.outcome': String(data.status),
+    ...(started?.data.effect ? { 'baton.tool.effect': String(started.data.effect) } : {}),
+    ...(started?.data.attempt ? { 'baton.tool.attempt': Number(started.data.attempt) } : {}),
+  };
 }

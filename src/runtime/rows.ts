@@ -21,6 +21,7 @@ import type {
 import type { ToolResult } from '../tools/tool-result.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { RunCompensation } from './event-data.js';
+import { COMPENSATION_SUFFIX } from './ids.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
 
@@ -32,7 +33,7 @@ export function toRun(row: RunRow): Run {
   let damage: Failure | null = STATUSES.has(row.status)
     ? null
     : corruptRow(row.id, 'status', `unknown status '${row.status}'`);
-  const parse = (column: 'context' | 'failure', text: string): unknown => {
+  const parse = (column: 'context' | 'failure' | 'compensation', text: string): unknown => {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
@@ -42,6 +43,7 @@ export function toRun(row: RunRow): Run {
   };
   const context = (parse('context', row.context) ?? {}) as RunUserContext;
   const failure = row.failure ? (parse('failure', row.failure) as Failure | null) : null;
+  const compensation = row.compensation ? (parse('compensation', row.compensation) as RunCompensation | null) : null;
   return {
     id: row.id,
     sessionId: unscopeKey(row.tenant_id, row.session_id),
@@ -64,14 +66,11 @@ export function toRun(row: RunRow): Run {
       costUsd: row.cost_usd,
     },
     deadlineAt: row.deadline_at,
-    compensation: row.compensation ? (JSON.parse(row.compensation) as RunCompensation) : null,
+    compensation,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
 }
-
-/** The suffix of a compensation's ledger id, after the id of the call it undoes. */
-export const COMPENSATION_SUFFIX = '.undo';
 
 /** The call a compensation row undoes, or null for an ordinary call. */
 export function compensatedCallOf(row: Pick<ToolCallRow, 'id' | 'call_index'>): string | null {

@@ -353,7 +353,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
               ...(ctx.waitReason ? { wait_reason: ctx.waitReason, approval_id: ctx.pendingApprovalId } : {}),
               ...(unknownCalls.length > 0 ? { unknown_tool_calls: unknownCalls } : {}),
               ...(TERMINAL.has(status) && ctx.compensation
-                ? { compensation: { ...toCompensationData(toRunCompensation(ctx.compensation, true)) } }
+                ? { compensation: toCompensationData(toRunCompensation(ctx.compensation, true)) }
                 : {}),
             });
             if (status === 'succeeded') deps.onSucceeded(driver);

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation, type Store, type UnitWriter } from '../../src/store/index.js';
 import { DIALECTS, freshStoreOf } from '../helpers/dialects.js';
-import { runRow } from '../helpers/run-row.js';
+import { runProgress, runRow } from '../helpers/run-row.js';
 
 const open: Store[] = [];
 afterEach(async () => {
@@ -31,25 +31,15 @@ const event = (runId: string, seq: number) => ({
   created_at: seq,
 });
 
-const progress = (id: string, expected: number) => ({
-  id,
-  expected_version: expected,
-  snapshot: `{"v":${expected + 1}}`,
-  status: 'executing' as const,
-  stop_reason: null,
-  failure: null,
-  wait_reason: null,
-  pending_approval_id: null,
-  step_index: 1,
-  llm_calls: 1,
-  tool_calls: 0,
-  tokens: 10,
-  cost_usd: 0.5,
-  machine_version: 2,
-  wake_at: null,
-  compensation: null,
-  updated_at: 5,
-});
+const progress = (id: string, expected: number) =>
+  runProgress(id, expected, {
+    snapshot: `{"v":${expected + 1}}`,
+    step_index: 1,
+    llm_calls: 1,
+    tokens: 10,
+    cost_usd: 0.5,
+    updated_at: 5,
+  });
 
 describe.each(DIALECTS)('the store on %s', (dialect) => {
   it('commits a unit whole, and a unit whose compare-and-set lost writes nothing', async () => {

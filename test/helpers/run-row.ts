@@ -1,5 +1,5 @@
 /** A whole `runs` row for store tests that write rows directly: defaults, with what a test sets. */
-import type { RunRow } from '../../src/store/index.js';
+import type { RunProgress, RunRow } from '../../src/store/index.js';
 
 /** A run row of session `sessionId`; `fields` override the defaults (pending, created now). */
 export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = {}): RunRow {
@@ -36,6 +36,30 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     lease_until: null,
     created_at: now,
     updated_at: now,
+    ...fields,
+  };
+}
+
+/** A `saveProgress` of run `id` expecting version `expected`; `fields` override the defaults (executing, step 0). */
+export function runProgress(id: string, expected: number, fields: Partial<RunProgress> = {}): RunProgress {
+  return {
+    id,
+    expected_version: expected,
+    snapshot: '{}',
+    status: 'executing',
+    stop_reason: null,
+    failure: null,
+    wait_reason: null,
+    pending_approval_id: null,
+    step_index: 0,
+    llm_calls: 0,
+    tool_calls: 0,
+    tokens: 0,
+    cost_usd: 0,
+    machine_version: 2,
+    wake_at: null,
+    compensation: null,
+    updated_at: Date.now(),
     ...fields,
   };
 }

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import type { Claim, Store } from '../../src/store/index.js';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
-import { runRow } from '../helpers/run-row.js';
+import { runProgress, runRow } from '../helpers/run-row.js';
 
 async function withRuns(count: number): Promise<Store> {
   const store = await createPostgresStore(await freshDatabase());
@@ -56,25 +56,7 @@ describe.skipIf(!hasPostgres())('leases and fencing on PostgreSQL', () => {
         store
           .write(
             (w) => {
-              w.saveProgress({
-                id: claim.id,
-                expected_version: seq - 1,
-                snapshot: `{"by":"${owner}"}`,
-                status: 'executing',
-                stop_reason: null,
-                failure: null,
-                wait_reason: null,
-                pending_approval_id: null,
-                step_index: 0,
-                llm_calls: 0,
-                tool_calls: 0,
-                tokens: 0,
-                cost_usd: 0,
-                machine_version: 2,
-                wake_at: null,
-                compensation: null,
-                updated_at: seq,
-              });
+              w.saveProgress(runProgress(claim.id, seq - 1, { snapshot: `{"by":"${owner}"}`, updated_at: seq }));
               w.insertEvent({ run_id: claim.id, seq, type: 'state', data: `{"by":"${owner}"}`, created_at: seq });
             },
             { runId: claim.id, owner, epoch: claim.epoch },

@@ -2,7 +2,7 @@ import SQLite from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { MIGRATIONS, createSqliteStore, openDatabase } from '../../src/store/index.js';
 import { tempFiles } from '../helpers/temp.js';
-import { runRow } from '../helpers/run-row.js';
+import { runProgress, runRow } from '../helpers/run-row.js';
 
 describe('openDatabase', () => {
   it('opens with WAL, synchronous=FULL, foreign keys and a busy timeout', () => {
@@ -101,25 +101,7 @@ describe('store', () => {
     const store = createSqliteStore(db);
     store.ensureSession('s', Date.now());
     store.insertRun(runRow('r1', 's'));
-    const progress = {
-      id: 'r1',
-      expected_version: 0,
-      snapshot: '{"a":1}',
-      status: 'planning' as const,
-      stop_reason: null,
-      failure: null,
-      wait_reason: null,
-      pending_approval_id: null,
-      step_index: 0,
-      llm_calls: 0,
-      tool_calls: 0,
-      tokens: 0,
-      cost_usd: 0,
-      machine_version: 2,
-      wake_at: null,
-      compensation: null,
-      updated_at: Date.now(),
-    };
+    const progress = runProgress('r1', 0, { snapshot: '{"a":1}', status: 'planning' });
     expect(store.saveProgress(progress)).toBe(true);
     expect(store.saveProgress({ ...progress, snapshot: '{"a":2}' })).toBe(false);
     expect(store.getRun('r1')).toMatchObject({ version: 1, snapshot: '{"a":1}' });
