@@ -25,6 +25,10 @@ export const DEFAULTS = {
   busyTimeoutMs: 5_000,
   /** How long a runtime's claim on a run lasts without a heartbeat. */
   leaseMs: 30_000,
+  /** First wait before a run whose commit the database refused (a full disk) is tried again; doubles each time… */
+  writeRetryMs: 100,
+  /** …up to this. */
+  writeRetryMaxMs: 5_000,
 } as const;
 
 /** Per-run limits; `undefined` means unlimited (except `maxSteps`). */

@@ -45,6 +45,8 @@ export const FAILURE_CODES = {
   'run.version_conflict': 'system',
   'run.closed': 'system',
   'store.checkpoint_failed': 'system',
+  // The database refused a write (a full disk, an I/O error, a lost connection): nothing of it was committed.
+  'store.write_failed': 'system',
   'store.open_failed': 'user',
   'store.not_baton': 'user',
   'store.corrupt': 'system',

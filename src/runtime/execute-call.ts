@@ -9,6 +9,7 @@
  * model is never told to retry a call whose effect may have happened.
  */
 import { DEFAULTS } from '../defaults.js';
+import { createFailure, toFailure, type Failure } from '../failure.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { normalizeOutput, reconcileTool, runTool, type ToolRun, type UnknownCause } from '../tools/run-tool.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
@@ -64,8 +65,16 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
         recovery = 'human_retry';
       } else {
         if (tool.effect === 'reconcilable' && !approval) {
-          const found = await reconcileTool(tool, call.parsed, ctx);
+          const found = await reconcileTool(tool, call.parsed, ctx).catch((error: unknown) => ({
+            error: toFailure(error, 'tool.failed'),
+          }));
           if (signal.aborted) return { kind: 'aborted' };
+          if ('error' in found) {
+            // reconcile() could not tell whether the effect happened (it threw, or timed out):
+            // running the call again might do it twice, so a human decides, told why.
+            askHuman(scope, call, approvalId, attempts, cause, found.error);
+            return { kind: 'wait', approvalId };
+          }
           if (found.done) {
             const outcome = normalizeOutput(tool, found.output, 0);
             storeArtifact(scope, outcome);
@@ -138,10 +147,13 @@ function askHuman(
   approvalId: string,
   attempts: number,
   cause: UnknownOutcome | null,
+  reconcileError?: Failure,
 ): void {
   const { live, runId, stepIndex } = scope;
-  // The row keeps what is known of the last attempt (a timeout's failure, say).
-  const row = callRow(runId, stepIndex, call, { status: 'unknown', result: call.row?.result ?? null });
+  // The row keeps what is known of the last attempt (a timeout's failure, say), or says that
+  // reconcile() could not find out.
+  const result = reconcileError ? JSON.stringify(unreconciled(call, reconcileError)) : (call.row?.result ?? null);
+  const row = callRow(runId, stepIndex, call, { status: 'unknown', result });
   call.row = row;
   live.driver.stageToolCall(row);
   const approval = pendingApproval(approvalId, runId, stepIndex, 'uncertain', [call]);
@@ -152,7 +164,18 @@ function askHuman(
     tool_calls: [{ id: call.id, tool: call.toolName, args: call.args, risk: call.tool?.risk, attempts }],
     recovery: 'to_human' satisfies Recovery,
     cause,
+    ...(reconcileError ? { reconcile_error: reconcileError } : {}),
   });
+}
+
+/** The result of a call whose reconcile() failed: its outcome is unknown, and why. */
+function unreconciled(call: PreparedCall, reconcileError: Failure): ToolResult {
+  const failure = createFailure(
+    'tool.outcome_unknown',
+    `The outcome of tool '${call.toolName}' is unknown: its reconcile() failed (${reconcileError.message})`,
+    { details: { tool_call_id: call.id, reconcile_error: reconcileError } },
+  );
+  return { status: 'error', content: failure.message, durationMs: 0, truncated: false, retryable: false, failure };
 }
 
 /** Stages a large output as an artifact, stored once by content hash. */

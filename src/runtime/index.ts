@@ -5,7 +5,7 @@
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export type { RuntimeHooks } from './env.js';
-export type { Checkpoint, RuntimeStats } from './runtime-api.js';
+export type { BackgroundErrorContext, Checkpoint, RuntimeHealth, RuntimeStats, StalledRun } from './runtime-api.js';
 export type { FollowOptions } from './follow.js';
 export type * from './types.js';
 export { EVENT_TYPES } from './types.js';

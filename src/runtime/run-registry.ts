@@ -13,6 +13,8 @@ import type { RunMachine } from '../../machines/run-machine.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
 import { BatonError, fail, toFailure, type Failure } from '../failure.js';
+import { DEFAULTS } from '../defaults.js';
+import { isWriteFailure, toWriteError } from '../store/index.js';
 import type { Claim, RunRow, Store } from '../store/index.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import { resumeAfterDecision } from './approvals.js';
@@ -30,7 +32,11 @@ import type { Run } from './types.js';
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
-/** How often a run whose commit failed is picked up again from the file before it is given up. */
+/**
+ * How often in a row a run whose commit failed is picked up again from the file before it is
+ * given up; a write the database refused (a full disk) is retried, with backoff, for as long as
+ * it takes.
+ */
 const MAX_READOPTIONS = 3;
 /** Runs in flight resumed per turn of the event loop on open. */
 const RECOVER_BATCH = 50;
@@ -49,6 +55,27 @@ export interface RegistryDeps {
   definition: RunMachineDefinition;
   /** The driver settings other than the registry's own callbacks. */
   driver: Omit<DriverDeps, 'onSucceeded' | 'onRetired' | 'owner'>;
+  /** Told of what went wrong in the background (a run given up, a wake-up that failed). */
+  onError?: (failure: Failure, where: BackgroundErrorContext) => void;
+}
+
+/** Where a background error happened, for the runtime's `onError`. */
+export interface BackgroundErrorContext {
+  /** What the runtime was doing: resuming a run after a failed commit, waking a waiting run, recovering on open… */
+  activity: string;
+  runId?: string;
+}
+
+/** A run this runtime picks up again after a failed commit: what failed, how often, and when it tries next. */
+export interface StalledRun {
+  runId: string;
+  failure: Failure;
+  /** Failed commits in a row (the first included). */
+  attempts: number;
+  /** When the first of them failed (epoch ms). */
+  since: number;
+  /** When the run is tried again (epoch ms). */
+  retryAt: number;
 }
 
 /** Creates the registry of one runtime. */
@@ -57,8 +84,17 @@ export function createRunRegistry(deps: RegistryDeps) {
   const live = new Map<string, LiveRun>();
   /** Loads under way, so two callers loading one run share it (one claim, one driver). */
   const loading = new Map<string, Promise<LiveRun | undefined>>();
-  const readoptions = new Map<string, number>();
+  /** Runs picked up again after a failed commit, until one of their commits lands. */
+  const stalled = new Map<string, StalledRun>();
+  const retryTimers = new Set<NodeJS.Timeout>();
   const recoveryFailures = new Map<string, Failure>();
+  const report = (failure: Failure, where: BackgroundErrorContext): void => {
+    try {
+      deps.onError?.(failure, where);
+    } catch {
+      // A logger that throws must not stop the runtime.
+    }
+  };
   let closed = false;
 
   const driverDeps: DriverDeps = {
@@ -73,6 +109,7 @@ export function createRunRegistry(deps: RegistryDeps) {
       if (live.get(driver.runId)?.driver !== driver) return;
       live.delete(driver.runId);
       if (failure && !closed) readopt(driver.runId, failure);
+      else stalled.delete(driver.runId);
     },
     onIdleWaiting(driver) {
       // On the next turn: whatever applies a decision to this run does so first.
@@ -88,24 +125,72 @@ export function createRunRegistry(deps: RegistryDeps) {
     report: (runId, failure) => recoveryFailures.set(runId, failure),
   });
 
-  /** A failed commit loses only what was not durable: the run is picked up again from the file (a few times at most), unless another runtime wrote it, which then owns it. */
+  /**
+   * A failed commit loses only what was not durable: the run is picked up again from the file
+   * (and so goes on from its last commit) unless another runtime wrote it, which then owns it. A
+   * write the database refused is tried again with backoff until it lands, the run shown in
+   * `stalled` meanwhile; any other failure a few times in a row at most.
+   */
   function readopt(runId: string, failure: Failure): void {
-    const attempts = (readoptions.get(runId) ?? 0) + 1;
-    readoptions.set(runId, attempts);
-    setImmediate(() => {
-      void (async () => {
-        if (closed) return;
-        if (failure.code !== 'run.version_conflict' && attempts <= MAX_READOPTIONS) {
-          try {
-            const row = await store.getRun(runId);
-            if (row && ACTIVE.has(row.status) && !live.has(runId) && (await resumeOnce(row))) return;
-          } catch (error) {
-            failure = toFailure(error, 'store.checkpoint_failed');
-          }
+    const previous = stalled.get(runId);
+    const attempts = (previous?.attempts ?? 0) + 1;
+    const transient = isWriteFailure(failure);
+    if (failure.code === 'run.version_conflict' || (!transient && attempts > MAX_READOPTIONS)) {
+      giveUp(runId, failure);
+      return;
+    }
+    const delay = transient ? Math.min(DEFAULTS.writeRetryMs * 2 ** (attempts - 1), DEFAULTS.writeRetryMaxMs) : 0;
+    const entry: StalledRun = {
+      runId,
+      failure,
+      attempts,
+      since: previous?.since ?? Date.now(),
+      retryAt: Date.now() + delay,
+    };
+    stalled.set(runId, entry);
+    const retry = async (): Promise<void> => {
+      if (closed || stalled.get(runId) !== entry) return;
+      try {
+        const row = await store.getRun(runId);
+        if (!row || !ACTIVE.has(row.status) || live.has(runId)) {
+          stalled.delete(runId);
+          return;
         }
-        hub.fail(runId, failure);
-      })();
-    });
+        const run = await resumeOnce(row);
+        if (!run) {
+          // Another runtime holds it now.
+          stalled.delete(runId);
+          return;
+        }
+        // The claim was a write that landed; the run is back once its next commit does too.
+        run.driver.flush().then(
+          () => {
+            if (stalled.get(runId) === entry) stalled.delete(runId);
+          },
+          () => undefined,
+        );
+      } catch (error) {
+        if (stalled.get(runId) !== entry) return;
+        readopt(runId, toFailure(toWriteError(error), 'store.checkpoint_failed'));
+      }
+    };
+    if (delay === 0) {
+      setImmediate(() => void retry());
+      return;
+    }
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      void retry();
+    }, delay);
+    timer.unref();
+    retryTimers.add(timer);
+  }
+
+  /** A run that cannot be picked up again here: its followers are told, and so is `onError`. */
+  function giveUp(runId: string, failure: Failure): void {
+    stalled.delete(runId);
+    hub.fail(runId, failure);
+    report(failure, { activity: 'resuming a run after a failed commit', runId });
   }
 
   function register(row: RunRow, driver: RunDriver): LiveRun {
@@ -360,6 +445,10 @@ export function createRunRegistry(deps: RegistryDeps) {
       return [...resumed, ...later];
     },
     recoveryFailures: recoveryFailures as ReadonlyMap<string, Failure>,
+    /** Runs picked up again after a failed commit (a full disk), oldest first, until a commit of theirs lands. */
+    stalledRuns(): StalledRun[] {
+      return [...stalled.values()].map((entry) => ({ ...entry }));
+    },
     /** An operator ended a quarantined run: it is no longer reported. */
     forget(runId: string): void {
       recoveryFailures.delete(runId);
@@ -373,6 +462,9 @@ export function createRunRegistry(deps: RegistryDeps) {
     close(): void {
       closed = true;
       scheduler.stop();
+      for (const timer of retryTimers) clearTimeout(timer);
+      retryTimers.clear();
+      stalled.clear();
       for (const run of live.values()) run.driver.stop();
       live.clear();
     },

@@ -12,6 +12,9 @@ import type { Trace } from './trace.js';
 import type { ToolInfo } from './tool-registry.js';
 import type { PruneOptions, PruneReport, RetentionOptions } from './prune.js';
 import type { TracingOptions } from './otel.js';
+import type { BackgroundErrorContext, StalledRun } from './run-registry.js';
+
+export type { BackgroundErrorContext, StalledRun } from './run-registry.js';
 import type {
   Approval,
   Artifact,
@@ -83,6 +86,22 @@ export interface RuntimeOptions {
    * `{ content: true }` records tool arguments and results on spans, capped.
    */
   tracing?: boolean | TracingOptions;
+  /**
+   * Told of every failure the runtime handles in the background, where no caller waits for it:
+   * a run given up after failed commits, a waiting run that could not be woken, a lease renewal
+   * or notification that failed, a scheduled prune that failed. `baton serve` and `baton worker`
+   * log them. Without it they are dropped (the runs concerned show in `health()` and
+   * `recoveryFailures`).
+   */
+  onError?: (failure: Failure, where: BackgroundErrorContext) => void;
+}
+
+/** Whether a runtime can do its work now, as `health()` reports it. */
+export interface RuntimeHealth {
+  /** `degraded` while some run cannot commit (e.g. a full disk): it is retried, and listed in `stalledRuns`. */
+  status: 'ok' | 'degraded';
+  /** Runs whose commits failed and that are tried again, with backoff, until one lands. */
+  stalledRuns: StalledRun[];
 }
 
 /** A run's persisted snapshot, as `checkpoint()` reports it. */
@@ -184,6 +203,8 @@ export interface Runtime {
   tools(): ToolInfo[];
   /** Counters of this runtime since it opened (for benchmarks and monitoring). */
   stats(): RuntimeStats;
+  /** Whether the runtime can do its work now: `degraded`, with the runs concerned, while commits fail (a full disk). */
+  health(): RuntimeHealth;
   /**
    * Resolves once the database is open and, unless `recover: false`, the first batch of runs in
    * flight is resumed (`recover()`'s first 50); rejects if the database cannot be opened.

@@ -13,7 +13,7 @@ import { stateName } from '../../machines/run-status.js';
 import { batonRunMachine, checkRunMachine } from '../../machines/variants.js';
 import { TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { BatonError, fail, type Failure } from '../failure.js';
+import { BatonError, fail, toFailure, type Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
 import { assertPendingApproval, decideApproval, type DecisionInput } from './approvals.js';
@@ -29,7 +29,7 @@ import { newOwner, retireOwner } from './leases.js';
 import { createPlannerActor } from './planner-actor.js';
 import { checkListFilter, toApproval, toRun } from './rows.js';
 import { createRunReads } from './run-reads.js';
-import type { Runtime, RuntimeOptions, RuntimeStats } from './runtime-api.js';
+import type { Runtime, RuntimeHealth, RuntimeOptions, RuntimeStats } from './runtime-api.js';
 import { registerStore } from './internals.js';
 import { admitStart } from './yield-turn.js';
 import { createRunRegistry } from './run-registry.js';
@@ -114,6 +114,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       inspect: options.inspect,
       ...(tracer ? { onCommitted: tracer.committed } : {}),
     },
+    ...(options.onError ? { onError: options.onError } : {}),
   });
 
   /** A run's row, or `run.not_found`. */
@@ -302,7 +303,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         ...(opts.reason ? { reason: opts.reason } : {}),
         ...(opts.compensate ? { compensate: true } : {}),
       });
-      await run.driver.flush().catch(() => undefined);
+      // A cancel the database refused is the caller's to know: the run is as it was.
+      await run.driver.flush();
       await handOffUnlessDriving(runId);
       return runtime.get(runId);
     },
@@ -343,6 +345,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     tools: () => describeTools(options.tools),
 
+    health(): RuntimeHealth {
+      const stalledRuns = registry.stalledRuns();
+      return { status: stalledRuns.length > 0 ? 'degraded' : 'ok', stalledRuns };
+    },
+
     stats(): RuntimeStats {
       return { commits: store.commits, liveRuns: registry.size, wakeTimers: registry.wakeTimers };
     },
@@ -368,7 +375,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       onClose.clear();
       await Promise.resolve();
       sqlite?.queue.flushNow();
-      await store.releaseLeases(owner);
+      // Leases not released (the database refuses writes) lapse by themselves.
+      await store
+        .releaseLeases(owner)
+        .catch((error: unknown) => options.onError?.(toFailure(error), { activity: 'releasing leases on close' }));
       retireOwner(owner);
       await store.close();
     },

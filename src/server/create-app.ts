@@ -30,7 +30,16 @@ const refuseCrossOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** Builds the app over the server's dependencies. */
 export function createApp(deps: ServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get('/healthz', (c) => c.json({ status: deps.closing.aborted ? 'closing' : 'ok' }));
+  // Unauthenticated: how many runs are stalled, never which (they belong to tenants). A runtime
+  // whose commits fail (a full disk) answers 503, so a load balancer stops sending it work.
+  app.get('/healthz', (c) => {
+    if (deps.closing.aborted) return c.json({ status: 'closing' });
+    const health = deps.runtime.health();
+    return c.json(
+      { status: health.status, stalled_runs: health.stalledRuns.length },
+      health.status === 'ok' ? 200 : 503,
+    );
+  });
   app.route('/', inspectorRoutes());
   app.use('/v1/*', refuseCrossOrigin);
   app.use('/v1/*', authenticate(deps.auth, deps.tickets, deps.limiter));

@@ -44,8 +44,10 @@ export function toStatus(failure: ApiFailure): ContentfulStatusCode {
       return 403;
     case 'model':
     case 'tool':
-    case 'system':
       return 500;
+    case 'system':
+      // The database refused the write (a full disk): nothing changed, and the same request may succeed later.
+      return failure.code === 'store.write_failed' ? 503 : 500;
   }
 }
 

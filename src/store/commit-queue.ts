@@ -41,8 +41,14 @@ export const MAX_BATCH_MS = 20;
 /** …once it holds this many. */
 export const MIN_TIMED_UNITS = 32;
 
-/** Creates a group-commit queue over one database handle. */
-export function createCommitQueue(sqlite: SQLite.Database): CommitQueue {
+/**
+ * Creates a group-commit queue over one database handle; `toError` turns what the database
+ * threw into the error a writer is rejected with.
+ */
+export function createCommitQueue(
+  sqlite: SQLite.Database,
+  toError: (error: unknown) => unknown = (error) => error,
+): CommitQueue {
   const queue: Pending[] = [];
   let scheduled = false;
   let commits = 0;
@@ -73,7 +79,7 @@ export function createCommitQueue(sqlite: SQLite.Database): CommitQueue {
     try {
       sqlite.exec('BEGIN IMMEDIATE');
     } catch (error) {
-      for (const item of batch) item.reject(error);
+      for (const item of batch) item.reject(toError(error));
       return;
     }
     const started = performance.now();
@@ -89,10 +95,17 @@ export function createCommitQueue(sqlite: SQLite.Database): CommitQueue {
         item.value = item.work();
         sqlite.exec(`RELEASE ${name}`);
       } catch (error) {
+        if (!sqlite.inTransaction) {
+          // SQLite rolled the whole transaction back (a full disk, an I/O error): every writer of
+          // it lost its writes, the ones that ran before this one too, and none of it is retried.
+          const lost = toError(error);
+          for (const other of batch) other.reject(lost);
+          return;
+        }
         sqlite.exec(`ROLLBACK TO ${name}`);
         sqlite.exec(`RELEASE ${name}`);
         item.failed = true;
-        item.error = error;
+        item.error = toError(error);
       }
     }
     try {
@@ -100,7 +113,7 @@ export function createCommitQueue(sqlite: SQLite.Database): CommitQueue {
       commits += 1;
     } catch (error) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-      for (const item of batch) item.reject(error);
+      for (const item of batch) item.reject(toError(error));
       return;
     }
     for (const item of batch) {

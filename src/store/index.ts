@@ -7,7 +7,14 @@ export { openDatabase, migrate, type OpenDatabase } from './open-database.js';
 export { createCommitQueue, type CommitQueue } from './commit-queue.js';
 export { MIGRATIONS, type Migration } from './migrations.js';
 export { createSqliteStore, sqliteRunStore } from './store.js';
-export { isUniqueViolation, versionConflict, approvalTaken } from './store-errors.js';
+export {
+  isUniqueViolation,
+  versionConflict,
+  approvalTaken,
+  toWriteError,
+  writeFailureCause,
+  isWriteFailure,
+} from './store-errors.js';
 export type * from './store.js';
 export type { Database } from './schema.js';
 export {

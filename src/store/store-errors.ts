@@ -1,6 +1,7 @@
 /**
  * How a unit of work fails, the same on both dialects: a conditional write that found the row
- * changed (another writer's version, an approval already decided), or a unique index hit.
+ * changed (another writer's version, an approval already decided), a unique index hit, or a
+ * database that refused the write itself (a full disk, an I/O error, a lost connection).
  */
 import { BatonError, createFailure } from '../failure.js';
 
@@ -18,4 +19,72 @@ export function approvalTaken(id: string): BatonError {
 export function isUniqueViolation(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code ?? '');
   return code === '23505' || code.startsWith('SQLITE_CONSTRAINT');
+}
+
+/**
+ * SQLite result codes of a write the database could not make (the primary code; extended codes
+ * such as `SQLITE_IOERR_WRITE` start with one of these). Constraint violations are not among them:
+ * they are answers about the data, not failures to write.
+ */
+const SQLITE_WRITE_FAILURES = [
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_READONLY',
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOMEM',
+  'SQLITE_PROTOCOL',
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+] as const;
+/** PostgreSQL SQLSTATE classes of the same: 08 connection, 53 insufficient resources (53100 disk full), 57P operator intervention, 58 system (I/O) errors. */
+const PG_WRITE_FAILURE_CLASSES = ['08', '53', '57P', '58'] as const;
+/** Node's socket errors of a connection to PostgreSQL that is gone. */
+const SOCKET_ERRORS: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+
+/** The cause a database gave for refusing a write (`SQLITE_FULL`, `53100`, `ECONNRESET`), or null for any other error. */
+export function writeFailureCause(error: unknown): string | null {
+  if (error instanceof BatonError || typeof error !== 'object' || error === null) return null;
+  const code = String((error as { code?: unknown }).code ?? '');
+  if (SQLITE_WRITE_FAILURES.some((prefix) => code === prefix || code.startsWith(`${prefix}_`))) return code;
+  if (/^[0-9A-Z]{5}$/.test(code) && PG_WRITE_FAILURE_CLASSES.some((c) => code.startsWith(c))) return code;
+  if (SOCKET_ERRORS.has(code)) return code;
+  // pg reports a connection closed under a query with a plain Error.
+  const message = error instanceof Error ? error.message : '';
+  if (/^Connection terminated/.test(message)) return 'connection_terminated';
+  return null;
+}
+
+/**
+ * The error a failed write is reported as: `store.write_failed` naming the database's cause
+ * (retryable: the same write may succeed once space or the connection is back); any other error
+ * as it is.
+ */
+export function toWriteError(error: unknown): unknown {
+  const cause = writeFailureCause(error);
+  if (cause === null) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new BatonError(
+    createFailure(
+      'store.write_failed',
+      `The database refused the write (${cause}: ${message}); nothing of it was committed`,
+      {
+        retryable: true,
+        details: { cause },
+      },
+    ),
+  );
+}
+
+/** True for a failure that a later attempt of the same write may not have (the database refused it). */
+export function isWriteFailure(failure: { code: string }): boolean {
+  return failure.code === 'store.write_failed';
 }

@@ -5,7 +5,7 @@
  * `createStore` wraps it as the runtime's dialect-neutral `Store`.
  */
 import type SQLite from 'better-sqlite3';
-import { approvalTaken, versionConflict } from './store-errors.js';
+import { approvalTaken, toWriteError, versionConflict } from './store-errors.js';
 import { createCommitQueue, type CommitQueue } from './commit-queue.js';
 import { openDatabase, type OpenDatabase } from './open-database.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from './statements.js';
@@ -48,7 +48,7 @@ export function createSqliteStore(path: string): SqliteStore {
     prepare(SQL[name]).get(...argsOf(SQL[name], values)) as T | undefined;
   const all = <T>(name: StatementName, values: Record<string, unknown>) =>
     prepare(SQL[name]).all(...argsOf(SQL[name], values)) as T[];
-  const queue: CommitQueue = createCommitQueue(sqlite);
+  const queue: CommitQueue = createCommitQueue(sqlite, toWriteError);
 
   return {
     db,
@@ -275,6 +275,15 @@ function sqliteWriter(store: SqliteStore): UnitWriter {
   };
 }
 
+/** Runs a write made outside the commit queue; a database that refused it throws `store.write_failed`. */
+function writing<T>(write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    throw toWriteError(error);
+  }
+}
+
 /** The runtime's store on SQLite: the synchronous store behind the dialect-neutral interface. */
 export function sqliteRunStore(store: SqliteStore): Store {
   const writer = sqliteWriter(store);
@@ -298,14 +307,15 @@ export function sqliteRunStore(store: SqliteStore): Store {
     waitingRunsPage: async (after, limit) => store.waitingRunsPage(after, limit),
     dueWaitingRuns: async (now, after, limit) => store.dueWaitingRuns(now, after, limit),
     nextWake: async (now) => store.nextWake(now),
-    claimRun: async (id, owner, leaseMs, isDead) => store.claimRun(id, owner, leaseMs, isDead),
-    claimRuns: async (owner, leaseMs, limit) => store.claimRuns(owner, leaseMs, limit),
+    // Writes outside the commit queue (leases, cancel requests) fail as the queue's do.
+    claimRun: async (id, owner, leaseMs, isDead) => writing(() => store.claimRun(id, owner, leaseMs, isDead)),
+    claimRuns: async (owner, leaseMs, limit) => writing(() => store.claimRuns(owner, leaseMs, limit)),
     inFlightOwners: async () => store.inFlightOwners(),
-    claimRunsOf: async (dead, owner, leaseMs, limit) => store.claimRunsOf(dead, owner, leaseMs, limit),
-    renewLeases: async (owner, leaseMs, ids) => store.renewLeases(owner, leaseMs, ids),
-    requestCancel: async (id, request) => store.requestCancel(id, request),
-    releaseLease: async (id, owner, epoch) => store.releaseLease(id, owner, epoch),
-    releaseLeases: async (owner) => store.releaseLeases(owner),
+    claimRunsOf: async (dead, owner, leaseMs, limit) => writing(() => store.claimRunsOf(dead, owner, leaseMs, limit)),
+    renewLeases: async (owner, leaseMs, ids) => writing(() => store.renewLeases(owner, leaseMs, ids)),
+    requestCancel: async (id, request) => writing(() => store.requestCancel(id, request)),
+    releaseLease: async (id, owner, epoch) => writing(() => store.releaseLease(id, owner, epoch)),
+    releaseLeases: async (owner) => writing(() => store.releaseLeases(owner)),
     listSteps: async (runId) => store.listSteps(runId),
     getToolCall: async (id) => store.getToolCall(id),
     listToolCalls: async (runId) => store.listToolCalls(runId),

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULTS } from '../defaults.js';
-import { createFailure } from '../failure.js';
+import { BatonError, createFailure } from '../failure.js';
 import {
   ToolFailedError,
   ToolUnavailableError,
@@ -165,5 +165,12 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, d
 /** Asks a reconcilable tool whether an interrupted call already took effect. */
 export async function reconcileTool(tool: AnyTool, input: unknown, ctx: ToolContext): Promise<Reconciliation<unknown>> {
   if (!tool.reconcile) return { done: false };
-  return withTimeout(tool.timeoutMs, ctx.signal, (signal) => tool.reconcile!(input, { ...ctx, signal }));
+  try {
+    return await withTimeout(tool.timeoutMs, ctx.signal, (signal) => tool.reconcile!(input, { ...ctx, signal }));
+  } catch (error) {
+    if (!(error instanceof Timeout)) throw error;
+    throw new BatonError(
+      createFailure('tool.timed_out', `reconcile() of tool '${tool.name}' timed out after ${tool.timeoutMs} ms`),
+    );
+  }
 }

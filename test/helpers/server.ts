@@ -46,9 +46,13 @@ export async function startTestServer(
     limits?: Partial<ServerLimits>;
     /** Runtime options that replace the test agent's (machine, planner, tools, policy). */
     runtime?: (effects: string) => Partial<RuntimeOptions>;
+    /** The database file (default: a new one in a temp directory). */
+    database?: string;
   } = {},
 ): Promise<TestServer> {
-  const { db, effects } = tempFiles();
+  const files = tempFiles();
+  const { effects } = files;
+  const db = options.database ?? files.db;
   const agent = createServerAgent(effects);
   const runtime = createRuntime({
     database: db,

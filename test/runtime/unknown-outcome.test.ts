@@ -215,3 +215,62 @@ describe('cancelling a run while a call runs', () => {
     });
   }
 });
+
+describe('a reconcile() that cannot tell', () => {
+  /** A reconcilable tool whose first attempt times out after its effect, and whose reconcile() throws or hangs. */
+  function brokenReconcile(how: 'throws' | 'hangs') {
+    const { db, effects } = tempFiles();
+    const record = (key: string) =>
+      appendFileSync(effects, JSON.stringify({ tool: 'pay', key, value: '', pid: 0 }) + '\n');
+    const tool = defineTool({
+      name: 'world.pay',
+      description: 'A reconcilable payment whose status API is down',
+      input: z.object({ amount: z.number() }),
+      effect: 'reconcilable',
+      risk: 'low',
+      timeoutMs: 150,
+      execute: async (_input, ctx) => {
+        record(ctx.idempotencyKey);
+        if (ctx.attempt === 1) {
+          await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+          throw new Error('too slow');
+        }
+        return { paid: true };
+      },
+      reconcile: async (_input, ctx) => {
+        if (how === 'throws') throw new Error('status API answered 502');
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+        return { done: false as const };
+      },
+    });
+    const planner = createScriptedPlanner((request) =>
+      request.stepIndex === 0
+        ? { type: 'tool_calls', calls: [{ tool: 'world.pay', args: { amount: 5 } }] }
+        : { type: 'final', answer: `saw: ${request.messages.at(-1)!.content}` },
+    );
+    return { runtime: openRuntime({ database: db, planner, tools: [tool] }), effects };
+  }
+
+  for (const how of ['throws', 'hangs'] as const) {
+    it(`waits for a human with the reconcile error when reconcile() ${how}, and never runs the call again by itself`, async () => {
+      const { runtime, effects } = brokenReconcile(how);
+      const run = await runtime.start({ input: 'pay' });
+      const waiting = await runtime.wait(run.id);
+      expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect', failure: null });
+      expect(readEffects(effects)).toHaveLength(1);
+      const [call] = await runtime.toolCalls(run.id);
+      expect(call).toMatchObject({ status: 'unknown', attempts: 1 });
+      const reconcileError = call!.result!.failure!.details!.reconcile_error as { message: string };
+      expect(reconcileError.message).toMatch(how === 'throws' ? /status API answered 502/ : /timed out/);
+      const request = (await eventsOf(runtime, run.id)).find((e) => e.type === 'approval_request');
+      expect(request?.data).toMatchObject({
+        reason: 'uncertain_side_effect',
+        reconcile_error: { message: reconcileError.message },
+      });
+      // A human who checked by hand records it as done: it is not run again.
+      await runtime.approve(run.id, waiting.pendingApprovalId!, { by: 'ops', resolution: 'done' });
+      expect(await runtime.wait(run.id)).toMatchObject({ status: 'succeeded' });
+      expect(readEffects(effects)).toHaveLength(1);
+    });
+  }
+});

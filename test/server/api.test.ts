@@ -153,7 +153,7 @@ describe('the run API', () => {
     expect(machine.status).toBe(200);
     expect(Object.keys(machine.body.states)).toEqual(expect.arrayContaining(['planning', 'waiting_human']));
     const health = await apiClient(server.url)('GET', '/healthz');
-    expect(health).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(health).toMatchObject({ status: 200, body: { status: 'ok', stalled_runs: 0 } });
   });
 });
 

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { BatonError, createFailure } from '../../failure.js';
-import { approvalTaken, versionConflict } from '../store-errors.js';
+import { approvalTaken, toWriteError, versionConflict } from '../store-errors.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from '../statements.js';
 import type {
   ApprovalRow,
@@ -259,7 +259,11 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
       const unit = previous
         .catch(() => undefined)
         .then(() => new Promise((resolve) => setImmediate(resolve)))
-        .then(() => commit(work, fence));
+        .then(() =>
+          commit(work, fence).catch((error: unknown) => {
+            throw toWriteError(error);
+          }),
+        );
       tails.set(key, unit);
       pending.add(unit);
       void unit
