@@ -25,6 +25,8 @@ export const FAILURE_CODES = {
   'run.machine_mismatch': 'user',
   // createRuntime({ machine }) was given a machine the runtime cannot drive.
   'machine.incompatible': 'user',
+  // The run belongs to another agent than the runtime's: a process with that agent drives it.
+  'run.agent_mismatch': 'user',
   'tool.invalid_arguments': 'model',
   'tool.not_found': 'model',
   'planner.empty_response': 'model',

@@ -174,7 +174,7 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
     });
     if (!values.json) io.stdout.write(`Planner: ${description}\n`);
     // Only this invocation's run is driven here: resuming older runs is for another command.
-    runtime = createRuntime({ database, planner, tools: DEMO_TOOLS, recover: false });
+    runtime = createRuntime({ database, planner, tools: DEMO_TOOLS, agent: DEMO_AGENT.name, recover: false });
     const run = await runtime.start(toDemoStartRequest(dir, by));
     const finished = await follow(runtime, run, { ...values, by }, io);
     const final = await runtime.get(run.id);

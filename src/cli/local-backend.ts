@@ -51,6 +51,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       planner: resolved?.planner ?? createScriptedPlanner([]),
       tools: options.agent?.tools ?? [],
       ...(options.agent?.policy ? { policy: options.agent.policy } : {}),
+      ...(options.agent ? { agent: options.agent.name } : {}),
       recover: false,
     });
     return runtime;

@@ -16,6 +16,7 @@ import { logEventsUntilStopped } from './log-until-stopped.js';
 import { toDurationMs } from './duration.js';
 import { describePrune, toPruneJson } from './prune-command.js';
 import { withMcpTools } from './mcp-flag.js';
+import { logBackgroundErrors } from './background-errors.js';
 
 /** The default port of `baton serve`. */
 export const DEFAULT_PORT = 7420;
@@ -131,6 +132,8 @@ export const runServeCommand = defineCommand({
         claim: worker,
         drive: worker,
         ...(retention ? { retention } : {}),
+        agent: agent.name,
+        onError: logBackgroundErrors(io.stderr, values.json),
       });
       await runtime.ready;
       const resumed = worker ? await runtime.recover() : [];

@@ -6,6 +6,7 @@
  * another worker takes it over at once.
  */
 import { createRuntime, resolveAgentPlanner, type Runtime } from '../index.js';
+import { logBackgroundErrors } from './background-errors.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
@@ -77,6 +78,8 @@ export const runWorkerCommand = defineCommand({
         ...(agent.policy ? { policy: agent.policy } : {}),
         leaseMs,
         maxRuns,
+        agent: agent.name,
+        onError: logBackgroundErrors(io.stderr, values.json),
       });
       await runtime.ready;
       log(`Worker ${runtime.owner} on ${describeDatabase(database)} (agent ${agent.name}, planner: ${description})`, {

@@ -16,6 +16,8 @@ export interface ClaimLoopDeps {
   owner: string;
   leaseMs: number;
   everyMs: number;
+  /** The agent whose runs are claimed (no other agent's). */
+  agent: string;
   /** How many more runs this runtime may drive now. */
   room(): number;
   /** Drives a claimed run. */
@@ -41,7 +43,7 @@ export function startClaimLoop(deps: ClaimLoopDeps) {
         again = false;
         const room = Math.min(CLAIM_BATCH, deps.room());
         if (room <= 0 || stopped) break;
-        const claims = await deps.store.claimRuns(deps.owner, deps.leaseMs, room);
+        const claims = await deps.store.claimRuns(deps.owner, deps.leaseMs, room, deps.agent);
         rounds += 1;
         await Promise.all(claims.map((claim) => deps.adopt(claim)));
         if (claims.length < room && !again) break;

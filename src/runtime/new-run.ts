@@ -4,6 +4,7 @@
  * transaction, which holds the file's write lock, so they are atomic across processes; the
  * unique indexes stay the last word.
  */
+import type { AgentIdentity } from './agent-identity.js';
 import { parseTraceparent } from './otel.js';
 import { z } from 'zod';
 import type { RunMachineDefinition } from '../../machines/variants.js';
@@ -94,6 +95,7 @@ export function toNewRow(
   owner: string,
   machine: Pick<RunMachineDefinition, 'name' | 'version'>,
   leaseMs: number,
+  agent: AgentIdentity,
 ): RunRow {
   return {
     id: run.runId,
@@ -123,6 +125,8 @@ export function toNewRow(
     epoch: 0,
     cancel_requested: null,
     compensation: null,
+    agent: agent.name,
+    agent_tools: agent.tools,
     owner,
     // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
     lease_until: run.now + leaseMs,

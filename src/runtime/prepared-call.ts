@@ -7,6 +7,9 @@ import { decide } from '../policy/index.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { stepCalls, type LedgerCall } from './ledger.js';
 
+/** Statuses of a call that ran and whose output (a result, an error) the model was shown. */
+const TAINTING: ReadonlySet<string> = new Set(['succeeded', 'failed', 'unknown']);
+
 /** One call of the step, checked and ready to run (or settled without running). */
 export interface PreparedCall extends LedgerCall {
   /** Arguments after zod parsing (defaults applied), when valid. */
@@ -19,10 +22,14 @@ export interface PreparedCall extends LedgerCall {
 
 /** Validates and applies policy to each call of a step (the executor's view; decisions use `stepCalls`). */
 export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): PreparedCall[] {
-  // Output of a tool that does not vouch for it, taken in by an earlier step.
+  // Output of a tool that does not vouch for it, taken in by an earlier step: whatever the call
+  // returned, or the error it failed with (the model reads both), from any call that ran.
   const untrusted = [...live.driver.memory.ledger.values()].some(
     (row) =>
-      row.step_index < stepIndex && row.status === 'succeeded' && env.tools.get(row.tool)?.trustedOutput === false,
+      row.step_index < stepIndex &&
+      row.started_at !== null &&
+      TAINTING.has(row.status) &&
+      env.tools.get(row.tool)?.trustedOutput === false,
   );
   return stepCalls(env, live, runId, stepIndex).map((base): PreparedCall => {
     const { tool } = base;

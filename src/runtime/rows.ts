@@ -67,6 +67,7 @@ export function toRun(row: RunRow): Run {
     },
     deadlineAt: row.deadline_at,
     compensation,
+    agent: row.agent === null ? null : { name: row.agent, toolsFingerprint: row.agent_tools },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -28,6 +28,7 @@ import { machineMismatchOf, restorableSnapshot } from './restore.js';
 import { createDriver, wakeAtOf, type DriverDeps, type RunDriver } from './run-driver.js';
 import { loadRunMemory } from './run-memory.js';
 import { createWakeScheduler } from './wake-scheduler.js';
+import { agentMismatchOf, type AgentIdentity } from './agent-identity.js';
 import type { Run } from './types.js';
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
@@ -55,6 +56,8 @@ export interface RegistryDeps {
   definition: RunMachineDefinition;
   /** The driver settings other than the registry's own callbacks. */
   driver: Omit<DriverDeps, 'onSucceeded' | 'onRetired' | 'owner'>;
+  /** The runtime's agent: only its runs are driven here (and runs from before agents were recorded). */
+  agent: AgentIdentity;
   /** Told of what went wrong in the background (a run given up, a wake-up that failed). */
   onError?: (failure: Failure, where: BackgroundErrorContext) => void;
 }
@@ -80,7 +83,7 @@ export interface StalledRun {
 
 /** Creates the registry of one runtime. */
 export function createRunRegistry(deps: RegistryDeps) {
-  const { store, hub, owner, definition, leaseMs } = deps;
+  const { store, hub, owner, definition, leaseMs, agent } = deps;
   const live = new Map<string, LiveRun>();
   /** Loads under way, so two callers loading one run share it (one claim, one driver). */
   const loading = new Map<string, Promise<LiveRun | undefined>>();
@@ -121,6 +124,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     store,
     wake: (runId) => load(runId, 'wake').then(() => undefined),
     leaseMs,
+    agent: agent.name,
     isLive: (runId) => live.has(runId),
     report: (runId, failure) => recoveryFailures.set(runId, failure),
   });
@@ -280,6 +284,14 @@ export function createRunRegistry(deps: RegistryDeps) {
         recoveryFailures.set(id, damage);
         return false;
       }
+      const mismatch = row ? agentMismatchOf(row, agent) : null;
+      if (row && mismatch) {
+        // Another agent's run: reported only when no live runtime (of its agent) holds it.
+        const held =
+          row.owner !== null && row.owner !== owner && !isDeadOwner(row.owner) && (row.lease_until ?? 0) > Date.now();
+        if (!held) recoveryFailures.set(id, mismatch);
+        return false;
+      }
       return row !== undefined && (await resumeOnce(row)) !== undefined;
     } catch (error) {
       recoveryFailures.set(id, toFailure(error));
@@ -315,6 +327,9 @@ export function createRunRegistry(deps: RegistryDeps) {
       recoveryFailures.set(runId, damage);
       throw new BatonError(damage);
     }
+    // Another agent's run is never driven with this runtime's tools and planner.
+    const mismatch = agentMismatchOf(row, agent);
+    if (mismatch) throw new BatonError(mismatch);
     if (!ACTIVE.has(row.status)) {
       fail('run.invalid_transition', `Run '${runId}' in state '${row.status}' cannot take '${eventType}'`, {
         details: { state: row.status, event: eventType },
@@ -352,7 +367,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     try {
       const row = await store.getRun(claim.id);
       if (!row) return;
-      const problem = checkRunRow(row) ?? machineMismatch(row);
+      const problem = checkRunRow(row) ?? machineMismatch(row) ?? agentMismatchOf(row, agent);
       if (problem) {
         recoveryFailures.set(claim.id, problem);
         return;
@@ -427,10 +442,10 @@ export function createRunRegistry(deps: RegistryDeps) {
       if (store.dialect === 'postgres') {
         // Shared by many workers: claim what no one holds (a batch; the claim loop takes the rest)
         // instead of trying every run in flight.
-        const claims = await store.claimRuns(owner, leaseMs, RECOVER_BATCH);
+        const claims = await store.claimRuns(owner, leaseMs, RECOVER_BATCH, agent.name);
         // A process of this host that is gone (a restart after a crash) need not wait for its leases.
         for (const dead of (await store.inFlightOwners()).filter((o) => o !== owner && isDeadOwner(o))) {
-          claims.push(...(await store.claimRunsOf(dead, owner, leaseMs, RECOVER_BATCH)));
+          claims.push(...(await store.claimRunsOf(dead, owner, leaseMs, RECOVER_BATCH, agent.name)));
         }
         await Promise.all(claims.map(adopt));
         return claims.map((claim) => claim.id).filter((id) => live.has(id));

@@ -87,6 +87,14 @@ export interface RuntimeOptions {
    */
   tracing?: boolean | TracingOptions;
   /**
+   * The agent whose runs this runtime drives (default `default`): recorded on every run it starts,
+   * with a fingerprint of its tools. A runtime drives, claims and wakes only runs of its agent
+   * (and runs from before agents were recorded), so processes of different agents can share a
+   * database; another agent's run is refused with `run.agent_mismatch`. `baton serve` and
+   * `baton worker` use the agent module's name.
+   */
+  agent?: string;
+  /**
    * Told of every failure the runtime handles in the background, where no caller waits for it:
    * a run given up after failed commits, a waiting run that could not be woken, a lease renewal
    * or notification that failed, a scheduled prune that failed. `baton serve` and `baton worker`
@@ -122,6 +130,8 @@ export interface RuntimeStats {
   liveRuns: number;
   /** Timers held for runs waiting in the file: one scheduler's, at most, whatever their number. */
   wakeTimers: number;
+  /** Claim rounds a worker has run (each one claim statement); 0 for a runtime that does not claim. */
+  claimRounds: number;
 }
 
 /** A Baton runtime: runs on one SQLite file, driven by this process. */
@@ -211,6 +221,8 @@ export interface Runtime {
    * Every member waits for it by itself; await it to know the runtime is up.
    */
   readonly ready: Promise<void>;
+  /** The agent whose runs this runtime drives, and its tools' fingerprint. */
+  readonly agent: { name: string; toolsFingerprint: string };
   /** This runtime's id as its leases name it (`host:pid:random`). */
   readonly owner: string;
   /** The machine this runtime drives its runs with: Baton's (`baton.run`) or the variant it was given. */

@@ -33,9 +33,10 @@ import type { Runtime, RuntimeHealth, RuntimeOptions, RuntimeStats } from './run
 import { registerStore } from './internals.js';
 import { admitStart } from './yield-turn.js';
 import { createRunRegistry } from './run-registry.js';
-import { startSharing } from './sharing.js';
+import { startSharing, type Sharing } from './sharing.js';
 import { prune, scheduleRetention, type PruneOptions, type PruneReport } from './prune.js';
 import { createRunTracer } from './otel.js';
+import { agentIdentity } from './agent-identity.js';
 import { cancelElsewhere } from './cancel-request.js';
 import { describeTools, plannerTools } from './tool-registry.js';
 import type { Approval, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
@@ -65,6 +66,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   }
   const tools = new Map(options.tools.map((t) => [t.name, t]));
   if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
+  if (options.agent !== undefined && !/^[a-z][a-z0-9-]{0,63}$/.test(options.agent)) {
+    fail('input.invalid', `Agent name '${options.agent}' must match /^[a-z][a-z0-9-]{0,63}$/`);
+  }
+  const agent = agentIdentity(options.agent, options.tools);
   const { store, sqlite, opened } = openStore(options.database);
   const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
   const drive = options.drive !== false;
@@ -106,6 +111,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     owner,
     leaseMs,
     definition,
+    agent,
     driver: {
       store,
       hub,
@@ -135,7 +141,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
 
   // Leases renewed, runs claimed, notifications heard: from the moment the database is open.
-  let stopSharing = (): void => undefined;
+  let sharing: Sharing = { stop: () => undefined, claimRounds: 0 };
   // Prunes under way stop between batches when the runtime closes, before the store does.
   const closing = new AbortController();
   const prunes = new Set<Promise<unknown>>();
@@ -193,7 +199,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // A burst of starts is let through a batch a turn, so none holds the event loop long.
       await admitStart();
       assertOpen();
-      return startRun({ store, registry, owner, definition, leaseMs, drive, defaults: options.defaults }, request);
+      return startRun(
+        { store, registry, owner, definition, leaseMs, drive, defaults: options.defaults, agent },
+        request,
+      );
     },
 
     /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure). */
@@ -351,11 +360,17 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
 
     stats(): RuntimeStats {
-      return { commits: store.commits, liveRuns: registry.size, wakeTimers: registry.wakeTimers };
+      return {
+        commits: store.commits,
+        liveRuns: registry.size,
+        wakeTimers: registry.wakeTimers,
+        claimRounds: sharing.claimRounds,
+      };
     },
 
     /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */
     machine: definition,
+    agent: { name: agent.name, toolsFingerprint: agent.tools },
     owner,
     get ready(): Promise<void> {
       return ready;
@@ -366,7 +381,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       if (closed) return;
       closed = true;
       closing.abort();
-      stopSharing();
+      sharing.stop();
       await stopRetention();
       await Promise.allSettled([...prunes]);
       await tracer?.drain();
@@ -389,7 +404,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     if (closed) return;
     if (drive && options.recover !== false) await runtime.recover();
     if (closed) return;
-    stopSharing = startSharing({
+    sharing = startSharing({
       store,
       hub,
       registry,
@@ -398,6 +413,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       claim,
       claimEveryMs: options.claimEveryMs ?? (store.dialect === 'postgres' ? 1_000 : leaseMs / 3),
       maxRuns: options.maxRuns ?? 1_000,
+      agent: agent.name,
     });
   });
   // Whoever awaits `ready` sees a failure; nobody else has to.

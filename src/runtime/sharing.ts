@@ -23,10 +23,19 @@ export interface SharingDeps {
   claim: boolean;
   claimEveryMs: number;
   maxRuns: number;
+  /** The runtime's agent: a worker claims its runs only. */
+  agent: string;
 }
 
-/** Starts renewing leases, claiming (if a worker) and listening; returns the function that stops them. */
-export function startSharing(deps: SharingDeps): () => void {
+/** What `startSharing` returns: how to stop it, and how many claim rounds it has run. */
+export interface Sharing {
+  stop(): void;
+  /** Claim statements run so far by a worker's loop (0 for a runtime that does not claim). */
+  readonly claimRounds: number;
+}
+
+/** Starts renewing leases, claiming (if a worker) and listening. */
+export function startSharing(deps: SharingDeps): Sharing {
   const { store, hub, registry } = deps;
   const stopHeartbeat = startHeartbeat(
     store,
@@ -42,6 +51,7 @@ export function startSharing(deps: SharingDeps): () => void {
         owner: deps.owner,
         leaseMs: deps.leaseMs,
         everyMs: deps.claimEveryMs,
+        agent: deps.agent,
         room: () => deps.maxRuns - registry.size,
         adopt: (claim) => registry.adopt(claim),
       })
@@ -85,9 +95,14 @@ export function startSharing(deps: SharingDeps): () => void {
     loop?.poke();
     if (deps.claim) registry.pokeWake();
   });
-  return () => {
-    stopHeartbeat();
-    loop?.stop();
-    unlisten();
+  return {
+    get claimRounds(): number {
+      return loop?.rounds ?? 0;
+    },
+    stop(): void {
+      stopHeartbeat();
+      loop?.stop();
+      unlisten();
+    },
   };
 }

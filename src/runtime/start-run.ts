@@ -5,6 +5,7 @@
  * is acknowledged only once its row is durable; an API-only runtime leaves it unclaimed.
  */
 import type { RunMachineDefinition } from '../../machines/variants.js';
+import type { AgentIdentity } from './agent-identity.js';
 import { fail } from '../failure.js';
 import { isUniqueViolation, type Store } from '../store/index.js';
 import { failpoint } from './failpoints.js';
@@ -25,6 +26,8 @@ export interface StartContext {
   /** False for an API-only runtime: the run is recorded for a worker to claim. */
   drive: boolean;
   defaults: RuntimeOptions['defaults'];
+  /** The runtime's agent: recorded on the run, which only runtimes of that agent drive. */
+  agent: AgentIdentity;
 }
 
 /** Creates, commits and (when this runtime drives runs) starts a run. */
@@ -35,7 +38,7 @@ export async function startRun(ctx: StartContext, request: StartRequest): Promis
     kind: 'new',
     input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
   });
-  const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition, leaseMs);
+  const row = toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition, leaseMs, ctx.agent);
   // An API-only runtime records the run unclaimed: a worker claims it and starts it.
   if (!drive) Object.assign(row, { owner: null, lease_until: null });
   // What the key or the session already holds is read first; a unique index catches the

@@ -60,6 +60,8 @@ export interface Run {
    * and the calls left as they are (no compensator, or an unknown outcome). Null otherwise.
    */
   compensation: RunCompensation | null;
+  /** The agent the run belongs to (only its runtimes drive it) and its tools' fingerprint; null for runs from before agents were recorded. */
+  agent: { name: string; toolsFingerprint: string | null } | null;
   createdAt: number;
   updatedAt: number;
 }

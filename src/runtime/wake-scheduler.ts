@@ -16,6 +16,8 @@ export interface WakeDeps {
   store: Store;
   /** How long another runtime's claim lasts: a run it holds is not tried again sooner. */
   leaseMs: number;
+  /** The runtime's agent: only its runs are woken here. */
+  agent: string;
   /** Loads a run into this runtime (rejects when it cannot). */
   wake(runId: string): Promise<void>;
   isLive(runId: string): boolean;
@@ -55,13 +57,17 @@ export function createWakeScheduler(deps: WakeDeps) {
     again = false;
     let retryAt: number | null = null;
     const now = Date.now();
+    /** The runs due in this pass: what `notBefore` remembers of others (decided, pruned) is forgotten after it. */
+    const seen = new Set<string>();
+    let complete = false;
     try {
       let after: { wakeAt: number; id: string } | null = null;
       for (;;) {
-        const due = await store.dueWaitingRuns(now, after, BATCH);
+        const due = await store.dueWaitingRuns(now, after, BATCH, deps.agent);
         const waking: Promise<void>[] = [];
         for (const row of due) {
           after = { wakeAt: row.wake_at, id: row.id };
+          seen.add(row.id);
           if (stopped) return;
           if (deps.isLive(row.id)) continue;
           const wait = notBefore.get(row.id);
@@ -87,7 +93,10 @@ export function createWakeScheduler(deps: WakeDeps) {
           );
         }
         await Promise.all(waking);
-        if (due.length < BATCH) break;
+        if (due.length < BATCH) {
+          complete = true;
+          break;
+        }
         await new Promise((resolve) => setImmediate(resolve));
       }
     } catch {
@@ -97,8 +106,9 @@ export function createWakeScheduler(deps: WakeDeps) {
     } finally {
       running = false;
     }
+    if (complete) for (const id of notBefore.keys()) if (!seen.has(id)) notBefore.delete(id);
     if (stopped) return;
-    const next = await store.nextWake(now).catch(() => null);
+    const next = await store.nextWake(now, deps.agent).catch(() => null);
     const at = next === null ? retryAt : retryAt === null ? next : Math.min(next, retryAt);
     arm(again ? Date.now() : at);
   }
@@ -106,7 +116,7 @@ export function createWakeScheduler(deps: WakeDeps) {
   return {
     /** Arms for the earliest wake-up in the file. */
     start(): void {
-      void store.nextWake(-1).then(arm, () => undefined);
+      void store.nextWake(-1, deps.agent).then(arm, () => undefined);
     },
     /** Something may be due now (another process decided a run): look at once. */
     poke(): void {
@@ -119,6 +129,10 @@ export function createWakeScheduler(deps: WakeDeps) {
     /** One timer at most, whatever the number of waiting runs. */
     get timers(): number {
       return timer === undefined ? 0 : 1;
+    },
+    /** Runs remembered as not to be tried yet (bounded by the runs due). */
+    get held(): number {
+      return notBefore.size;
     },
     stop(): void {
       stopped = true;

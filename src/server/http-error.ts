@@ -29,6 +29,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'approval.already_decided',
   'approval.refused',
   'run.machine_mismatch',
+  'run.agent_mismatch',
   'run.invalid_transition',
   'run.cancelled',
 ]);

@@ -100,6 +100,14 @@ export function nowMs(p: <T = never>(name: string) => T, dialect: Dialect): RawB
     : sql<number>`${p('now')}`;
 }
 
+/**
+ * Runs of one agent (parameter `agent`), or of any when it is null; rows from before migration
+ * 12 have no agent and belong to every agent.
+ */
+export function ofAgent(p: <T = never>(name: string) => T): RawBuilder<boolean> {
+  return sql<boolean>`(cast(${p('agent')} as text) is null or agent is null or agent = ${p('agent')})`;
+}
+
 export const ACTIVE = ['pending', 'planning', 'executing', 'waiting_human'] as const;
 export const IN_FLIGHT = ['pending', 'planning', 'executing'] as const;
 export const FINISHED = ['succeeded', 'failed'] as const;

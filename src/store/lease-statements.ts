@@ -4,7 +4,7 @@
  * PostgreSQL, where concurrent claims skip rows another worker is claiming.
  */
 import { sql } from 'kysely';
-import { ACTIVE, idIn, IN_FLIGHT, nowMs, type Build, type Dialect } from './compile.js';
+import { ACTIVE, idIn, IN_FLIGHT, nowMs, ofAgent, type Build, type Dialect } from './compile.js';
 
 /** What a claim sets: the new owner, its lease by the clock of `nowMs`, the next epoch. */
 function claimedBy(p: <T = never>(name: string) => T, dialect: Dialect) {
@@ -37,6 +37,7 @@ export const LEASE_BUILDS = {
       .selectFrom('runs')
       .select('id')
       .where('status', 'in', IN_FLIGHT)
+      .where(ofAgent(p))
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs(p, dialect))]))
       .orderBy('lease_until', (ob) => ob.asc().nullsFirst())
       .orderBy('id')
@@ -69,6 +70,7 @@ export const LEASE_BUILDS = {
       .select('id')
       .where('owner', '=', p('dead'))
       .where('status', 'in', IN_FLIGHT)
+      .where(ofAgent(p))
       .orderBy('id')
       .limit(p('limit'));
     if (dialect === 'postgres') held = held.forUpdate().skipLocked();

@@ -258,4 +258,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // What a compensating run undid and could not (JSON), for the run's own row.
     up: (db) => [db.schema.alterTable('runs').addColumn('compensation', 'text').compile()],
   },
+  {
+    version: 12,
+    name: 'agents of runs',
+    // The agent a run belongs to (its name) and a fingerprint of that agent's tools: a runtime
+    // drives only runs of its own agent. Runs from before have none and stay every agent's.
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('agent', 'text').compile(),
+      db.schema.alterTable('runs').addColumn('agent_tools', 'text').compile(),
+    ],
+  },
 ];

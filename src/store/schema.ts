@@ -62,6 +62,10 @@ export interface RunTable {
   cancel_requested: string | null;
   /** What a compensating run undid and could not, as JSON (migration 11); null when none was asked. */
   compensation: string | null;
+  /** The agent whose runtimes drive this run (migration 12); null for runs from before, which any agent drives. */
+  agent: string | null;
+  /** A fingerprint of the tools the agent had when the run started (migration 12). */
+  agent_tools: string | null;
   created_at: number;
   updated_at: number;
 }

@@ -7,7 +7,16 @@
  * are (a list of ids: SQLite's `json_each`, PostgreSQL's `any`).
  */
 import { sql } from 'kysely';
-import { ACTIVE, argsOf, compileStatement, IN_FLIGHT, type Build, type Compiled, type Dialect } from './compile.js';
+import {
+  ACTIVE,
+  argsOf,
+  compileStatement,
+  IN_FLIGHT,
+  ofAgent,
+  type Build,
+  type Compiled,
+  type Dialect,
+} from './compile.js';
 import { LEASE_BUILDS } from './lease-statements.js';
 import { PRUNE_BUILDS } from './prune-statements.js';
 
@@ -43,6 +52,8 @@ const RUN_COLUMNS = [
   'epoch',
   'cancel_requested',
   'compensation',
+  'agent',
+  'agent_tools',
   'created_at',
   'updated_at',
 ] as const;
@@ -154,6 +165,7 @@ const BUILDS = {
       .select(['id', 'wake_at'])
       .where('status', '=', 'waiting_human')
       .where('wake_at', '<=', p('now'))
+      .where(ofAgent(p))
       .where(sql<boolean>`(wake_at, id) > (${p('after_wake_at')}, ${p('after_id')})`)
       .orderBy('wake_at')
       .orderBy('id')
@@ -163,7 +175,8 @@ const BUILDS = {
       .selectFrom('runs')
       .select((eb) => eb.fn.min('wake_at').as('at'))
       .where('status', '=', 'waiting_human')
-      .where('wake_at', '>', p('now')),
+      .where('wake_at', '>', p('now'))
+      .where(ofAgent(p)),
   setWakeAt: (db, p) =>
     db
       .updateTable('runs')

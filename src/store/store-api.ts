@@ -167,14 +167,15 @@ export interface Store {
   inFlightRunIds(): Promise<string[]>;
   /** Waiting runs after the `(created_at, id)` cursor, oldest first, a page at a time (an index seek each). */
   waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): Promise<RunRow[]>;
-  /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor. */
+  /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor; of `agent` only, when given. */
   dueWaitingRuns(
     now: number,
     after: { wakeAt: number; id: string } | null,
     limit: number,
+    agent?: string | null,
   ): Promise<{ id: string; wake_at: number }[]>;
-  /** The earliest wake-up of a waiting run after `now`, if any. */
-  nextWake(now: number): Promise<number | null>;
+  /** The earliest wake-up of a waiting run after `now`, if any; of `agent`'s runs only, when given. */
+  nextWake(now: number, agent?: string | null): Promise<number | null>;
 
   /**
    * Takes the lease of a run for `leaseMs` if it is free, lapsed, ours, or its owner is known
@@ -182,12 +183,12 @@ export interface Store {
    * times are the database's clock on PostgreSQL.
    */
   claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): Promise<number | null>;
-  /** Claims up to `limit` runs in flight that no one holds or whose lease lapsed (a worker's poll). */
-  claimRuns(owner: string, leaseMs: number, limit: number): Promise<Claim[]>;
+  /** Claims up to `limit` runs in flight that no one holds or whose lease lapsed (a worker's poll); of `agent` only, when given. */
+  claimRuns(owner: string, leaseMs: number, limit: number, agent?: string | null): Promise<Claim[]>;
   /** The owners holding runs in flight. */
   inFlightOwners(): Promise<string[]>;
   /** Claims up to `limit` runs in flight held by `dead` (known to be gone), before their leases lapse. */
-  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number): Promise<Claim[]>;
+  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number, agent?: string | null): Promise<Claim[]>;
   /** Extends the leases `owner` holds on the given runs (the ones it drives): the runs it still holds, with any cancel asked of them. */
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<HeldRun[]>;
   /** Asks whoever drives an active run to cancel it (`request`: `{"reason","at"}` JSON); false if the run is not active. */
@@ -270,14 +271,15 @@ export interface SqliteStore {
     now: number,
     after: { wakeAt: number; id: string } | null,
     limit: number,
+    agent?: string | null,
   ): { id: string; wake_at: number }[];
-  nextWake(now: number): number | null;
+  nextWake(now: number, agent?: string | null): number | null;
   setWakeAt(id: string, at: number | null): void;
   /** The epoch of the claim, or null when another live owner holds the run. */
   claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): number | null;
-  claimRuns(owner: string, leaseMs: number, limit: number): Claim[];
+  claimRuns(owner: string, leaseMs: number, limit: number, agent?: string | null): Claim[];
   inFlightOwners(): string[];
-  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number): Claim[];
+  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number, agent?: string | null): Claim[];
   /** The runs whose leases `owner` still holds. */
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): HeldRun[];
   requestCancel(id: string, request: string): boolean;

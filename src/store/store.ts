@@ -96,16 +96,17 @@ export function createSqliteStore(path: string): SqliteStore {
         limit,
       });
     },
-    dueWaitingRuns(now: number, after: { wakeAt: number; id: string } | null, limit: number) {
+    dueWaitingRuns(now: number, after: { wakeAt: number; id: string } | null, limit: number, agent = null) {
       return all<{ id: string; wake_at: number }>('dueWaitingRuns', {
         now,
         after_wake_at: after?.wakeAt ?? -1,
         after_id: after?.id ?? '',
         limit,
+        agent,
       });
     },
-    nextWake(now: number): number | null {
-      return get<{ at: number | null }>('nextWake', { now })?.at ?? null;
+    nextWake(now: number, agent: string | null = null): number | null {
+      return get<{ at: number | null }>('nextWake', { now, agent })?.at ?? null;
     },
     setWakeAt(id: string, at: number | null): void {
       run('setWakeAt', { id, at });
@@ -120,19 +121,26 @@ export function createSqliteStore(path: string): SqliteStore {
       const taken = get<{ epoch: number }>('takeLease', { id, owner, lease_ms: leaseMs, now, previous: lease.owner });
       return taken?.epoch ?? null;
     },
-    claimRuns(owner: string, leaseMs: number, limit: number) {
-      return all<{ id: string; epoch: number }>('claimRuns', { owner, lease_ms: leaseMs, limit, now: Date.now() });
+    claimRuns(owner: string, leaseMs: number, limit: number, agent: string | null = null) {
+      return all<{ id: string; epoch: number }>('claimRuns', {
+        owner,
+        lease_ms: leaseMs,
+        limit,
+        now: Date.now(),
+        agent,
+      });
     },
     inFlightOwners(): string[] {
       return all<{ owner: string }>('inFlightOwners', {}).map((r) => r.owner);
     },
-    claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number) {
+    claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number, agent: string | null = null) {
       return all<{ id: string; epoch: number }>('claimRunsOf', {
         dead,
         owner,
         lease_ms: leaseMs,
         limit,
         now: Date.now(),
+        agent,
       });
     },
     renewLeases(owner: string, leaseMs: number, ids: readonly string[]) {
@@ -305,13 +313,14 @@ export function sqliteRunStore(store: SqliteStore): Store {
     runIdsWithStatusNotIn: async (statuses) => store.runIdsWithStatusNotIn(statuses),
     inFlightRunIds: async () => store.inFlightRunIds(),
     waitingRunsPage: async (after, limit) => store.waitingRunsPage(after, limit),
-    dueWaitingRuns: async (now, after, limit) => store.dueWaitingRuns(now, after, limit),
-    nextWake: async (now) => store.nextWake(now),
+    dueWaitingRuns: async (now, after, limit, agent) => store.dueWaitingRuns(now, after, limit, agent),
+    nextWake: async (now, agent) => store.nextWake(now, agent),
     // Writes outside the commit queue (leases, cancel requests) fail as the queue's do.
     claimRun: async (id, owner, leaseMs, isDead) => writing(() => store.claimRun(id, owner, leaseMs, isDead)),
-    claimRuns: async (owner, leaseMs, limit) => writing(() => store.claimRuns(owner, leaseMs, limit)),
+    claimRuns: async (owner, leaseMs, limit, agent) => writing(() => store.claimRuns(owner, leaseMs, limit, agent)),
     inFlightOwners: async () => store.inFlightOwners(),
-    claimRunsOf: async (dead, owner, leaseMs, limit) => writing(() => store.claimRunsOf(dead, owner, leaseMs, limit)),
+    claimRunsOf: async (dead, owner, leaseMs, limit, agent) =>
+      writing(() => store.claimRunsOf(dead, owner, leaseMs, limit, agent)),
     renewLeases: async (owner, leaseMs, ids) => writing(() => store.renewLeases(owner, leaseMs, ids)),
     requestCancel: async (id, request) => writing(() => store.requestCancel(id, request)),
     releaseLease: async (id, owner, epoch) => writing(() => store.releaseLease(id, owner, epoch)),

@@ -86,7 +86,7 @@ describe('baton serve --mcp', () => {
     const table = await baton(['tools', '--url', server.url]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^send_mail\s+unsafe\s+high\s+untrusted\s+MCP notes: send_mail$/m);
-    expect(table.stdout).toMatch(/^list_notes\s+read\s+low\s+trusted\s+MCP notes: list_notes$/m);
+    expect(table.stdout).toMatch(/^list_notes\s+read\s+low\s+untrusted\s+MCP notes: list_notes$/m);
     const json = await baton(['tools', '--json', '--url', server.url]);
     expect(JSON.parse(json.stdout)).toEqual(tools);
     const reply = await fetch(`${server.url}/v1/runs?wait=true`, {

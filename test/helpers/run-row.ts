@@ -30,6 +30,8 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     deadline_at: null,
     cancel_requested: null,
     compensation: null,
+    agent: null,
+    agent_tools: null,
     wake_at: null,
     epoch: 0,
     owner: null,

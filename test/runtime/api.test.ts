@@ -31,7 +31,12 @@ describe('runtime API for services', () => {
   it('reads a page of the event log, the checkpoint of a run and its own counters', async () => {
     const runtime = setup();
     const before = runtime.stats();
-    expect(before).toEqual({ commits: expect.any(Number), liveRuns: 0, wakeTimers: 0 });
+    expect(before).toEqual({
+      commits: expect.any(Number),
+      liveRuns: 0,
+      wakeTimers: 0,
+      claimRounds: expect.any(Number),
+    });
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     expect(run.status).toBe('waiting_human');
     // A run waiting for a human is not held in memory.

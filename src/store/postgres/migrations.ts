@@ -192,4 +192,12 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     name: 'compensation (SQLite migration 11)',
     up: (db) => [db.schema.alterTable('runs').addColumn('compensation', 'text').compile()],
   },
+  {
+    version: 6,
+    name: 'agents of runs (SQLite migration 12)',
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('agent', 'text').compile(),
+      db.schema.alterTable('runs').addColumn('agent_tools', 'text').compile(),
+    ],
+  },
 ];

@@ -302,15 +302,16 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     },
     waitingRunsPage: (after, limit) =>
       rows<RunRow>('waitingRunsPage', { after_created_at: after?.createdAt ?? -1, after_id: after?.id ?? '', limit }),
-    dueWaitingRuns: (now, after, limit) =>
+    dueWaitingRuns: (now, after, limit, agent) =>
       rows<{ id: string; wake_at: number }>('dueWaitingRuns', {
         now,
         after_wake_at: after?.wakeAt ?? -1,
         after_id: after?.id ?? '',
         limit,
+        agent: agent ?? null,
       }),
-    async nextWake(now) {
-      return (await row<{ at: number | null }>('nextWake', { now }))?.at ?? null;
+    async nextWake(now, agent) {
+      return (await row<{ at: number | null }>('nextWake', { now, agent: agent ?? null }))?.at ?? null;
     },
 
     async claimRun(id, owner, leaseMs, isDead) {
@@ -321,11 +322,13 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
       const taken = await row<{ epoch: number }>('takeLease', { id, owner, lease_ms: leaseMs, previous: lease.owner });
       return taken?.epoch ?? null;
     },
-    claimRuns: (owner, leaseMs, limit) => rows<Claim>('claimRuns', { owner, lease_ms: leaseMs, limit }),
+    claimRuns: (owner, leaseMs, limit, agent) =>
+      rows<Claim>('claimRuns', { owner, lease_ms: leaseMs, limit, agent: agent ?? null }),
     async inFlightOwners() {
       return (await rows<{ owner: string }>('inFlightOwners', {})).map((r) => r.owner);
     },
-    claimRunsOf: (dead, owner, leaseMs, limit) => rows<Claim>('claimRunsOf', { dead, owner, lease_ms: leaseMs, limit }),
+    claimRunsOf: (dead, owner, leaseMs, limit, agent) =>
+      rows<Claim>('claimRunsOf', { dead, owner, lease_ms: leaseMs, limit, agent: agent ?? null }),
     async renewLeases(owner, leaseMs, ids) {
       if (ids.length === 0) return [];
       return rows<{ id: string; cancel_requested: string | null }>('renewLeases', {

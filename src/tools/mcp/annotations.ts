@@ -28,12 +28,17 @@ export interface SafetyMapping {
  * - `readOnlyHint: true` → effect `read`, risk `low` (nothing to protect, nothing to approve);
  * - otherwise `idempotentHint: true` → effect `idempotent` (rerun with the same key), else `unsafe`;
  *   `destructiveHint` (default true) → risk `high` (a human approves), false → `low`;
- * - `openWorldHint` (default true) → the output is untrusted.
+ * - `openWorldHint` (default true) → the output is untrusted; and a read-only tool's output is
+ *   untrusted even in a closed world (it is content: a file, a resource, which may carry
+ *   instructions), unless an override says `trustedOutput: true`.
  * No annotations at all therefore gives `unsafe`, `high`, untrusted.
  */
 export function mapAnnotations(annotations: McpAnnotations | null | undefined): SafetyMapping {
   const hints = annotations ?? {};
-  const trustedOutput = hints.openWorldHint === false;
+  // A closed world vouches for what a tool does, not for what it reads: a read-only tool returns
+  // content (a file, a resource) that anyone may have written, so it is untrusted unless the
+  // application says otherwise (`overrides`).
+  const trustedOutput = hints.openWorldHint === false && hints.readOnlyHint !== true;
   if (hints.readOnlyHint === true) return { effect: 'read', risk: 'low', trustedOutput };
   return {
     effect: hints.idempotentHint === true ? 'idempotent' : 'unsafe',
