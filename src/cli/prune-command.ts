@@ -9,6 +9,7 @@ import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { toDurationMs } from './duration.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
+import { requireBatonDatabase } from './database-exists.js';
 import { DEFAULT_DB, databaseOf } from './open-backend.js';
 import { takePositionals, toPositiveInt } from './parse-flags.js';
 
@@ -87,9 +88,13 @@ export const runPruneCommand = defineCommand({
       throw usageError(`--status must be succeeded or failed (only finished runs are pruned), not '${status}'`);
     }
     const keepLast = values['keep-last'] === '0' ? 0 : toPositiveInt(values['keep-last'], '--keep-last');
+    const database = databaseOf(values.db);
+    // Opening would create the file (or Baton's tables) and report nothing deleted: a mistyped
+    // --db is said to be one.
+    await requireBatonDatabase(database, values.db ?? DEFAULT_DB);
     // Drives nothing and resumes nothing: it only reads and deletes finished runs.
     const runtime = createRuntime({
-      database: databaseOf(values.db),
+      database,
       planner: createScriptedPlanner([]),
       tools: [],
       recover: false,

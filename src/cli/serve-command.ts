@@ -10,7 +10,8 @@ import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { loadAgent } from './load-agent.js';
-import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
+import { DEFAULT_DB, databaseOf } from './open-backend.js';
+import { describeDatabase, maskCredentials } from './mask.js';
 import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
 import { logEventsUntilStopped } from './log-until-stopped.js';
 import { toDurationMs } from './duration.js';
@@ -111,7 +112,7 @@ export const runServeCommand = defineCommand({
               if (report) log(describePrune(report), { type: 'pruned', ...toPruneJson(report) });
               else
                 io.stderr.write(
-                  `baton serve: a scheduled prune failed: ${error instanceof Error ? error.message : String(error)}\n`,
+                  `baton serve: a scheduled prune failed: ${maskCredentials(error instanceof Error ? error.message : String(error), [database])}\n`,
                 );
             },
           };

@@ -21,13 +21,31 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Runs `baton <args>` to its end, stdin closed (not a terminal); never rejects. */
-export function baton(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}) {
+/**
+ * The `node` arguments that run the CLI in `cwd`: from another working directory, the loader
+ * and the entry point are named by absolute path.
+ */
+function cliArgs(cwd: string | undefined): string[] {
+  return cwd
+    ? ['--import', import.meta.resolve('tsx'), join(REPO_ROOT, 'src/cli/main.ts')]
+    : ['--import', 'tsx', 'src/cli/main.ts'];
+}
+
+/** Runs `baton <args>` to its end (in `cwd`, default the repo), stdin closed (not a terminal); never rejects. */
+export function baton(
+  args: string[],
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
+) {
   return new Promise<CliOutcome>((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: REPO_ROOT, env: childEnv(options.env), encoding: 'utf8', timeout: options.timeoutMs ?? 20_000 },
+      [...cliArgs(options.cwd), ...args],
+      {
+        cwd: options.cwd ?? REPO_ROOT,
+        env: childEnv(options.env),
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? 20_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });
@@ -59,10 +77,7 @@ export function startServe(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<ServeChild> {
-  // From another working directory, the loader and the entry point are named by absolute path.
-  const loader = options.cwd ? import.meta.resolve('tsx') : 'tsx';
-  const main = options.cwd ? join(REPO_ROOT, 'src/cli/main.ts') : 'src/cli/main.ts';
-  const proc = spawn(process.execPath, ['--import', loader, main, 'serve', ...args], {
+  const proc = spawn(process.execPath, [...cliArgs(options.cwd), 'serve', ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env),
   });

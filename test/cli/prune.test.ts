@@ -1,4 +1,5 @@
 /** `baton prune` on a database file, and `baton serve --retention` pruning on its schedule. */
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createRuntime, createScriptedPlanner } from '../../src/index.js';
 import { tempFiles } from '../helpers/temp.js';
@@ -58,6 +59,17 @@ describe('baton prune', () => {
       expect(refused.stderr).toContain(says);
     }
     expect(await runIds(db)).toEqual([ids[2]]);
+  });
+
+  it('says a database file that is not there does not exist, instead of creating it to delete nothing', async () => {
+    const { db } = tempFiles();
+    for (const flags of [[], ['--dry-run']]) {
+      const refused = await batonInProcess(['prune', '--older-than', '30d', ...flags, '--db', db]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`The database '${db}' does not exist`);
+      expect(refused.stderr).toContain('(store.open_failed)');
+    }
+    expect(existsSync(db)).toBe(false);
   });
 
   it('prunes on a schedule inside baton serve with --retention', async () => {
