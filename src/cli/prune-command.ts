@@ -24,7 +24,8 @@ whose session has an active one. Works in batches beside running servers and wor
 SQLite file created by this version, the freed space goes back to the file system.
 
 Options:
-  --older-than <d>  finished longer ago than this: 30d, 12h, 15m, 90s, 500ms
+  --older-than <d>  finished longer ago than this, a number with its unit: 30d, 12h, 15m,
+                    90s, 500ms (a bare number is refused)
   --status <s>      only runs that ended so: succeeded or failed (default both)
   --keep-last <n>   keep the newest n finished runs however old
   --dry-run         count what would be deleted; change nothing

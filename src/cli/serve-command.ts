@@ -49,14 +49,17 @@ Options:
   --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
   --mcp <server>    add an MCP server's tools to the agent's: a command line started as a
                     child process (stdio), or an http(s):// Streamable HTTP URL; repeatable
-  --retention <d>   prune runs that finished longer ago than this (30d, 12h, …) on a schedule,
-                    as 'baton prune' does; each prune is logged
-  --retention-every <d>  how often (default 1h)
+  --retention <d>   prune runs that finished longer ago than this on a schedule, as
+                    'baton prune' does: a number with its unit (30d, 12h, 15m, 90s, 500ms;
+                    a bare number is refused); printed at start, and each prune is logged
+  --retention-every <d>  how often, with its unit too (default 1h)
   --json            log as JSON lines
   -h, --help        show this help
 
 The first line printed is 'Listening on <url>' (with --json, {"type":"listening","url":...}); the
-next one is the inspector's address, <url>/inspector/: a live web page of the runs.
+next one is the inspector's address, <url>/inspector/: a live web page of the runs. The start-up
+report then names the agent, the database, the retention ('Retention: finished runs older than
+30d pruned every 1h', or none) and the auth.
 Without tokens the server runs in dev mode: loopback only, every caller may do everything.
 Tokens: {"tokens":[{"token":"<16+ chars>","tenant":"acme","roles":["submit","approve","view"],
 "name":"alice"}]}; roles are submit, approve, view and admin.
@@ -117,6 +120,15 @@ export const runServeCommand = defineCommand({
             },
           };
     if (retention && retention.everyMs < 1_000) throw usageError('--retention-every must be at least 1s');
+    // What the schedule will delete, said at start in the units it was given.
+    const olderThan = values.retention?.trim();
+    const every = values['retention-every']?.trim() ?? '1h';
+    const retentionLine = retention
+      ? `finished runs older than ${olderThan} pruned every ${every}`
+      : 'none (finished runs are kept; see --retention)';
+    const retentionJson = retention
+      ? { older_than: olderThan, older_than_ms: retention.maxAgeMs, every, every_ms: retention.everyMs }
+      : null;
     const mcp = await withMcpTools(await loadAgent(values.agent ?? 'demo', { dir: values.dir }), values.mcp);
     const { agent } = mcp;
     let runtime: Runtime | undefined;
@@ -144,6 +156,7 @@ export const runServeCommand = defineCommand({
           `Inspector: ${inspector}`,
           `Agent: ${agent.name} (planner: ${description}; ${agent.tools.length} tools${mcp.servers.length > 0 ? `, MCP: ${mcp.servers.join(', ')}` : ''})`,
           `Database: ${describeDatabase(database)} (${worker ? `resumed ${resumed.length} unfinished runs` : 'no worker: runs are driven by workers'})`,
+          `Retention: ${retentionLine}`,
           `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
         ].join('\n'),
         {
@@ -154,6 +167,7 @@ export const runServeCommand = defineCommand({
           tools: agent.tools.map((t) => t.name),
           mcp_servers: mcp.servers,
           database: describeDatabase(database),
+          retention: retentionJson,
           worker,
           resumed,
           tokens,

@@ -72,7 +72,7 @@ export interface ServeChild {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
-/** Starts `baton serve <args>` and resolves once it has reported its URL and set-up. */
+/** Starts `baton serve <args>` (`--json` too) and resolves once it has reported its URL and set-up. */
 export function startServe(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
@@ -92,9 +92,12 @@ export function startServe(
     let listening = false;
     proc.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      // The first line names the URL; the start-up report ends with the `Auth:` line.
-      const match = /^Listening on (http:\/\/\S+)$/m.exec(output);
-      if (listening || !match?.[1] || !/^Auth: /m.test(output)) return;
+      // The first line names the URL; the start-up report ends with the `Auth:` line (with
+      // --json, the lines are {"type":"listening","url":…} and {"type":"started",…}).
+      const match =
+        /^Listening on (http:\/\/\S+)$/m.exec(output) ??
+        /^\{"type":"listening","url":"(http:\/\/[^"]+)"\}$/m.exec(output);
+      if (listening || !match?.[1] || !/^(Auth: |\{"type":"started",.*\}\n)/m.test(output)) return;
       listening = true;
       clearTimeout(timer);
       resolve({
