@@ -5,7 +5,8 @@ import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { HELP_FLAG, TARGET_HELP, TARGET_OPTIONS, takePositionals } from './parse-flags.js';
 
 /** The usage text of `baton artifact`. */
-export const ARTIFACT_USAGE = `Usage: baton artifact <run> <sha256> [--out <file>] [--json] [--url <url> [--token <token>] | --db <file>]
+export const ARTIFACT_USAGE = `Usage: baton artifact <run> <sha256> [--out <file>] [--json]
+                      [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Writes an artifact a run stored (a tool output too large for the model's context) to stdout,
 or to a file with --out. The run's artifacts are listed in 'baton export <run>'.
@@ -21,7 +22,8 @@ ${EXIT_HELP}
 `;
 
 /** The usage text of `baton export`. */
-export const EXPORT_USAGE = `Usage: baton export <run> [--out <file>] [--url <url> [--token <token>] | --db <file>]
+export const EXPORT_USAGE = `Usage: baton export <run> [--out <file>]
+                    [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Prints the whole run as one JSON document: the run, its events, steps, tool calls, approvals,
 trace, and references to its artifacts (the inspector's export).

@@ -12,7 +12,7 @@ import { summarizeRun } from './summarize-run.js';
 
 /** The usage text of `baton cancel`. */
 export const CANCEL_USAGE = `Usage: baton cancel <run> [--reason <text>] [--compensate] [--json]
-                    [--url <url> [--token <token>] | --db <file> [--agent <agent>]]
+                    [--url <url> [--token <token>] | --db <file>|<postgres-url> [--agent <agent>]]
 
 Cancels a run that has not ended: it ends failed, with stop reason 'cancelled'. A run that
 has already ended cannot be cancelled (exit 1).

@@ -1,6 +1,7 @@
 /** Errors at the command line's boundary: whatever was thrown becomes one line and an exit code. */
 import { BatonError } from '../index.js';
 import { EXIT } from './exit-codes.js';
+import { maskCredentials } from './mask.js';
 import { terminalText } from './terminal-text.js';
 
 /** A failure as the CLI reports it: a runtime failure, an API error body, or a usage mistake. */
@@ -42,9 +43,22 @@ export function toExitCode(failure: CliFailure): number {
   return EXIT.failed;
 }
 
-/** Writes `baton <command>: <message> (<code>)` to stderr and answers the exit code. */
-export function reportError(command: string, error: unknown, stderr: NodeJS.WritableStream): number {
+/**
+ * Writes `baton <command>: <message> (<code>)` to stderr and answers the exit code. A URL's
+ * password is masked, and so are the passwords of the URLs in `argv` (the command line) wherever
+ * the message quotes them.
+ */
+export function reportError(
+  command: string,
+  error: unknown,
+  stderr: NodeJS.WritableStream,
+  argv: readonly string[] = [],
+): number {
   const failure = toCliFailure(error);
+  const message = maskCredentials(
+    failure.message,
+    argv.map((arg) => arg.replace(/^--[a-z-]+=/, '')),
+  );
   const code = failure.code === 'usage' ? '' : ` (${failure.code})`;
   const hint =
     failure.code === 'usage'
@@ -52,6 +66,6 @@ export function reportError(command: string, error: unknown, stderr: NodeJS.Writ
       : failure.code === 'run.version_conflict'
         ? `\nAnother process drives this run (is 'baton serve' running on this file?): use --url.`
         : '';
-  stderr.write(`baton ${command}: ${terminalText(failure.message)}${code}${hint}\n`);
+  stderr.write(`baton ${command}: ${terminalText(message)}${code}${hint}\n`);
   return toExitCode(failure);
 }

@@ -22,7 +22,7 @@ function usage(verb: 'approve' | 'reject'): string {
   --compensate      with --terminate: first undo the run's completed calls that have a
                     compensator, newest first`;
   return `Usage: baton ${verb} <run> [<approval>] [--reason <text>]${flag} [--json]
-                   [--url <url> [--token <token>] | --db <file> [--agent <agent>]]
+                   [--url <url> [--token <token>] | --db <file>|<postgres-url> [--agent <agent>]]
 
 ${about}
 
@@ -35,7 +35,8 @@ ${HELP_FLAG}
 
 With --url the decision is recorded as the token's name and the server goes on with the run.
 In process the decision is recorded as cli:<user>, and this command drives the run on the
---db file until it ends or waits again, so the same --agent (and --dir) as the run's is needed.
+--db database until it ends or waits again, so the same --agent (and --dir) as the run's is
+needed.
 With --json, prints one object: { "approval": {...}, "run": {...} }.
 
 ${EXIT_HELP}

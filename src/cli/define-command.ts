@@ -34,13 +34,15 @@ export function defineCommand<const O extends Options & { help: { type: 'boolean
   return async (argv: string[], io: CliIo): Promise<number> => {
     let backend: OpenedBackend | undefined;
     const interrupt = onInterrupt();
+    let code: number;
+    let reported = false;
     try {
       const parsed = parseFlags(argv, spec.options);
       if ((parsed.values as { help?: boolean }).help) {
         io.stdout.write(spec.usage);
         return EXIT.ok;
       }
-      return await spec.run(parsed, {
+      code = await spec.run(parsed, {
         io,
         signal: interrupt.signal,
         async open(flags, options) {
@@ -49,10 +51,17 @@ export function defineCommand<const O extends Options & { help: { type: 'boolean
         },
       });
     } catch (error) {
-      return reportError(spec.name, error, io.stderr);
+      reported = true;
+      code = reportError(spec.name, error, io.stderr, argv);
     } finally {
       interrupt.dispose();
-      await backend?.close();
     }
+    try {
+      await backend?.close();
+    } catch (error) {
+      // A database that never opened fails to close the same way: the failure is already said.
+      if (!reported) code = reportError(spec.name, error, io.stderr, argv);
+    }
+    return code;
   };
 }

@@ -19,11 +19,13 @@ import { toEventJson, toRunJson } from './api-json.js';
 import { askYesNo } from './ask.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
+import { describeDatabase, maskCredentials } from './mask.js';
+import { databaseOf } from './open-backend.js';
 import { cliUser } from './os-user.js';
 import { terminalText } from './terminal-text.js';
 
 /** The demo's usage text. */
-export const DEMO_USAGE = `Usage: baton demo [--db <file>] [--dir <dir>] [--approve | --reject] [--json]
+export const DEMO_USAGE = `Usage: baton demo [--db <file>|<postgres-url>] [--dir <dir>] [--approve | --reject] [--json]
                   [--model <name>] [--base-url <url>]
 
 Runs the built-in demo agent: it lists the configs in <dir>, reads the ones not modified
@@ -31,7 +33,7 @@ for 90 days, asks for approval to move the stale ones into <dir>/archive/, and r
 Each invocation starts a new run in a new session; archived demo configs are regenerated.
 
 Options:
-  --db <file>   SQLite database file (default ./.baton/baton.db)
+  --db <db>     SQLite database file (default ./.baton/baton.db) or postgres://… URL
   --dir <dir>   config directory, generated if missing (default ./.baton/demo-configs)
   --approve     approve the archive without asking
   --reject      reject the archive without asking
@@ -159,14 +161,14 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
     return 2;
   }
   const dir = resolve(values.dir);
-  const database = resolve(values.db);
+  const database = databaseOf(values.db);
   const by = cliUser();
   let runtime: Runtime | undefined;
   try {
     const written = demoConfigsIn(dir);
     if (!values.json) {
       io.stdout.write(`Configs: ${dir}${written.length > 0 ? ` (wrote ${written.join(', ')})` : ''}\n`);
-      io.stdout.write(`Database: ${database}\n`);
+      io.stdout.write(`Database: ${describeDatabase(database)}\n`);
     }
     const { planner, description } = resolveAgentPlanner(DEMO_AGENT, {
       model: values.model,
@@ -179,14 +181,14 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
     const finished = await follow(runtime, run, { ...values, by }, io);
     const final = await runtime.get(run.id);
     if (!finished) {
-      io.stderr.write(`\nInterrupted: run ${run.id} stays ${final.status} in ${database}\n`);
+      io.stderr.write(`\nInterrupted: run ${run.id} stays ${final.status} in ${describeDatabase(database)}\n`);
       return 130;
     }
     summarize(final, io, values.json);
     return final.status === 'succeeded' ? 0 : 1;
   } catch (error) {
     const failure = toFailure(error);
-    io.stderr.write(`baton demo: ${failure.message} (${failure.code})\n`);
+    io.stderr.write(`baton demo: ${maskCredentials(failure.message, [database])} (${failure.code})\n`);
     return 1;
   } finally {
     await runtime?.close();

@@ -7,7 +7,7 @@ import { toRunExitCode } from './summarize-run.js';
 
 /** The usage text of `baton events`. */
 export const EVENTS_USAGE = `Usage: baton events <run> [--follow] [--after <seq>] [--json]
-                    [--url <url> [--token <token>] | --db <file>]
+                    [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Prints a run's events, one line each, numbered by seq: the events committed so far, or with
 --follow, then every new one (and the model's text as it streams) until the run ends.

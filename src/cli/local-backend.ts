@@ -1,6 +1,7 @@
 /**
- * The runs of a SQLite file, driven by a runtime in this process. Only the runs this process
- * starts or decides are driven here (no recovery of others); read-only use never creates the file.
+ * The runs of a SQLite file or a PostgreSQL database, driven by a runtime in this process. Only
+ * the runs this process starts or decides are driven here (no recovery of others); read-only use
+ * never creates the file.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,13 +16,16 @@ import {
   type ModelSettings,
   type Runtime,
 } from '../index.js';
+import { isPostgresUrl } from '../store/open-store.js';
 import { abortable } from './abortable.js';
 import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, type ToolJson } from './api-json.js';
 import type { Backend } from './backend.js';
+import { describeDatabase } from './mask.js';
 import { buildRunExport } from '../server/run-export.js';
 
 /** How a local backend opens its runtime. */
 export interface LocalOptions {
+  /** A SQLite file path or a `postgres://` URL. */
   database: string;
   /** The agent that drives runs; without one the backend can only read (and never creates the file). */
   agent?: Agent | undefined;
@@ -34,9 +38,10 @@ function notFound(runId: string): BatonError {
   return new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`));
 }
 
-/** Opens the runs of `options.database` (lazily: the file is opened on first use). */
+/** Opens the runs of `options.database` (lazily: the database is opened on first use). */
 export function createLocalBackend(options: LocalOptions): Backend & { planner: string | undefined } {
-  const database = resolve(options.database);
+  // A URL as given (resolve() would make it a path in the working directory), a path made absolute.
+  const database = isPostgresUrl(options.database) ? options.database : resolve(options.database);
   const resolved = options.agent ? resolveAgentPlanner(options.agent, options.model) : undefined;
   let runtime: Runtime | undefined;
   // Runs this process drives (started or decided here): `settle` waits for them to move on.
@@ -45,7 +50,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
   /** The runtime, or undefined when reading a file that does not exist. */
   function open(): Runtime | undefined {
     if (runtime) return runtime;
-    if (!options.agent && !existsSync(database)) return undefined;
+    if (!options.agent && !isPostgresUrl(database) && !existsSync(database)) return undefined;
     runtime = createRuntime({
       database,
       planner: resolved?.planner ?? createScriptedPlanner([]),
@@ -74,7 +79,8 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
   }
 
   return {
-    where: database,
+    // Printed, so without a URL's password.
+    where: describeDatabase(database),
     inProcess: true,
     planner: resolved?.description,
     async start(body) {

@@ -1,11 +1,14 @@
-/** Choosing where a command's runs are: `--url` (or $BATON_URL) for a server, else the `--db` file in process. */
-import { existsSync } from 'node:fs';
+/**
+ * Choosing where a command's runs are: `--url` (or $BATON_URL) for a server, else the `--db`
+ * database (a SQLite file or a PostgreSQL URL) in process.
+ */
 import { resolve } from 'node:path';
 import { isPostgresUrl } from '../store/open-store.js';
 import type { RunStatus } from '../index.js';
 import type { Backend } from './backend.js';
-import { CliError, usageError } from './cli-error.js';
+import { usageError } from './cli-error.js';
 import { createHttpBackend } from './http-backend.js';
+import { requireBatonDatabase } from './database-exists.js';
 import { createLocalBackend } from './local-backend.js';
 import { loadAgent } from './load-agent.js';
 import { cliUser } from './os-user.js';
@@ -17,14 +20,6 @@ export const DEFAULT_DB = './.baton/baton.db';
 export function databaseOf(db: string | undefined): string {
   const value = db ?? DEFAULT_DB;
   return isPostgresUrl(value) ? value : resolve(value);
-}
-
-/** A database as printed: a URL without its password. */
-export function describeDatabase(database: string): string {
-  if (!isPostgresUrl(database)) return database;
-  const url = new URL(database);
-  if (url.password) url.password = '***';
-  return url.toString();
 }
 
 /** The target and agent flags, as `parseFlags` returns them. */
@@ -60,15 +55,10 @@ export async function openBackend(
     return createHttpBackend({ url, token: flags.token ?? env.BATON_TOKEN });
   }
   if (flags.token !== undefined) throw usageError('--token goes with --url');
-  const database = flags.db ?? DEFAULT_DB;
-  // Reading a file that is not there would create an empty one and say "No runs.".
-  if (!options.drive && !isPostgresUrl(database) && !existsSync(database)) {
-    throw new CliError({
-      code: 'store.open_failed',
-      message: `The database '${database}' does not exist (pass --db <file>, or --url for a server)`,
-      details: { path: database },
-    });
-  }
+  const database = databaseOf(flags.db);
+  // Reading a file that is not there would create an empty one and say "No runs." (and reading
+  // a PostgreSQL database would create Baton's tables in it).
+  if (!options.drive) await requireBatonDatabase(database, flags.db ?? DEFAULT_DB);
   const agent = options.drive ? await loadAgent(flags.agent ?? 'demo', { dir: flags.dir }) : undefined;
   return createLocalBackend({
     database,

@@ -4,7 +4,7 @@ import { usageError } from './cli-error.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** Where a command's runs are: a server (`--url`, `--token`) or a database file (`--db`). */
+/** Where a command's runs are: a server (`--url`, `--token`) or a database (`--db`: a file or a URL). */
 export const TARGET_OPTIONS = {
   url: { type: 'string' },
   token: { type: 'string' },
@@ -23,9 +23,10 @@ export const AGENT_OPTIONS = {
 
 /** The same text in every `--help` for the target options. */
 export const TARGET_HELP = `  --url <url>       a Baton server (default $BATON_URL); without it, the command works
-                    in this process on the --db file
+                    in this process on the --db database
   --token <token>   bearer token for the server (default $BATON_TOKEN)
-  --db <file>       SQLite database file, in process (default ./.baton/baton.db)
+  --db <db>         in process: a SQLite database file (default ./.baton/baton.db) or a
+                    postgres://… URL (the database of 'baton serve')
   --json            machine-readable output: one JSON object (one per line for streams)`;
 
 /** The last line of every command's options. */

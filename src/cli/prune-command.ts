@@ -9,6 +9,7 @@ import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { toDurationMs } from './duration.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
+import { requireBatonDatabase } from './database-exists.js';
 import { DEFAULT_DB, databaseOf } from './open-backend.js';
 import { takePositionals, toPositiveInt } from './parse-flags.js';
 
@@ -23,7 +24,8 @@ whose session has an active one. Works in batches beside running servers and wor
 SQLite file created by this version, the freed space goes back to the file system.
 
 Options:
-  --older-than <d>  finished longer ago than this: 30d, 12h, 15m, 90s, 500ms
+  --older-than <d>  finished longer ago than this, a number with its unit: 30d, 12h, 15m,
+                    90s, 500ms (a bare number is refused)
   --status <s>      only runs that ended so: succeeded or failed (default both)
   --keep-last <n>   keep the newest n finished runs however old
   --dry-run         count what would be deleted; change nothing
@@ -87,9 +89,13 @@ export const runPruneCommand = defineCommand({
       throw usageError(`--status must be succeeded or failed (only finished runs are pruned), not '${status}'`);
     }
     const keepLast = values['keep-last'] === '0' ? 0 : toPositiveInt(values['keep-last'], '--keep-last');
+    const database = databaseOf(values.db);
+    // Opening would create the file (or Baton's tables) and report nothing deleted: a mistyped
+    // --db is said to be one.
+    await requireBatonDatabase(database, values.db ?? DEFAULT_DB);
     // Drives nothing and resumes nothing: it only reads and deletes finished runs.
     const runtime = createRuntime({
-      database: databaseOf(values.db),
+      database,
       planner: createScriptedPlanner([]),
       tools: [],
       recover: false,

@@ -3,6 +3,7 @@ import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { followRun, type Decider } from './follow-run.js';
+import { describeDatabase } from './mask.js';
 import { cliUser } from './os-user.js';
 import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
 import { summarizeRun, toRunExitCode } from './summarize-run.js';
@@ -10,7 +11,7 @@ import { terminalText } from './terminal-text.js';
 
 /** The usage text of `baton run`. */
 export const RUN_USAGE = `Usage: baton run "<input>" [--session <id>] [--approve | --reject] [--json]
-                 [--url <url> [--token <token>] | --db <file> [--agent <agent>]]
+                 [--url <url> [--token <token>] | --db <file>|<postgres-url> [--agent <agent>]]
 
 Starts a run with <input> and follows it live: state changes, tool calls and results, the
 model's text as it streams, and approvals, which are asked on the terminal (y/N). It ends
@@ -24,7 +25,7 @@ ${TARGET_HELP}
 ${AGENT_HELP}
 ${HELP_FLAG}
 
-Without --url the run is driven in this process on the --db file. With --url the server
+Without --url the run is driven in this process on the --db database. With --url the server
 drives it and this command follows its event stream, reconnecting if the connection drops.
 Without --approve or --reject, when stdin is not a terminal, an approval is not decided: the
 run is left waiting (exit 3) for 'baton approve <run>' or 'baton reject <run>'.
@@ -71,11 +72,12 @@ export const runRunCommand = defineCommand({
     const final = await backend.settle(run.id);
     summarizeRun(final, io, values.json);
     if (outcome.kind === 'waiting') {
-      // The commands that work from here: the same server, or the same file.
+      // The commands that work from here: the same server, or the same database (a URL's
+      // password masked: stderr may well end up in a log).
       const target = backend.inProcess
         ? values.db === undefined
           ? ''
-          : ` --db ${values.db}`
+          : ` --db ${describeDatabase(values.db)}`
         : ` --url ${backend.where}`;
       io.stderr.write(
         `Run ${run.id} is left waiting for approval ${outcome.approvalId}: stdin is not a terminal and neither ` +

@@ -12,7 +12,7 @@ const MAX_LIMIT = 200;
 
 /** The usage text of `baton runs`. */
 export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--json]
-                  [--url <url> [--token <token>] | --db <file>]
+                  [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Lists runs, newest first.
 

@@ -10,7 +10,8 @@ import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { loadAgent } from './load-agent.js';
-import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
+import { DEFAULT_DB, databaseOf } from './open-backend.js';
+import { describeDatabase, maskCredentials } from './mask.js';
 import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
 import { logEventsUntilStopped } from './log-until-stopped.js';
 import { toDurationMs } from './duration.js';
@@ -49,14 +50,17 @@ Options:
   --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
   --mcp <server>    add an MCP server's tools to the agent's: a command line started as a
                     child process (stdio), or an http(s):// Streamable HTTP URL; repeatable
-  --retention <d>   prune runs that finished longer ago than this (30d, 12h, …) on a schedule,
-                    as 'baton prune' does; each prune is logged
-  --retention-every <d>  how often (default 1h)
+  --retention <d>   prune runs that finished longer ago than this on a schedule, as
+                    'baton prune' does: a number with its unit (30d, 12h, 15m, 90s, 500ms;
+                    a bare number is refused); printed at start, and each prune is logged
+  --retention-every <d>  how often, with its unit too (default 1h)
   --json            log as JSON lines
   -h, --help        show this help
 
 The first line printed is 'Listening on <url>' (with --json, {"type":"listening","url":...}); the
-next one is the inspector's address, <url>/inspector/: a live web page of the runs.
+next one is the inspector's address, <url>/inspector/: a live web page of the runs. The start-up
+report then names the agent, the database, the retention ('Retention: finished runs older than
+30d pruned every 1h', or none) and the auth.
 Without tokens the server runs in dev mode: loopback only, every caller may do everything.
 Tokens: {"tokens":[{"token":"<16+ chars>","tenant":"acme","roles":["submit","approve","view"],
 "name":"alice"}]}; roles are submit, approve, view and admin.
@@ -112,11 +116,20 @@ export const runServeCommand = defineCommand({
               if (report) log(describePrune(report), { type: 'pruned', ...toPruneJson(report) });
               else
                 io.stderr.write(
-                  `baton serve: a scheduled prune failed: ${error instanceof Error ? error.message : String(error)}\n`,
+                  `baton serve: a scheduled prune failed: ${maskCredentials(error instanceof Error ? error.message : String(error), [database])}\n`,
                 );
             },
           };
     if (retention && retention.everyMs < 1_000) throw usageError('--retention-every must be at least 1s');
+    // What the schedule will delete, said at start in the units it was given.
+    const olderThan = values.retention?.trim();
+    const every = values['retention-every']?.trim() ?? '1h';
+    const retentionLine = retention
+      ? `finished runs older than ${olderThan} pruned every ${every}`
+      : 'none (finished runs are kept; see --retention)';
+    const retentionJson = retention
+      ? { older_than: olderThan, older_than_ms: retention.maxAgeMs, every, every_ms: retention.everyMs }
+      : null;
     const mcp = await withMcpTools(await loadAgent(values.agent ?? 'demo', { dir: values.dir }), values.mcp);
     const { agent } = mcp;
     let runtime: Runtime | undefined;
@@ -146,6 +159,7 @@ export const runServeCommand = defineCommand({
           `Inspector: ${inspector}`,
           `Agent: ${agent.name} (planner: ${description}; ${agent.tools.length} tools${mcp.servers.length > 0 ? `, MCP: ${mcp.servers.join(', ')}` : ''})`,
           `Database: ${describeDatabase(database)} (${worker ? `resumed ${resumed.length} unfinished runs` : 'no worker: runs are driven by workers'})`,
+          `Retention: ${retentionLine}`,
           `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
         ].join('\n'),
         {
@@ -156,6 +170,7 @@ export const runServeCommand = defineCommand({
           tools: agent.tools.map((t) => t.name),
           mcp_servers: mcp.servers,
           database: describeDatabase(database),
+          retention: retentionJson,
           worker,
           resumed,
           tokens,

@@ -5,7 +5,8 @@ import { toRunDetails, toStepLines, toToolCallLines } from './format-run.js';
 import { TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
 
 /** The usage text of `baton show`. */
-export const SHOW_USAGE = `Usage: baton show <run> [--json] [--url <url> [--token <token>] | --db <file>]
+export const SHOW_USAGE = `Usage: baton show <run> [--json]
+                  [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Shows a run: its status, input, answer and usage, its planner steps, and its tool calls.
 

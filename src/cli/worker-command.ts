@@ -12,7 +12,8 @@ import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { logEventsUntilStopped } from './log-until-stopped.js';
 import { loadAgent } from './load-agent.js';
-import { DEFAULT_DB, databaseOf, describeDatabase } from './open-backend.js';
+import { DEFAULT_DB, databaseOf } from './open-backend.js';
+import { describeDatabase } from './mask.js';
 import { AGENT_OPTIONS, takePositionals, toPositiveInt } from './parse-flags.js';
 import { withMcpTools } from './mcp-flag.js';
 

@@ -21,13 +21,31 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Runs `baton <args>` to its end, stdin closed (not a terminal); never rejects. */
-export function baton(args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}) {
+/**
+ * The `node` arguments that run the CLI in `cwd`: from another working directory, the loader
+ * and the entry point are named by absolute path.
+ */
+function cliArgs(cwd: string | undefined): string[] {
+  return cwd
+    ? ['--import', import.meta.resolve('tsx'), join(REPO_ROOT, 'src/cli/main.ts')]
+    : ['--import', 'tsx', 'src/cli/main.ts'];
+}
+
+/** Runs `baton <args>` to its end (in `cwd`, default the repo), stdin closed (not a terminal); never rejects. */
+export function baton(
+  args: string[],
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
+) {
   return new Promise<CliOutcome>((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli/main.ts', ...args],
-      { cwd: REPO_ROOT, env: childEnv(options.env), encoding: 'utf8', timeout: options.timeoutMs ?? 20_000 },
+      [...cliArgs(options.cwd), ...args],
+      {
+        cwd: options.cwd ?? REPO_ROOT,
+        env: childEnv(options.env),
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? 20_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });
@@ -54,15 +72,12 @@ export interface ServeChild {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; ms: number }>;
 }
 
-/** Starts `baton serve <args>` and resolves once it has reported its URL and set-up. */
+/** Starts `baton serve <args>` (`--json` too) and resolves once it has reported its URL and set-up. */
 export function startServe(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<ServeChild> {
-  // From another working directory, the loader and the entry point are named by absolute path.
-  const loader = options.cwd ? import.meta.resolve('tsx') : 'tsx';
-  const main = options.cwd ? join(REPO_ROOT, 'src/cli/main.ts') : 'src/cli/main.ts';
-  const proc = spawn(process.execPath, ['--import', loader, main, 'serve', ...args], {
+  const proc = spawn(process.execPath, [...cliArgs(options.cwd), 'serve', ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env),
   });
@@ -77,9 +92,12 @@ export function startServe(
     let listening = false;
     proc.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      // The first line names the URL; the start-up report ends with the `Auth:` line.
-      const match = /^Listening on (http:\/\/\S+)$/m.exec(output);
-      if (listening || !match?.[1] || !/^Auth: /m.test(output)) return;
+      // The first line names the URL; the start-up report ends with the `Auth:` line (with
+      // --json, the lines are {"type":"listening","url":…} and {"type":"started",…}).
+      const match =
+        /^Listening on (http:\/\/\S+)$/m.exec(output) ??
+        /^\{"type":"listening","url":"(http:\/\/[^"]+)"\}$/m.exec(output);
+      if (listening || !match?.[1] || !/^(Auth: |\{"type":"started",.*\}\n)/m.test(output)) return;
       listening = true;
       clearTimeout(timer);
       resolve({
