@@ -52,7 +52,7 @@ export interface ApprovalJson {
   id: string;
   run_id: string;
   step_index: number;
-  kind: 'tool' | 'uncertain';
+  kind: 'tool' | 'uncertain' | 'version';
   tool_call_ids: string[];
   args_hash: string;
   status: 'pending' | 'approved' | 'rejected';

@@ -127,7 +127,8 @@ export const runMachine = setup({
     isLastStep: ({ context }) => context.stepIndex + 1 >= context.limits.maxSteps,
     isTerminatingRejection: ({ event }) => event.type === 'rejected' && event.terminate,
     isCompensating: ({ context }) => Boolean(context.compensation),
-    isUncertainWait: ({ context }) => context.waitReason === 'uncertain_side_effect',
+    // A wait on one call (its outcome unknown, or its tool's version changed), not on a whole step.
+    isUncertainWait: ({ context }) => context.waitReason !== null && context.waitReason !== 'approval',
     // Asked for, and not already under way (a second cancel while compensating just ends the run).
     wantsCompensation: ({ context, event }) =>
       (event.type === 'cancel' || event.type === 'rejected') && event.compensate === true && !context.compensation,

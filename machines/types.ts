@@ -37,7 +37,11 @@ export const BUDGETS = ['max_llm_calls', 'max_tool_calls', 'max_tokens', 'max_co
 export type BudgetName = (typeof BUDGETS)[number];
 
 /** Why a run waits for a human. */
-export const WAIT_REASONS = ['approval', 'uncertain_side_effect'] as const;
+/**
+ * Why a run waits: a step's calls need approval; a call's outcome is unknown; a call decided with
+ * one version of its tool would run another (deployed since).
+ */
+export const WAIT_REASONS = ['approval', 'uncertain_side_effect', 'tool_version_mismatch'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** Limits the machine enforces itself (the rest are enforced by its actors). */

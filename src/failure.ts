@@ -37,6 +37,8 @@ export const FAILURE_CODES = {
   'tool.timed_out': 'tool',
   'tool.unavailable': 'tool',
   'tool.outcome_unknown': 'tool',
+  // The call was decided with another version of its tool than the one that would run it now.
+  'tool.version_mismatch': 'tool',
   'policy.denied': 'policy',
   'planner.unavailable': 'system',
   'planner.failed': 'system',

@@ -58,6 +58,16 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
     }
     return;
   }
+  if (approval.kind === 'version') {
+    const call = calls.find((c) => bound.has(c.id));
+    if (!call || input.approve) return;
+    const failure = createFailure(
+      'tool.version_mismatch',
+      `${input.by} did not run tool '${call.toolName}' with version ${call.tool?.version ?? '?'}: the call was decided with another version${input.reason ? `: ${input.reason}` : ''}`,
+    );
+    write(call, 'rejected', toErrorResult(failure));
+    return;
+  }
   if (input.approve) return;
   // A rejected step goes back to the model: the refused calls say so, the rest were not run.
   for (const call of calls) {

@@ -4,6 +4,7 @@
  * A re-invoked executor replays settled calls for free; each call runs (or is resolved, when
  * its outcome is unknown) in `execute-call.ts`.
  */
+import { checkToolVersion } from './tool-version.js';
 import { fromPromise } from 'xstate';
 import type { ExecutorActorInput, ExecutorOutcome } from '../../machines/types.js';
 import { createFailure } from '../failure.js';
@@ -122,6 +123,16 @@ export function createExecutorActor(env: RuntimeEnv) {
           toErrorResult(createFailure('policy.denied', `A reviewer rejected tool '${call.toolName}'`)),
         );
         continue;
+      }
+      const version = checkToolVersion(scope, call, driver.memory.journal.get(stepIndex)?.toolVersions ?? null);
+      if (version.kind === 'wait') {
+        return {
+          type: 'need_approval',
+          approvalId: version.approvalId,
+          reason: 'tool_version_mismatch',
+          toolCalls: executed,
+          risk: highestRisk([call]),
+        };
       }
       if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
         return { type: 'budget_exceeded', budget: 'max_tool_calls' };

@@ -25,6 +25,11 @@ export function uncertainApprovalId(callId: string, attempt: number): string {
   return `${callId}.uncertain${attempt}`;
 }
 
+/** The id of the approval to run call `callId` with tool version `version` (decided with another). */
+export function versionApprovalId(callId: string, version: string): string {
+  return `${callId}.version.${version}`;
+}
+
 /** The ledger id of the compensation of a call (its idempotency key too): the call's id and this suffix. */
 export const COMPENSATION_SUFFIX = '.undo';
 

@@ -8,7 +8,7 @@
  */
 import { RISKS, type Risk } from '../../machines/types.js';
 import { createFailure, type Failure } from '../failure.js';
-import type { ApprovalRow, ToolCallRow, ToolCallStatus } from '../store/index.js';
+import type { ApprovalKind, ApprovalRow, ToolCallRow, ToolCallStatus } from '../store/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
@@ -106,7 +106,7 @@ export function pendingApproval(
   id: string,
   runId: string,
   stepIndex: number,
-  kind: 'tool' | 'uncertain',
+  kind: ApprovalKind,
   calls: readonly LedgerCall[],
 ): ApprovalRow {
   return {

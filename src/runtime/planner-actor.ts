@@ -24,6 +24,16 @@ function summarize(decision: Decision): Record<string, unknown> {
     : { type: 'tool_calls', tools: decision.calls.map((c) => c.tool), text: decision.text ?? null };
 }
 
+/** The versions of the (known) tools a decision calls, by name. */
+function versionsOf(env: RuntimeEnv, calls: readonly { tool: string }[]): Record<string, string> {
+  const versions: Record<string, string> = {};
+  for (const call of calls) {
+    const tool = env.tools.get(call.tool);
+    if (tool) versions[call.tool] = tool.version;
+  }
+  return versions;
+}
+
 /** Creates the planner actor logic for a runtime. */
 export function createPlannerActor(env: RuntimeEnv) {
   return fromPromise<PlannerOutcome, PlannerActorInput>(async ({ input, signal }) => {
@@ -94,7 +104,9 @@ export function createPlannerActor(env: RuntimeEnv) {
     }
     failpoint('planner.answered');
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
-    live.driver.memory.journal.set(stepIndex, { decision, usage });
+    // The versions of the tools it was offered: a call of this decision runs with these, or asks.
+    const toolVersions = decision.type === 'final' ? null : versionsOf(env, decision.calls);
+    live.driver.memory.journal.set(stepIndex, { decision, usage, toolVersions });
     live.driver.stage((writer) =>
       writer.insertStep({
         run_id: runId,
@@ -102,6 +114,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         decision: JSON.stringify(decision),
         usage: JSON.stringify(usage),
         context: JSON.stringify(report),
+        tool_versions: toolVersions === null ? null : JSON.stringify(toolVersions),
         created_at: Date.now(),
       }),
     );

@@ -13,6 +13,8 @@ import type { ApprovalRow, Store, ToolCallRow } from '../store/index.js';
 export interface JournalEntry {
   decision: Decision;
   usage: Usage;
+  /** The version of each tool the planner was offered (null for steps journaled before they were recorded). */
+  toolVersions: Record<string, string> | null;
 }
 
 /** The memory of a new run: empty. */
@@ -45,6 +47,7 @@ export async function loadRunMemory(store: Store, runId: string): Promise<RunMem
     memory.journal.set(row.step_index, {
       decision: decisionSchema.parse(JSON.parse(row.decision)),
       usage: JSON.parse(row.usage) as Usage,
+      toolVersions: row.tool_versions === null ? null : (JSON.parse(row.tool_versions) as Record<string, string>),
     });
   }
   for (const row of calls) memory.ledger.set(row.id, row);

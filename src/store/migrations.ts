@@ -260,12 +260,15 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 12,
-    name: 'agents of runs',
+    name: 'agents of runs, tool versions of steps',
     // The agent a run belongs to (its name) and a fingerprint of that agent's tools: a runtime
     // drives only runs of its own agent. Runs from before have none and stay every agent's.
+    // And each decision's tool versions: a call decided with one version of a tool is not run by
+    // another (after a deploy) without a human, unless the tool says the old one is compatible.
     up: (db) => [
       db.schema.alterTable('runs').addColumn('agent', 'text').compile(),
       db.schema.alterTable('runs').addColumn('agent_tools', 'text').compile(),
+      db.schema.alterTable('steps').addColumn('tool_versions', 'text').compile(),
     ],
   },
 ];

@@ -77,6 +77,8 @@ export interface StepTable {
   usage: string;
   /** What the context builder included, truncated and dropped, as JSON (null before migration 2). */
   context: string | null;
+  /** The version of each tool the planner was offered for this decision, as JSON (migration 12; null before). */
+  tool_versions: string | null;
   created_at: number;
 }
 

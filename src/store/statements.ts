@@ -185,7 +185,9 @@ const BUILDS = {
   insertStep: (db, p) =>
     db
       .insertInto('steps')
-      .values(valuesOf(['run_id', 'step_index', 'decision', 'usage', 'context', 'created_at'] as const, p)),
+      .values(
+        valuesOf(['run_id', 'step_index', 'decision', 'usage', 'context', 'tool_versions', 'created_at'] as const, p),
+      ),
   listSteps: (db, p) => db.selectFrom('steps').selectAll().where('run_id', '=', p('run_id')).orderBy('step_index'),
 
   getToolCall: (db, p) => db.selectFrom('tool_calls').selectAll().where('id', '=', p('id')),

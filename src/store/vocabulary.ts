@@ -40,7 +40,8 @@ export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<To
 ]);
 
 /** What an approval asks: to run calls (`tool`), or how to resolve an interrupted one (`uncertain`). */
-export const APPROVAL_KINDS = ['tool', 'uncertain'] as const;
+/** `version`: a call decided with another version of its tool than the one deployed now. */
+export const APPROVAL_KINDS = ['tool', 'uncertain', 'version'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** An approval is pending until one decision settles it. */

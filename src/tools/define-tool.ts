@@ -53,6 +53,12 @@ export interface ToolOrigin {
 export interface ToolSpec<I, O> {
   name: string;
   version?: string;
+  /**
+   * Earlier versions whose recorded calls this version may run as they are. A call decided (or
+   * started) with another version than `version` waits for a human otherwise
+   * (`tool_version_mismatch`), since the code that runs is not the code the decision was made for.
+   */
+  compatibleVersions?: readonly string[];
   description: string;
   input: z.ZodType<I>;
   /** The JSON Schema the model is shown for the input; derived from `input` when absent. */

@@ -67,7 +67,11 @@ export interface ApproverChoice {
 }
 
 /** The seeded choice for an approval (by its id, stable across restarts). */
-export function approverChoice(seed: number, approvalId: string, kind: 'tool' | 'uncertain'): ApproverChoice {
+export function approverChoice(
+  seed: number,
+  approvalId: string,
+  kind: 'tool' | 'uncertain' | 'version',
+): ApproverChoice {
   const random = mulberry32(seedOf(seed, 'approve', approvalId));
   const delayMs = between(random, 0, 300);
   const roll = random();

@@ -194,10 +194,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   {
     version: 6,
-    name: 'agents of runs (SQLite migration 12)',
+    name: 'agents of runs, tool versions of steps (SQLite migration 12)',
     up: (db) => [
       db.schema.alterTable('runs').addColumn('agent', 'text').compile(),
       db.schema.alterTable('runs').addColumn('agent_tools', 'text').compile(),
+      db.schema.alterTable('steps').addColumn('tool_versions', 'text').compile(),
     ],
   },
 ];
