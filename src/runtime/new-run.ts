@@ -4,6 +4,7 @@
  * transaction, which holds the file's write lock, so they are atomic across processes; the
  * unique indexes stay the last word.
  */
+import { assertWellFormed } from './well-formed.js';
 import type { AgentIdentity } from './agent-identity.js';
 import { parseTraceparent } from './otel.js';
 import { z } from 'zod';
@@ -62,6 +63,7 @@ export interface NewRun {
 export function planNewRun(request: StartRequest, defaults: { maxSteps?: number; budget?: Budget } = {}): NewRun {
   const parsed = startSchema.safeParse(request);
   if (!parsed.success) fail('input.invalid', 'Invalid start request', { details: { issues: parsed.error.issues } });
+  assertWellFormed(parsed.data, 'The start request');
   const req = parsed.data;
   const now = Date.now();
   const budget = { ...defaults.budget, ...req.options?.budget };

@@ -37,6 +37,7 @@ import { startSharing, type Sharing } from './sharing.js';
 import { prune, scheduleRetention, type PruneOptions, type PruneReport } from './prune.js';
 import { createRunTracer } from './otel.js';
 import { agentIdentity } from './agent-identity.js';
+import { assertWellFormed } from './well-formed.js';
 import { cancelElsewhere } from './cancel-request.js';
 import { describeTools, plannerTools } from './tool-registry.js';
 import type { Approval, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
@@ -251,6 +252,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       decision: { by: string; reason?: string; resolution?: UncertainResolution },
     ): Promise<Approval> {
       assertOpen();
+      assertWellFormed(decision, 'The decision');
       const pending = await assertPendingApproval(store, runId, approvalId);
       if (decision.resolution !== undefined && pending.kind !== 'uncertain') {
         fail(
@@ -274,6 +276,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       decision: { by: string; reason?: string; terminate?: boolean; compensate?: boolean },
     ): Promise<Approval> {
       assertOpen();
+      assertWellFormed(decision, 'The decision');
       await assertPendingApproval(store, runId, approvalId);
       return decide(runId, approvalId, {
         approve: false,
@@ -287,6 +290,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     /** Cancels a run; it ends `failed` with `cancelled` (after undoing its calls, with `compensate`); a running tool is aborted. */
     async cancel(runId: string, opts: { reason?: string; compensate?: boolean } = {}): Promise<Run> {
       assertOpen();
+      assertWellFormed(opts, 'The cancel request');
       // A quarantined run cannot be loaded; an operator still ends it, from its row alone.
       const row = registry.has(runId) ? undefined : await store.getRun(runId);
       const damage = row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
@@ -327,6 +331,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       assertOpen();
       const parsed = runEventSchema.safeParse(event);
       if (!parsed.success) fail('input.invalid', 'Invalid run event', { details: { issues: parsed.error.issues } });
+      assertWellFormed(parsed.data, 'The event');
       // A run in the file is asked first: an event it does not take must not even load it.
       const stored = await registry.peek(runId, parsed.data.type);
       if (stored) refuseUntaken(runId, stored, parsed.data);
