@@ -149,7 +149,17 @@ export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
 }
 
 /** Refuses a list filter whose status is no run status or whose cursor no page gave. */
-export function checkListFilter(filter: { status?: string | undefined; cursor?: string | undefined }): void {
+export function checkListFilter(filter: {
+  status?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}): void {
+  // A page is 1 to 1,000 runs: a negative or zero limit must not read as "every run".
+  if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit >= 1 && filter.limit <= 1_000)) {
+    fail('input.invalid', `Invalid limit ${String(filter.limit)}: a whole number from 1 to 1000`, {
+      details: { limit: filter.limit },
+    });
+  }
   if (filter.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(filter.status)) {
     fail('input.invalid', `Unknown status '${String(filter.status).slice(0, 60)}': one of ${RUN_STATUSES.join(', ')}`);
   }

@@ -60,6 +60,7 @@ export function createRunReads({ store, tools, get }: RunReadsDeps) {
 
     /** The approvals of a run, oldest first. */
     async approvals(runId: string): Promise<Approval[]> {
+      await rowOf(runId);
       return (await store.listApprovals(runId)).map(toApproval);
     },
 

@@ -38,6 +38,7 @@ import { prune, scheduleRetention, type PruneOptions, type PruneReport } from '.
 import { createRunTracer } from './otel.js';
 import { agentIdentity } from './agent-identity.js';
 import { assertWellFormed } from './well-formed.js';
+import { refuseUnearnedSuccess } from './terminal-rule.js';
 import { cancelElsewhere } from './cancel-request.js';
 import { describeTools, plannerTools } from './tool-registry.js';
 import type { Approval, Run, RunEventRecord, StartRequest, UncertainResolution } from './types.js';
@@ -336,6 +337,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       const stored = await registry.peek(runId, parsed.data.type);
       if (stored) refuseUntaken(runId, stored, parsed.data);
       const run = await registry.load(runId, parsed.data.type);
+      // An actor's outcome sent from outside is held to what the actor itself checks.
+      refuseUnearnedSuccess(run.driver, run.driver.actor.getSnapshot(), parsed.data);
       send(run, parsed.data);
       await run.driver.flush();
       await handOffUnlessDriving(runId);
