@@ -17,6 +17,14 @@ function claimedBy(p: <T = never>(name: string) => T, dialect: Dialect) {
 
 export const LEASE_BUILDS = {
   leaseOf: (db, p) => db.selectFrom('runs').select(['owner', 'lease_until', 'epoch']).where('id', '=', p('id')),
+  /** The run is still held by this owner at this epoch (a unit's fence, checked in its transaction). */
+  holdsRun: (db, p) =>
+    db
+      .selectFrom('runs')
+      .select('id')
+      .where('id', '=', p('id'))
+      .where('owner', '=', p('owner'))
+      .where('epoch', '=', p('epoch')),
   /** Takes the lease of one run if it is free, lapsed or already ours; the new epoch. */
   claimRun: (db, p, dialect) =>
     db

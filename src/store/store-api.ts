@@ -285,6 +285,8 @@ export interface SqliteStore {
   requestCancel(id: string, request: string): boolean;
   releaseLease(id: string, owner: string, epoch?: number): void;
   releaseLeases(owner: string): void;
+  /** True while `fence.owner` holds the run at `fence.epoch`. */
+  holdsRun(fence: Fence): boolean;
   insertStep(row: StepRow): void;
   listSteps(runId: string): StepRow[];
   getToolCall(id: string): ToolCallRow | undefined;

@@ -10,6 +10,17 @@ export function versionConflict(runId: string): BatonError {
   return new BatonError(createFailure('run.version_conflict', `Run '${runId}' was written by another runtime`));
 }
 
+/** The failure of a unit whose run's lease is gone: another runtime claimed the run since (a later epoch). */
+export function staleFence(fence: { runId: string; epoch: number }): BatonError {
+  return new BatonError(
+    createFailure(
+      'run.version_conflict',
+      `Run '${fence.runId}' was claimed by another worker (epoch ${fence.epoch} is stale)`,
+      { details: { run_id: fence.runId, epoch: fence.epoch } },
+    ),
+  );
+}
+
 /** The failure of a unit that decided (or voted on) an approval no longer pending. */
 export function approvalTaken(id: string): BatonError {
   return new BatonError(createFailure('approval.already_decided', `Approval '${id}' is already decided`));

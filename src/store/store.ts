@@ -5,7 +5,7 @@
  * `createStore` wraps it as the runtime's dialect-neutral `Store`.
  */
 import type SQLite from 'better-sqlite3';
-import { approvalTaken, toWriteError, versionConflict } from './store-errors.js';
+import { approvalTaken, staleFence, toWriteError, versionConflict } from './store-errors.js';
 import { createCommitQueue, type CommitQueue } from './commit-queue.js';
 import { openDatabase, type OpenDatabase } from './open-database.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from './statements.js';
@@ -15,6 +15,7 @@ import type {
   ApprovalRow,
   ArtifactRow,
   EventRow,
+  Fence,
   FinishedRun,
   MessageRow,
   RunFilter,
@@ -161,6 +162,9 @@ export function createSqliteStore(path: string): SqliteStore {
     releaseLeases(owner: string): void {
       run('releaseLeases', { owner });
     },
+    holdsRun(fence: Fence): boolean {
+      return get<{ id: string }>('holdsRun', { id: fence.runId, owner: fence.owner, epoch: fence.epoch }) !== undefined;
+    },
 
     insertStep(row: StepRow): void {
       run('insertStep', row as unknown as Record<string, unknown>);
@@ -258,28 +262,85 @@ export function createSqliteStore(path: string): SqliteStore {
   };
 }
 
-/** The unit writer over the synchronous store: each write runs at once, conditions checked. */
-function sqliteWriter(store: SqliteStore): UnitWriter {
-  return {
-    ensureSession: (id, now) => store.ensureSession(id, now),
-    insertRun: (row) => store.insertRun(row),
+/**
+ * The unit writer over the synchronous store: each write runs at once, conditions checked. A
+ * fenced unit checks first, in its transaction, that its runtime still holds the run at the
+ * epoch it claimed it with (as PostgreSQL's fenced unit does), so a runtime that lost its lease
+ * writes nothing, not even a `started` row; a new run's unit inserts the row it is fenced on.
+ */
+function sqliteWriter(store: SqliteStore) {
+  /** The fence of the unit being written, until it is checked (units run one at a time). */
+  let unchecked: Fence | null = null;
+  const fenced = (): void => {
+    const fence = unchecked;
+    if (fence === null) return;
+    unchecked = null;
+    if (!store.holdsRun(fence)) throw staleFence(fence);
+  };
+  const writer: UnitWriter = {
+    ensureSession(id, now) {
+      unchecked = null;
+      store.ensureSession(id, now);
+    },
+    insertRun(row) {
+      unchecked = null;
+      store.insertRun(row);
+    },
     saveProgress(progress) {
+      fenced();
       if (!store.saveProgress(progress)) throw versionConflict(progress.id);
     },
-    setAnswer: (runId, answer) => store.setAnswer(runId, answer),
-    setWakeAt: (id, at) => store.setWakeAt(id, at),
-    insertStep: (row) => store.insertStep(row),
-    putToolCall: (row) => store.putToolCall(row),
-    insertApproval: (row) => store.insertApproval(row),
+    setAnswer(runId, answer) {
+      fenced();
+      store.setAnswer(runId, answer);
+    },
+    setWakeAt(id, at) {
+      fenced();
+      store.setWakeAt(id, at);
+    },
+    insertStep(row) {
+      fenced();
+      store.insertStep(row);
+    },
+    putToolCall(row) {
+      fenced();
+      store.putToolCall(row);
+    },
+    insertApproval(row) {
+      fenced();
+      store.insertApproval(row);
+    },
     decideApproval(id, decision) {
+      fenced();
       if (!store.decideApproval(id, decision)) throw approvalTaken(id);
     },
     setApprovalVotes(id, votes) {
+      fenced();
       if (!store.setApprovalVotes(id, votes)) throw approvalTaken(id);
     },
-    insertEvent: (row) => store.insertEvent(row),
-    putArtifact: (row, runId) => store.putArtifact(row, runId),
-    insertMessage: (row) => store.insertMessage(row),
+    insertEvent(row) {
+      fenced();
+      store.insertEvent(row);
+    },
+    putArtifact(row, runId) {
+      fenced();
+      store.putArtifact(row, runId);
+    },
+    insertMessage(row) {
+      fenced();
+      store.insertMessage(row);
+    },
+  };
+  return {
+    /** Runs `work` as one unit under `fence` (checked before its first write). */
+    unit<T>(work: (writer: UnitWriter) => T, fence: Fence | undefined): T {
+      unchecked = fence ?? null;
+      try {
+        return work(writer);
+      } finally {
+        unchecked = null;
+      }
+    },
   };
 }
 
@@ -297,8 +358,8 @@ export function sqliteRunStore(store: SqliteStore): Store {
   const writer = sqliteWriter(store);
   return {
     dialect: 'sqlite',
-    // On one file the version compare-and-set and the leases fence a run; the epoch is not checked.
-    write: (work) => store.queue.write(() => work(writer)),
+    // The same fence as PostgreSQL's: the owner and epoch, checked inside the unit's savepoint.
+    write: (work, fence) => store.queue.write(() => writer.unit(work, fence)),
     get commits() {
       return store.queue.commits;
     },

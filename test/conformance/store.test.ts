@@ -112,6 +112,46 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     expect((await store.getToolCall('r1.s0.c0'))!.status).toBe('succeeded');
   });
 
+  it('fences a unit without a snapshot too: a runtime that lost its lease cannot record a started call', async () => {
+    const store = await storeWithRun(dialect, 'r1', { owner: null, lease_until: null });
+    const first = (await store.claimRun('r1', 'a', 60_000, () => false))!;
+    const call = (id: string) => ({
+      id,
+      run_id: 'r1',
+      step_index: 0,
+      call_index: Number(id.at(-1)),
+      tool: 't',
+      tool_version: '1',
+      effect: 'unsafe' as const,
+      args: '{}',
+      args_hash: 'h',
+      status: 'started' as const,
+      result: null,
+      attempts: 1,
+      started_at: 1,
+      finished_at: null,
+      deadline_at: 2,
+    });
+    await store.write((w) => w.putToolCall(call('r1.s0.c0')), { runId: 'r1', owner: 'a', epoch: first });
+    // A's owner is known dead: B takes the run over (a new epoch) while A still thinks it holds it.
+    const second = (await store.claimRun('r1', 'b', 60_000, (owner) => owner === 'a'))!;
+    expect(second).toBe(first + 1);
+    // A's next unit (a started row and its action event, no snapshot) changes nothing.
+    const late = store.write(
+      (w) => {
+        w.putToolCall(call('r1.s0.c1'));
+        w.insertEvent(event('r1', 1));
+      },
+      { runId: 'r1', owner: 'a', epoch: first },
+    );
+    await expect(late).rejects.toMatchObject({ code: 'run.version_conflict', failure: { details: { epoch: first } } });
+    expect(await store.getToolCall('r1.s0.c1')).toBeUndefined();
+    expect(await store.lastSeq('r1')).toBe(0);
+    // B's unit, under its own claim, commits.
+    await store.write((w) => w.putToolCall(call('r1.s0.c1')), { runId: 'r1', owner: 'b', epoch: second });
+    expect(await store.getToolCall('r1.s0.c1')).toMatchObject({ status: 'started' });
+  });
+
   it('decides an approval once; a second decision fails its unit', async () => {
     const store = await storeWithRun(dialect);
     const approval = {

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { BatonError, createFailure } from '../../failure.js';
-import { approvalTaken, toWriteError, versionConflict } from '../store-errors.js';
+import { approvalTaken, staleFence, toWriteError, versionConflict } from '../store-errors.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from '../statements.js';
 import type {
   ApprovalRow,
@@ -87,18 +87,7 @@ function query(db: Queryable, statement: Compiled, values: Record<string, unknow
   return db.query({ name: `baton_${statement.key}`, text: statement.sql, values: argsOf(statement, values) });
 }
 
-/** The lease of a unit's run is gone: another worker claimed it since. */
-function fenced(fence: Fence): BatonError {
-  return new BatonError(
-    createFailure(
-      'run.version_conflict',
-      `Run '${fence.runId}' was claimed by another worker (epoch ${fence.epoch} is stale)`,
-      {
-        details: { run_id: fence.runId, epoch: fence.epoch },
-      },
-    ),
-  );
-}
+const fenced = staleFence;
 
 /** Records a unit's writes. */
 function recorder(ops: Op[]): UnitWriter {
