@@ -22,6 +22,8 @@ export interface ClaimLoopDeps {
   room(): number;
   /** Drives a claimed run. */
   adopt(claim: Claim): Promise<void>;
+  /** Told of a round that failed (it is tried again on the next tick). */
+  onError?(error: unknown): void;
 }
 
 /** Starts the loop; returns `poke` (claim now) and `stop`. */
@@ -49,8 +51,9 @@ export function startClaimLoop(deps: ClaimLoopDeps) {
         if (claims.length < room && !again) break;
         await new Promise((resolve) => setImmediate(resolve));
       }
-    } catch {
+    } catch (error) {
       // The database away for a moment: the next tick tries again.
+      if (!stopped) deps.onError?.(error);
     } finally {
       running = false;
     }

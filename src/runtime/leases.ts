@@ -58,6 +58,7 @@ export function startHeartbeat(
   driving: () => string[],
   lost: (ids: string[]) => void,
   cancelAsked: (id: string, request: string) => void = () => undefined,
+  onError: (error: unknown) => void = () => undefined,
 ): () => void {
   let stopped = false;
   let renewing = false;
@@ -75,8 +76,9 @@ export function startHeartbeat(
         if (gone.length > 0 && !stopped) lost(gone);
         for (const run of renewed) if (run.cancel_requested && !stopped) cancelAsked(run.id, run.cancel_requested);
       }
-    } catch {
+    } catch (error) {
       // A renewal that failed (the database away for a moment) is tried again on the next beat.
+      if (!stopped) onError(error);
     } finally {
       renewing = false;
     }

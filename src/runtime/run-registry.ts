@@ -39,6 +39,8 @@ const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
  * it takes.
  */
 const MAX_READOPTIONS = 3;
+/** Runs reported in `recoveryFailures` at most (the newest kept). */
+const MAX_REPORTED = 10_000;
 /** Runs in flight resumed per turn of the event loop on open. */
 const RECOVER_BATCH = 50;
 /** Tries, 50 ms apart, to claim a waiting run another runtime is about to let go of. */
@@ -91,6 +93,12 @@ export function createRunRegistry(deps: RegistryDeps) {
   const stalled = new Map<string, StalledRun>();
   const retryTimers = new Set<NodeJS.Timeout>();
   const recoveryFailures = new Map<string, Failure>();
+  /** Reports a run that cannot be driven here; the oldest reports go first past a bound. */
+  const reportRun = (runId: string, failure: Failure): void => {
+    recoveryFailures.delete(runId);
+    recoveryFailures.set(runId, failure);
+    if (recoveryFailures.size > MAX_REPORTED) recoveryFailures.delete(recoveryFailures.keys().next().value!);
+  };
   const report = (failure: Failure, where: BackgroundErrorContext): void => {
     try {
       deps.onError?.(failure, where);
@@ -126,7 +134,10 @@ export function createRunRegistry(deps: RegistryDeps) {
     leaseMs,
     agent: agent.name,
     isLive: (runId) => live.has(runId),
-    report: (runId, failure) => recoveryFailures.set(runId, failure),
+    report: (runId, failure) => {
+      reportRun(runId, failure);
+      report(failure, { activity: 'waking a waiting run', runId });
+    },
   });
 
   /**
@@ -254,6 +265,8 @@ export function createRunRegistry(deps: RegistryDeps) {
       memory,
     });
     const run = register(current, driver);
+    // Driven now: whatever kept it from being driven before is no longer so.
+    recoveryFailures.delete(row.id);
     driver.start();
     // Finish what a crash interrupted between two commits.
     if (driver.status === 'pending') driver.actor.send({ type: 'start' });
@@ -281,7 +294,7 @@ export function createRunRegistry(deps: RegistryDeps) {
       const row = await store.getRun(id);
       const damage = row ? checkRunRow(row) : null;
       if (damage) {
-        recoveryFailures.set(id, damage);
+        reportRun(id, damage);
         return false;
       }
       const mismatch = row ? agentMismatchOf(row, agent) : null;
@@ -289,12 +302,12 @@ export function createRunRegistry(deps: RegistryDeps) {
         // Another agent's run: reported only when no live runtime (of its agent) holds it.
         const held =
           row.owner !== null && row.owner !== owner && !isDeadOwner(row.owner) && (row.lease_until ?? 0) > Date.now();
-        if (!held) recoveryFailures.set(id, mismatch);
+        if (!held) reportRun(id, mismatch);
         return false;
       }
       return row !== undefined && (await resumeOnce(row)) !== undefined;
     } catch (error) {
-      recoveryFailures.set(id, toFailure(error));
+      reportRun(id, toFailure(error));
       await store.releaseLease(id, owner).catch(() => undefined);
       return false;
     }
@@ -324,7 +337,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
     const damage = checkRunRow(row);
     if (damage) {
-      recoveryFailures.set(runId, damage);
+      reportRun(runId, damage);
       throw new BatonError(damage);
     }
     // Another agent's run is never driven with this runtime's tools and planner.
@@ -369,12 +382,12 @@ export function createRunRegistry(deps: RegistryDeps) {
       if (!row) return;
       const problem = checkRunRow(row) ?? machineMismatch(row) ?? agentMismatchOf(row, agent);
       if (problem) {
-        recoveryFailures.set(claim.id, problem);
+        reportRun(claim.id, problem);
         return;
       }
       await resumeOnce(row, claim.epoch);
     } catch (error) {
-      recoveryFailures.set(claim.id, toFailure(error));
+      reportRun(claim.id, toFailure(error));
     }
   }
 
@@ -430,15 +443,15 @@ export function createRunRegistry(deps: RegistryDeps) {
       // A row with a status no state has is reported, not skipped.
       for (const id of await store.runIdsWithStatusNotIn(RUN_STATUSES)) {
         const row = await store.getRun(id);
-        if (row) recoveryFailures.set(id, checkRunRow(row)!);
+        if (row) reportRun(id, checkRunRow(row)!);
       }
       scheduler.start();
       void sweepWaitingRows(store, {
         batch: SWEEP_BATCH,
         isClosed: () => closed,
         check: (row) => checkRunRow(row) ?? machineMismatch(row),
-        report: (id, problem) => recoveryFailures.set(id, problem),
-      });
+        report: (id, problem) => reportRun(id, problem),
+      }).catch((error: unknown) => report(toFailure(error), { activity: 'checking the rows of waiting runs' }));
       if (store.dialect === 'postgres') {
         // Shared by many workers: claim what no one holds (a batch; the claim loop takes the rest)
         // instead of trying every run in flight.

@@ -422,6 +422,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       claimEveryMs: options.claimEveryMs ?? (store.dialect === 'postgres' ? 1_000 : leaseMs / 3),
       maxRuns: options.maxRuns ?? 1_000,
       agent: agent.name,
+      onError: (failure, where) => options.onError?.(failure, where),
     });
   });
   // Whoever awaits `ready` sees a failure; nobody else has to.

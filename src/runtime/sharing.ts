@@ -5,6 +5,8 @@
  * commit) to its own listeners, so `events()`, `wait()` and `watch()` see a run driven
  * elsewhere live. Polling stays the fallback when a notification is missed.
  */
+import { toFailure, type Failure } from '../failure.js';
+import type { BackgroundErrorContext } from './run-registry.js';
 import type { Store, StoreNote } from '../store/index.js';
 import { startClaimLoop } from './claim-loop.js';
 import { startHeartbeat } from './leases.js';
@@ -25,6 +27,8 @@ export interface SharingDeps {
   maxRuns: number;
   /** The runtime's agent: a worker claims its runs only. */
   agent: string;
+  /** Told of what failed in the background (a renewal, a claim round, a relayed notification). */
+  onError(failure: Failure, where: BackgroundErrorContext): void;
 }
 
 /** What `startSharing` returns: how to stop it, and how many claim rounds it has run. */
@@ -44,6 +48,7 @@ export function startSharing(deps: SharingDeps): Sharing {
     () => registry.liveIds(),
     registry.lose,
     registry.cancelAsked,
+    (error) => deps.onError(toFailure(error), { activity: 'renewing leases' }),
   );
   const loop = deps.claim
     ? startClaimLoop({
@@ -54,6 +59,7 @@ export function startSharing(deps: SharingDeps): Sharing {
         agent: deps.agent,
         room: () => deps.maxRuns - registry.size,
         adopt: (claim) => registry.adopt(claim),
+        onError: (error) => deps.onError(toFailure(error), { activity: 'claiming runs' }),
       })
     : null;
   /** The last seq relayed per run, so a range notified twice is published once. */
@@ -80,7 +86,9 @@ export function startSharing(deps: SharingDeps): Sharing {
 
   const unlisten = store.listen((note) => {
     if (note.kind === 'events') {
-      void relay(note).catch(() => undefined);
+      void relay(note).catch((error: unknown) =>
+        deps.onError(toFailure(error), { activity: 'relaying events of another process', runId: note.runId }),
+      );
       return;
     }
     if (note.kind === 'cancel') {

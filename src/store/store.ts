@@ -114,12 +114,21 @@ export function createSqliteStore(path: string): SqliteStore {
     },
     claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean) {
       const now = Date.now();
-      const claimed = get<{ epoch: number }>('claimRun', { id, owner, lease_ms: leaseMs, now });
+      // `all`, not `get`: an UPDATE … RETURNING commits when it is stepped to its end, and only
+      // then does a refused commit (a full disk) throw; `get` stops at the first row and the
+      // failed commit would go unseen, a claim reported that the file does not hold.
+      const claimed = all<{ epoch: number }>('claimRun', { id, owner, lease_ms: leaseMs, now })[0];
       if (claimed) return claimed.epoch;
       // Held by another owner: taken over only if that owner is known to be gone.
       const lease = get<{ owner: string | null }>('leaseOf', { id });
       if (!lease?.owner || !isDead(lease.owner)) return null;
-      const taken = get<{ epoch: number }>('takeLease', { id, owner, lease_ms: leaseMs, now, previous: lease.owner });
+      const taken = all<{ epoch: number }>('takeLease', {
+        id,
+        owner,
+        lease_ms: leaseMs,
+        now,
+        previous: lease.owner,
+      })[0];
       return taken?.epoch ?? null;
     },
     claimRuns(owner: string, leaseMs: number, limit: number, agent: string | null = null) {

@@ -7,6 +7,7 @@ import { openRuntime } from '../helpers/runtime.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { tempFiles } from '../helpers/temp.js';
+import { storeOf } from '../../src/runtime/internals.js';
 
 /** A run that asks for approval of one high-risk call, then answers. */
 function approvalSetup(db: string, effects: string): RuntimeOptions {
@@ -124,5 +125,64 @@ describe('toWriteError', () => {
       if (cause === null) expect(converted).toBe(error);
       else expect(converted).toMatchObject({ code: 'store.write_failed', failure: { details: { cause } } });
     }
+  });
+});
+
+describe('background errors', () => {
+  it('are told to onError with what the runtime was doing, instead of being dropped', async () => {
+    const seen: { code: string; activity: string }[] = [];
+    const runtime = openRuntime({
+      database: tempFiles().db,
+      planner: createScriptedPlanner([]),
+      tools: [],
+      claimEveryMs: 20,
+      onError: (failure, where) => seen.push({ code: failure.code, activity: where.activity }),
+    });
+    await runtime.ready;
+    // The database goes away under the runtime: its claim rounds fail in the background.
+    storeOf(runtime).db.sqlite.close();
+    await waitUntil(() => seen.some((s) => s.activity === 'claiming runs'), 'a failed claim round to be told');
+    expect(seen.find((s) => s.activity === 'claiming runs')).toMatchObject({ code: 'internal.error' });
+  });
+});
+
+describe.skipIf(!canMountTmpfs)('a run stalled twice', () => {
+  it('is picked up again each time: a stall that ended leaves nothing behind', async () => {
+    const disk = smallDisk();
+    const { effects } = tempFiles();
+    const gates = new Map<number, () => void>();
+    const runtime = openRuntime({
+      database: join(disk.dir, 'baton.db'),
+      planner: createScriptedPlanner((request) =>
+        request.stepIndex < 2
+          ? { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: `v${request.stepIndex}` } }] }
+          : { type: 'final', answer: 'twice' },
+      ),
+      tools: [createWorld(effects).read],
+      hooks: {
+        // Steps 1 and 2 wait at the gate until the test has filled the disk.
+        beforeActor: ({ actor, stepIndex }) =>
+          actor === 'planner' && stepIndex > 0 && !gates.has(-stepIndex)
+            ? new Promise<void>((resolve) => gates.set(stepIndex, resolve))
+            : undefined,
+      },
+    });
+    const run = await runtime.start({ input: 'go' });
+    const episodes: number[] = [];
+    for (const step of [1, 2]) {
+      await waitUntil(() => gates.has(step), `the planner of step ${step} to wait`);
+      disk.fill();
+      gates.set(-step, () => undefined);
+      gates.get(step)!();
+      await waitUntil(
+        () => runtime.health().stalledRuns.some((s) => s.attempts >= 4),
+        `the run to stall (step ${step})`,
+      );
+      episodes.push(runtime.health().stalledRuns[0]!.since);
+      disk.free();
+      await waitUntil(() => runtime.health().stalledRuns.length === 0, `the stall of step ${step} to end`);
+    }
+    expect(await runtime.wait(run.id)).toMatchObject({ status: 'succeeded', answer: 'twice' });
+    expect(episodes[1]).toBeGreaterThan(episodes[0]!);
   });
 });
