@@ -49,8 +49,8 @@ const SQLITE_WRITE_FAILURES = [
   'SQLITE_CORRUPT',
   'SQLITE_NOTADB',
 ] as const;
-/** PostgreSQL SQLSTATE classes of the same: 08 connection, 53 insufficient resources (53100 disk full), 57P operator intervention, 58 system (I/O) errors. */
-const PG_WRITE_FAILURE_CLASSES = ['08', '53', '57P', '58'] as const;
+/** PostgreSQL SQLSTATE classes of the same: 08 connection, 25006 a read-only database (a standby), 53 insufficient resources (53100 disk full), 57P operator intervention, 58 system (I/O) errors. */
+const PG_WRITE_FAILURE_CLASSES = ['08', '25006', '53', '57P', '58'] as const;
 /** Node's socket errors of a connection to PostgreSQL that is gone. */
 const SOCKET_ERRORS: ReadonlySet<string> = new Set([
   'ECONNREFUSED',

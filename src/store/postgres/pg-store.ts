@@ -89,6 +89,19 @@ function query(db: Queryable, statement: Compiled, values: Record<string, unknow
 
 const fenced = staleFence;
 
+/** The store's writes made outside a unit of work. */
+const DIRECT_WRITES = [
+  'claimRun',
+  'claimRuns',
+  'claimRunsOf',
+  'renewLeases',
+  'requestCancel',
+  'releaseLease',
+  'releaseLeases',
+  'pruneBatch',
+  'reclaimSpace',
+] as const satisfies readonly (keyof Store)[];
+
 /** Records a unit's writes. */
 function recorder(ops: Op[]): UnitWriter {
   const push = (name: StatementName, values: object, check?: Op['check']) =>
@@ -382,5 +395,13 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     // Deleted rows' space is reused by PostgreSQL once autovacuum has seen them; nothing to give back here.
     reclaimSpace: async () => ({ freed_pages: 0, free_pages: 0, page_size: 8192 }),
   };
+  // Writes outside a unit (leases, cancel requests, prune batches) fail as a unit's do.
+  for (const name of DIRECT_WRITES) {
+    const write = store[name] as (...args: unknown[]) => Promise<unknown>;
+    (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
+      write(...args).catch((error: unknown) => {
+        throw toWriteError(error);
+      });
+  }
   return store;
 }
