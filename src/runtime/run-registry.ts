@@ -452,6 +452,10 @@ export function createRunRegistry(deps: RegistryDeps) {
         check: (row) => checkRunRow(row) ?? machineMismatch(row),
         report: (id, problem) => reportRun(id, problem),
       }).catch((error: unknown) => report(toFailure(error), { activity: 'checking the rows of waiting runs' }));
+      // Runs in flight of an agent no live process has: reported (a batch), never adopted here.
+      for (const orphan of await store.orphansOfOtherAgents(agent.name, RECOVER_BATCH)) {
+        reportRun(orphan.id, agentMismatchOf(orphan, agent)!);
+      }
       if (store.dialect === 'postgres') {
         // Shared by many workers: claim what no one holds (a batch; the claim loop takes the rest)
         // instead of trying every run in flight.

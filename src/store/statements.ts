@@ -12,6 +12,7 @@ import {
   argsOf,
   compileStatement,
   IN_FLIGHT,
+  nowMs,
   ofAgent,
   type Build,
   type Compiled,
@@ -148,6 +149,17 @@ const BUILDS = {
             : sql`(select unnest(${p('statuses')}::text[]))`
         }`,
       ),
+  /** Runs in flight of another agent than `agent` that no live lease holds: no process of theirs drives them. */
+  orphansOfOtherAgents: (db, p, dialect) =>
+    db
+      .selectFrom('runs')
+      .select(['id', 'agent'])
+      .where('status', 'in', IN_FLIGHT)
+      .where('agent', 'is not', null)
+      .where('agent', '<>', p('agent'))
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs(p, dialect))]))
+      .orderBy('id')
+      .limit(p('limit')),
   inFlightRunIds: (db) =>
     db.selectFrom('runs').select('id').where('status', 'in', IN_FLIGHT).orderBy('created_at').orderBy('id'),
   waitingRunsPage: (db, p) =>

@@ -165,6 +165,8 @@ export interface Store {
   runIdsWithStatusNotIn(statuses: readonly string[]): Promise<string[]>;
   /** Runs in flight (pending, planning, executing), oldest first: what recovery resumes. */
   inFlightRunIds(): Promise<string[]>;
+  /** Up to `limit` runs in flight of other agents than `agent` whose leases are free or lapsed. */
+  orphansOfOtherAgents(agent: string, limit: number): Promise<{ id: string; agent: string }[]>;
   /** Waiting runs after the `(created_at, id)` cursor, oldest first, a page at a time (an index seek each). */
   waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): Promise<RunRow[]>;
   /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor; of `agent` only, when given. */
@@ -266,6 +268,7 @@ export interface SqliteStore {
   setAnswer(runId: string, answer: string): void;
   runIdsWithStatusNotIn(statuses: readonly string[]): string[];
   inFlightRunIds(): string[];
+  orphansOfOtherAgents(agent: string, limit: number): { id: string; agent: string }[];
   waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): RunRow[];
   dueWaitingRuns(
     now: number,

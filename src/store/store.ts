@@ -87,6 +87,9 @@ export function createSqliteStore(path: string): SqliteStore {
     runIdsWithStatusNotIn(statuses: readonly string[]): string[] {
       return all<{ id: string }>('runIdsWithStatusNotIn', { statuses: JSON.stringify(statuses) }).map((r) => r.id);
     },
+    orphansOfOtherAgents(agent: string, limit: number) {
+      return all<{ id: string; agent: string }>('orphansOfOtherAgents', { agent, limit, now: Date.now() });
+    },
     inFlightRunIds(): string[] {
       return all<{ id: string }>('inFlightRunIds', {}).map((r) => r.id);
     },
@@ -382,6 +385,7 @@ export function sqliteRunStore(store: SqliteStore): Store {
     listRuns: async (filter) => store.listRuns(filter),
     runIdsWithStatusNotIn: async (statuses) => store.runIdsWithStatusNotIn(statuses),
     inFlightRunIds: async () => store.inFlightRunIds(),
+    orphansOfOtherAgents: async (agent, limit) => store.orphansOfOtherAgents(agent, limit),
     waitingRunsPage: async (after, limit) => store.waitingRunsPage(after, limit),
     dueWaitingRuns: async (now, after, limit, agent) => store.dueWaitingRuns(now, after, limit, agent),
     nextWake: async (now, agent) => store.nextWake(now, agent),

@@ -72,9 +72,10 @@ describe.each(DIALECTS)('agents sharing a database on %s', (dialect) => {
     const wrong = openRuntime(demo(database, effects, { claimEveryMs: 20 }));
     await wrong.ready;
     await wrong.recover();
-    await waitUntil(() => wrong.recoveryFailures.has(started.id) || dialect === 'postgres', 'the run to be reported');
-    if (dialect === 'sqlite')
-      expect(wrong.recoveryFailures.get(started.id)).toMatchObject({ code: 'run.agent_mismatch' });
+    expect(wrong.recoveryFailures.get(started.id)).toMatchObject({
+      code: 'run.agent_mismatch',
+      details: { run_agent: 'support', runtime_agent: 'demo' },
+    });
     // Several claim rounds later it is still unclaimed and pending, and nothing of demo's ran.
     const rounds = wrong.stats().claimRounds + 5;
     await waitUntil(() => wrong.stats().claimRounds >= rounds, 'five more claim rounds of the other worker');

@@ -299,6 +299,8 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     async runIdsWithStatusNotIn(statuses) {
       return (await rows<{ id: string }>('runIdsWithStatusNotIn', { statuses: [...statuses] })).map((r) => r.id);
     },
+    orphansOfOtherAgents: (agent, limit) =>
+      rows<{ id: string; agent: string }>('orphansOfOtherAgents', { agent, limit }),
     async inFlightRunIds() {
       return (await rows<{ id: string }>('inFlightRunIds', {})).map((r) => r.id);
     },
