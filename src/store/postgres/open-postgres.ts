@@ -32,6 +32,17 @@ function numberTypes(): pg.CustomTypesConfig {
   };
 }
 
+/** A URL as it may be shown: its password replaced by `***`. */
+function maskedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
+
 /** Opens (and migrates) the database at `url` (`postgres://…`). */
 export async function openPostgres(url: string, options: { max?: number } = {}): Promise<OpenPostgres> {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: numberTypes() });
@@ -67,7 +78,12 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   } catch (error) {
     await kysely.destroy().catch(() => undefined);
     const message = error instanceof Error ? error.message : String(error);
-    throw new BatonError(createFailure('store.open_failed', `Cannot open the Postgres database: ${message}`));
+    const where = maskedUrl(url);
+    throw new BatonError(
+      createFailure('store.open_failed', `Cannot open the Postgres database ${where}: ${message}`, {
+        details: { database: where },
+      }),
+    );
   }
   return {
     kysely,
