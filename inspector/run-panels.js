@@ -143,7 +143,15 @@ export function renderApprovals(root, state, approvals, actions) {
       h(
         'div',
         { class: 'approval pending', 'data-testid': 'pending-approval', 'data-approval': pending.id },
-        h('h3', {}, uncertain ? 'A human must decide: the outcome of this call is unknown' : 'Waiting for approval'),
+        h(
+          'h3',
+          {},
+          uncertain
+            ? 'A human must decide: the outcome of this call is unknown'
+            : pending.reason === 'tool_version_mismatch'
+              ? 'The tool changed since this call was decided: run it with the new version?'
+              : 'Waiting for approval',
+        ),
         h(
           'p',
           { class: 'muted mono' },

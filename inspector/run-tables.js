@@ -47,7 +47,7 @@ export function summarize(event) {
     case 'result':
       return `${d.tool} ${d.status}${d.duration_ms !== undefined ? ` in ${duration(d.duration_ms)}` : ''}${d.failure ? `: ${d.failure.message}` : ''}${d.status === 'unknown' && d.cause in CAUSE_LABELS ? ` (outcome unknown: ${CAUSE_LABELS[/** @type {keyof typeof CAUSE_LABELS} */ (d.cause)]})` : ''}`;
     case 'approval_request':
-      return `${d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${brief(c.args, 60)}`).join(', ')}`;
+      return `${d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;
     case 'approval_result':
       return `${d.decision} by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
     case 'artifact':
