@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The CLI's child processes run the build in dist/: rebuilt first when the sources changed.
+    globalSetup: ['test/helpers/build-dist.ts'],
     // Upper bounds, not waits: tests wait on conditions. Child processes and a browser on a busy
     // shared runner can take a while, which must make the suite slow, not red.
     testTimeout: 90_000,

@@ -8,10 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { freshDatabaseOf } from '../helpers/dialects.js';
 import { hasPostgres } from '../helpers/pg.js';
 import { connectSse, frameData, type SseFrame } from '../helpers/sse-client.js';
+import { CLI_MAIN as CLI } from '../helpers/run-node.js';
 import { spawnUntilJsonLine } from '../helpers/spawn-child.js';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = 'src/cli/main.ts';
 
 async function call(url: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${url}${path}`, {
