@@ -3,6 +3,7 @@ import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { runCli, type CliIo } from '../../src/cli/index.js';
+import { scaled } from '../helpers/limits.js';
 import { CLI_MAIN, REPO_ROOT } from '../helpers/run-node.js';
 
 /** What a finished command did. */
@@ -49,7 +50,7 @@ export function baton(
         cwd: options.cwd ?? REPO_ROOT,
         env: childEnv(options.env),
         encoding: 'utf8',
-        timeout: options.timeoutMs ?? 20_000,
+        timeout: options.timeoutMs ?? scaled(20_000),
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
@@ -92,7 +93,7 @@ export function startServe(
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       reject(new Error(`baton serve did not start:\n${output}`));
-    }, 60_000);
+    }, scaled(60_000));
     proc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let listening = false;
     proc.stdout.on('data', (chunk: Buffer) => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scaled } from '../helpers/limits.js';
 import { REPO_ROOT } from '../helpers/run-node.js';
 import { tempDir } from '../helpers/temp.js';
 import { cliArgs, jsonLines, startServe, type ServeChild } from './cli-child.js';
@@ -19,7 +20,7 @@ async function api<T>(server: ServeChild, method: string, path: string, body?: u
   return (await response.json()) as T;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = scaled(10_000)): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

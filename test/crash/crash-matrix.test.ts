@@ -21,6 +21,7 @@ import { drainRun, type OperatorAction } from '../helpers/operator.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { createWorldTools, worldToolName } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 // `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
 // planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
@@ -162,7 +163,7 @@ async function runCell(point: Point, effect: Effect, mode: Mode, dialect: Dialec
     const child = await pool(() =>
       spawnChild(CHILD, [JSON.stringify(scenario)], {
         env: { BATON_FAILPOINTS: point === 'tool.effect' ? '' : `${point}=${mode}`, BATON_FAILPOINTS_LOG: log },
-        timeoutMs: 60_000,
+        timeoutMs: scaled(60_000),
       }),
     );
     const problems: string[] = [];

@@ -6,6 +6,7 @@
 import { createRuntime, type Run } from '../../src/index.js';
 import { crashPlanner } from './crash-scenario.js';
 import { createWorldTools } from './world-tools.js';
+import { scaled } from './limits.js';
 
 /** What the child is asked to do. */
 export interface MatrixScenario {
@@ -29,7 +30,7 @@ export interface MatrixChildReport {
   waitTimedOut?: boolean;
 }
 
-const WAIT_MS = 2_500;
+const WAIT_MS = scaled(2_500);
 const scenario = JSON.parse(process.argv[2]!) as MatrixScenario;
 const runtime = createRuntime({
   database: scenario.db,

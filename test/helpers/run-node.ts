@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { scaled } from './limits.js';
 
 /** The repository root, from this file's location (CI runs in another clone path). */
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,7 +39,7 @@ export function runNode(args: string[], options: { timeoutMs?: number } = {}): P
     const child = execFile(
       process.execPath,
       [...nodeArgs(script), ...rest],
-      { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: options.timeoutMs ?? 60_000 },
+      { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: options.timeoutMs ?? scaled(60_000) },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
         resolve({ code, stdout, stderr });
