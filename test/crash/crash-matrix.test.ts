@@ -31,8 +31,12 @@ const MODES = ['throw', 'kill'] as const;
 type Mode = (typeof MODES)[number];
 
 const CHILD = fileURLToPath(new URL('../helpers/matrix-child.ts', import.meta.url));
-/** On PostgreSQL: the child worker's lease (short, so a run is never held long by a dead child). */
-const PG_LEASE_MS = 800;
+/**
+ * On PostgreSQL: the child worker's lease (short, so a run is never held long by a dead child;
+ * a dead child on this host is seen at once anyway). Scaled: a child whose event loop is starved
+ * for longer than its lease loses its own run, and so never reaches the failpoint.
+ */
+const PG_LEASE_MS = scaled(800);
 /** Children at once: this machine has two cores. */
 const POOL = 3;
 
@@ -169,7 +173,10 @@ async function runCell(point: Point, effect: Effect, mode: Mode, dialect: Dialec
     const problems: string[] = [];
     const fired = readText(log).split('\n').includes(`${point}=${mode}@1`);
     if (fired) tally.fired += 1;
-    else problems.push(`the failpoint did not fire (log: ${JSON.stringify(readText(log))})`);
+    else {
+      const report = child.stdout.trim() || child.stderr.trim().slice(0, 2000) || 'nothing';
+      problems.push(`the failpoint did not fire (log: ${JSON.stringify(readText(log))}); the child said ${report}`);
+    }
     const allowed = expectations(point, effect, mode, dialect);
     const expected = allowed[0]!;
     if (mode === 'kill') {

@@ -26,8 +26,9 @@ export interface MatrixChildReport {
   status?: string;
   startError?: string;
   approveError?: string;
-  /** `wait` had not settled after `WAIT_MS`. */
+  /** `wait` had not settled after `WAIT_MS`, or rejected (`waitError`). */
   waitTimedOut?: boolean;
+  waitError?: string;
 }
 
 const WAIT_MS = scaled(2_500);
@@ -43,7 +44,10 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 const settle = (runId: string) =>
   Promise.race([
-    runtime.wait(runId).catch(() => null),
+    runtime.wait(runId).catch((error: unknown) => {
+      report.waitError = message(error);
+      return null;
+    }),
     new Promise<null>((resolve) => setTimeout(() => resolve(null), WAIT_MS)),
   ]);
 
