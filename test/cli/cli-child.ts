@@ -1,9 +1,10 @@
-/** The `baton` CLI as a child process (`node --import tsx src/cli/main.ts`), one-shot or as a server. */
+/** The built `baton` CLI as a child process (`node dist/src/cli/main.js`), one-shot or as a server. */
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
 import { runCli, type CliIo } from '../../src/cli/index.js';
-import { REPO_ROOT } from '../helpers/run-node.js';
+import { scaled } from '../helpers/limits.js';
+import { CLI_MAIN, REPO_ROOT } from '../helpers/run-node.js';
 
 /** What a finished command did. */
 export interface CliOutcome {
@@ -21,14 +22,19 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/** Loaded beside tsx so that a TypeScript agent module runs on the CLI's own (built) modules. */
+const DIST_SOURCES = fileURLToPath(new URL('../helpers/dist-sources.js', import.meta.url));
+
 /**
- * The `node` arguments that run the CLI in `cwd`: from another working directory, the loader
- * and the entry point are named by absolute path.
+ * The `node` arguments that run `baton <args>`, from any working directory: the built CLI, with
+ * a TypeScript loader only when an argument names a `.ts` file (an agent module), which then
+ * gets Baton's modules from dist/ too.
  */
-function cliArgs(cwd: string | undefined): string[] {
-  return cwd
-    ? ['--import', import.meta.resolve('tsx'), join(REPO_ROOT, 'src/cli/main.ts')]
-    : ['--import', 'tsx', 'src/cli/main.ts'];
+export function cliArgs(args: string[]): string[] {
+  const loaders = args.some((arg) => /\.[cm]?ts$/.test(arg))
+    ? ['--import', import.meta.resolve('tsx'), '--import', DIST_SOURCES]
+    : [];
+  return [...loaders, CLI_MAIN, ...args];
 }
 
 /** Runs `baton <args>` to its end (in `cwd`, default the repo), stdin closed (not a terminal); never rejects. */
@@ -39,12 +45,12 @@ export function baton(
   return new Promise<CliOutcome>((resolve) => {
     const child = execFile(
       process.execPath,
-      [...cliArgs(options.cwd), ...args],
+      cliArgs(args),
       {
         cwd: options.cwd ?? REPO_ROOT,
         env: childEnv(options.env),
         encoding: 'utf8',
-        timeout: options.timeoutMs ?? 20_000,
+        timeout: options.timeoutMs ?? scaled(20_000),
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
@@ -77,7 +83,7 @@ export function startServe(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string } = {},
 ): Promise<ServeChild> {
-  const proc = spawn(process.execPath, [...cliArgs(options.cwd), 'serve', ...args], {
+  const proc = spawn(process.execPath, cliArgs(['serve', ...args]), {
     cwd: options.cwd ?? REPO_ROOT,
     env: childEnv(options.env),
   });
@@ -87,7 +93,7 @@ export function startServe(
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
       reject(new Error(`baton serve did not start:\n${output}`));
-    }, 60_000);
+    }, scaled(60_000));
     proc.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     let listening = false;
     proc.stdout.on('data', (chunk: Buffer) => {

@@ -6,7 +6,7 @@ import { runCli, type CliIo } from '../../src/cli/index.js';
 import { ARCHIVE_DIR, DEMO_CONFIGS, DEMO_INSTRUCTIONS, STALE_AFTER_DAYS } from '../../src/demo/index.js';
 import { startFakeOpenAI, textReply, toolCallsReply } from '../helpers/fake-openai.js';
 import { createScriptedPlanner } from '../../src/index.js';
-import { runNode } from '../helpers/run-node.js';
+import { CLI_MAIN, runNode } from '../helpers/run-node.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -17,7 +17,7 @@ const FRESH = DEMO_CONFIGS.filter((c) => c.ageDays <= STALE_AFTER_DAYS).map((c) 
 async function demo(flags: string[], dir = tempDir()) {
   const db = join(dir, 'b.db');
   const configs = join(dir, 'configs');
-  const outcome = await runNode(['src/cli/main.ts', 'demo', ...flags, '--db', db, '--dir', configs]);
+  const outcome = await runNode([CLI_MAIN, 'demo', ...flags, '--db', db, '--dir', configs]);
   return { ...outcome, db, configs };
 }
 

@@ -13,11 +13,12 @@ import { describe, expect, it } from 'vitest';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
 import { tempDir } from '../helpers/temp.js';
 import { baton, jsonLines, type CliOutcome } from './cli-child.js';
+import { scaled } from '../helpers/limits.js';
 
 const PASSWORD = 'pw-s3cret-42';
 const REPORT_AGENT = fileURLToPath(new URL('./fixtures/report-agent.ts', import.meta.url));
 /** A child's upper bound: PostgreSQL and a TypeScript loader on a busy machine, never a wait. */
-const CHILD_MS = 60_000;
+const CHILD_MS = scaled(60_000);
 
 /** A fresh database's URL with a password in it (the test cluster trusts local connections). */
 async function databaseWithPassword(): Promise<string> {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createRuntime, createScriptedPlanner } from '../../src/index.js';
 import { tempFiles } from '../helpers/temp.js';
 import { baton, batonInProcess, jsonLines, startServe } from './cli-child.js';
+import { scaled } from '../helpers/limits.js';
 
 /** A database with `count` succeeded runs, each in its own session, all finished more than `agedMs` ago. */
 async function databaseWithRuns(db: string, count: number, agedMs = 2): Promise<string[]> {
@@ -95,8 +96,8 @@ describe('baton prune', () => {
     const serve = ['serve', '--port', '0', '--db', db, '--dir', `${dir}/configs`];
     // Without the fix these start a server that never exits: the child's limit ends them.
     const [bare, bareEvery] = await Promise.all([
-      baton([...serve, '--retention', '30'], { timeoutMs: 60_000 }),
-      baton([...serve, '--retention', '30d', '--retention-every', '60'], { timeoutMs: 60_000 }),
+      baton([...serve, '--retention', '30'], { timeoutMs: scaled(60_000) }),
+      baton([...serve, '--retention', '30d', '--retention-every', '60'], { timeoutMs: scaled(60_000) }),
     ]);
     expect(bare.code, bare.stderr).toBe(2);
     expect(bare.stderr).toContain("baton serve: --retention needs a unit: '30' is ambiguous; write 30d (days)");
@@ -147,7 +148,7 @@ describe('baton prune', () => {
       '1s',
     ]);
     try {
-      const deadline = Date.now() + 60_000;
+      const deadline = Date.now() + scaled(60_000);
       while (!/^Deleted 2 runs/m.test(server.output()) && Date.now() < deadline) {
         await new Promise((resolve) => server.proc.stdout.once('data', resolve).once('close', resolve));
       }

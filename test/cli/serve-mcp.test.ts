@@ -7,6 +7,7 @@ import { MCP_SERVER } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { tempDir } from '../helpers/temp.js';
 import { baton, startServe, type ServeChild } from './cli-child.js';
+import { scaled } from '../helpers/limits.js';
 
 let server: ServeChild | undefined;
 afterEach(async () => {
@@ -35,7 +36,7 @@ describe('baton serve --mcp', () => {
     const journal = join(dir, 'journal.jsonl');
     const outcome = await baton(
       ['run', 'note it', '--json', '--agent', 'test/cli/fixtures/mcp-module-agent.ts', '--db', join(dir, 'baton.db')],
-      { env: { MCP_JOURNAL: journal }, timeoutMs: 60_000 },
+      { env: { MCP_JOURNAL: journal }, timeoutMs: scaled(60_000) },
     );
     // Exited by itself (the toolset's server process does not hold it), with the run's outcome.
     expect(outcome.code).toBe(0);
@@ -49,7 +50,7 @@ describe('baton serve --mcp', () => {
     // In process, `baton tools` lists the module's tools with their MCP origin.
     const listed = await baton(['tools', '--json', '--agent', 'test/cli/fixtures/mcp-module-agent.ts'], {
       env: { MCP_JOURNAL: journal },
-      timeoutMs: 60_000,
+      timeoutMs: scaled(60_000),
     });
     expect(listed.code).toBe(0);
     const put = (JSON.parse(listed.stdout) as { tools: { name: string; origin: unknown }[] }).tools.find(

@@ -2,9 +2,10 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { scaled } from '../helpers/limits.js';
 import { REPO_ROOT } from '../helpers/run-node.js';
 import { tempDir } from '../helpers/temp.js';
-import { jsonLines, startServe, type ServeChild } from './cli-child.js';
+import { cliArgs, jsonLines, startServe, type ServeChild } from './cli-child.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const AGENT = 'test/cli/fixtures/nap-agent.ts';
@@ -19,7 +20,7 @@ async function api<T>(server: ServeChild, method: string, path: string, body?: u
   return (await response.json()) as T;
 }
 
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = scaled(10_000)): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -33,7 +34,7 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs = 10_000)
 function follow(url: string, runId: string) {
   const proc = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'events', runId, '--follow', '--json', '--url', url, '--token', TOKEN],
+    cliArgs(['events', runId, '--follow', '--json', '--url', url, '--token', TOKEN]),
     { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let stdout = '';

@@ -9,6 +9,7 @@ import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { createShop, readShop, SHOP_SCRIPT } from '../helpers/shop.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { scaled } from '../helpers/limits.js';
 
 describe.each(DIALECTS)('compensation on %s', (dialect) => {
   it('undoes a cancelled run newest first, and finishes a compensation interrupted by a restart', async () => {
@@ -65,7 +66,7 @@ describe.each(DIALECTS)('compensation on %s', (dialect) => {
     });
     const b = openRuntime({ ...options, recover: false, leaseMs: 900 });
     const run = await a.start({ input: 'handle orders A and B' });
-    await expect.poll(async () => (await b.get(run.id)).usage.steps, { timeout: 30_000 }).toBe(4);
+    await expect.poll(async () => (await b.get(run.id)).usage.steps, { timeout: scaled(30_000) }).toBe(4);
     await expect.poll(async () => (await b.get(run.id)).status).toBe('planning');
     const answered = await b.cancel(run.id, { reason: 'from b', compensate: true });
     expect(answered.status).toBe('failed');

@@ -11,6 +11,7 @@ import { createScriptedPlanner, defineTool, type RuntimeOptions } from '../../sr
 import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 /** A planner that reads, then calls the unsafe tool (high risk: approval), then answers. */
 function setup(database: string, effects: string, risk: 'low' | 'high' = 'high'): RuntimeOptions {
@@ -210,7 +211,7 @@ describe.each(DIALECTS)('the runtime on %s', (dialect) => {
     const run = await runtime.wait((await runtime.start({ input: 'x', options: { budget: { timeoutMs: 1_500 } } })).id);
     expect(run.status).toBe('waiting_human');
     runtime = await restart(runtime, options);
-    await expect.poll(async () => (await runtime.get(run.id)).status, { timeout: 30_000 }).toBe('failed');
+    await expect.poll(async () => (await runtime.get(run.id)).status, { timeout: scaled(30_000) }).toBe('failed');
     expect((await runtime.get(run.id)).stopReason).toBe('timeout');
     expect(readEffects(effects)).toEqual([]);
   });

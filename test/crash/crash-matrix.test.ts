@@ -21,6 +21,7 @@ import { drainRun, type OperatorAction } from '../helpers/operator.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { createWorldTools, worldToolName } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 // `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
 // planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
@@ -30,8 +31,12 @@ const MODES = ['throw', 'kill'] as const;
 type Mode = (typeof MODES)[number];
 
 const CHILD = fileURLToPath(new URL('../helpers/matrix-child.ts', import.meta.url));
-/** On PostgreSQL: the child worker's lease (short, so a run is never held long by a dead child). */
-const PG_LEASE_MS = 800;
+/**
+ * On PostgreSQL: the child worker's lease (short, so a run is never held long by a dead child;
+ * a dead child on this host is seen at once anyway). Scaled: a child whose event loop is starved
+ * for longer than its lease loses its own run, and so never reaches the failpoint.
+ */
+const PG_LEASE_MS = scaled(800);
 /** Children at once: this machine has two cores. */
 const POOL = 3;
 
@@ -162,13 +167,16 @@ async function runCell(point: Point, effect: Effect, mode: Mode, dialect: Dialec
     const child = await pool(() =>
       spawnChild(CHILD, [JSON.stringify(scenario)], {
         env: { BATON_FAILPOINTS: point === 'tool.effect' ? '' : `${point}=${mode}`, BATON_FAILPOINTS_LOG: log },
-        timeoutMs: 60_000,
+        timeoutMs: scaled(60_000),
       }),
     );
     const problems: string[] = [];
     const fired = readText(log).split('\n').includes(`${point}=${mode}@1`);
     if (fired) tally.fired += 1;
-    else problems.push(`the failpoint did not fire (log: ${JSON.stringify(readText(log))})`);
+    else {
+      const report = child.stdout.trim() || child.stderr.trim().slice(0, 2000) || 'nothing';
+      problems.push(`the failpoint did not fire (log: ${JSON.stringify(readText(log))}); the child said ${report}`);
+    }
     const allowed = expectations(point, effect, mode, dialect);
     const expected = allowed[0]!;
     if (mode === 'kill') {

@@ -18,6 +18,7 @@ import { createWorldTools } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
 import { scopeKey } from '../../src/runtime/tenant-keys.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { scaled } from '../helpers/limits.js';
 
 const SEED = Number(process.env.SOAK_SEED ?? 1_129);
 const RUNS = Number(process.env.SOAK_RUNS ?? 100);
@@ -26,8 +27,8 @@ const CHILD = fileURLToPath(new URL('../helpers/soak-child.ts', import.meta.url)
 /** A kill lands this long after the child was spawned (its start-up takes about 400 ms of it). */
 const KILL_AFTER_MS = [250, 1_500] as const;
 /** Bounds that grow with SOAK_RUNS and SOAK_KILLS (the defaults take about 45 s on two cores). */
-const DRAIN_MS = 30_000 + RUNS * 600;
-const TEST_MS = Math.max(175_000, KILLS * 2_500 + DRAIN_MS + 30_000);
+const DRAIN_MS = scaled(30_000 + RUNS * 600);
+const TEST_MS = Math.max(scaled(175_000), scaled(KILLS * 2_500 + 30_000) + DRAIN_MS);
 
 describe('kill soak', () => {
   it(
@@ -52,7 +53,7 @@ describe('kill soak', () => {
       let landed = 0;
       for (let kill = 0; kill < KILLS; kill += 1) {
         const killAfterMs = between(random, ...KILL_AFTER_MS);
-        const child = await spawnChild(CHILD, args, { killAfterMs, timeoutMs: 30_000 });
+        const child = await spawnChild(CHILD, args, { killAfterMs, timeoutMs: scaled(30_000) });
         if (child.signal === 'SIGKILL') landed += 1;
         else if (child.code !== 0)
           problems.push(`child ${kill} exited with ${child.code}: ${child.stderr.slice(0, 2000)}`);

@@ -14,6 +14,7 @@ import { createServerAgent } from '../helpers/server-agent.js';
 import { spawnChild, spawnUntilJsonLine } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/order-child.ts', import.meta.url));
 
@@ -26,14 +27,16 @@ async function firstUntilWaiting(args: string): Promise<{ runId: string; kill: (
 describe('fromBatonRun', () => {
   it(
     're-attaches a restored parent to the same run after a SIGKILL, and delivers the outcome once',
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const files = tempFiles();
       const args = { db: files.db, effects: files.effects, snapshot: join(files.dir, 'order.json') };
       const first = await firstUntilWaiting(JSON.stringify({ ...args, mode: 'first' }));
       expect(await first.kill()).toBe('SIGKILL');
 
-      const restored = await spawnChild(CHILD, [JSON.stringify({ ...args, mode: 'restore' })], { timeoutMs: 60_000 });
+      const restored = await spawnChild(CHILD, [JSON.stringify({ ...args, mode: 'restore' })], {
+        timeoutMs: scaled(60_000),
+      });
       expect(restored.code, restored.stderr).toBe(0);
       const report = JSON.parse(restored.stdout.trim().split('\n').at(-1)!) as {
         state: string;
@@ -81,10 +84,12 @@ describe('fromBatonRun', () => {
       },
     });
     const actor = createActor(parent).start();
-    await expect.poll(async () => (await runtime.list()).runs[0]?.status, { timeout: 20_000 }).toBe('waiting_human');
+    await expect
+      .poll(async () => (await runtime.list()).runs[0]?.status, { timeout: scaled(20_000) })
+      .toBe('waiting_human');
     const runId = (await runtime.list()).runs[0]!.id;
     await runtime.reject(runId, (await runtime.get(runId)).pendingApprovalId!, { by: 'ops', terminate: true });
-    await expect.poll(() => actor.getSnapshot().value, { timeout: 20_000 }).toBe('held');
+    await expect.poll(() => actor.getSnapshot().value, { timeout: scaled(20_000) }).toBe('held');
     expect(seen[0]).toBe('run.created');
     expect(seen).toContain('approval_request');
     expect(seen.at(-1)).toBe('state');

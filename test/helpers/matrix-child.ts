@@ -6,6 +6,7 @@
 import { createRuntime, type Run } from '../../src/index.js';
 import { crashPlanner } from './crash-scenario.js';
 import { createWorldTools } from './world-tools.js';
+import { scaled } from './limits.js';
 
 /** What the child is asked to do. */
 export interface MatrixScenario {
@@ -25,11 +26,12 @@ export interface MatrixChildReport {
   status?: string;
   startError?: string;
   approveError?: string;
-  /** `wait` had not settled after `WAIT_MS`. */
+  /** `wait` had not settled after `WAIT_MS`, or rejected (`waitError`). */
   waitTimedOut?: boolean;
+  waitError?: string;
 }
 
-const WAIT_MS = 2_500;
+const WAIT_MS = scaled(2_500);
 const scenario = JSON.parse(process.argv[2]!) as MatrixScenario;
 const runtime = createRuntime({
   database: scenario.db,
@@ -42,7 +44,10 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
 
 const settle = (runId: string) =>
   Promise.race([
-    runtime.wait(runId).catch(() => null),
+    runtime.wait(runId).catch((error: unknown) => {
+      report.waitError = message(error);
+      return null;
+    }),
     new Promise<null>((resolve) => setTimeout(() => resolve(null), WAIT_MS)),
   ]);
 

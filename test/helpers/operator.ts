@@ -5,6 +5,7 @@
  */
 import type { Approval, Run, Runtime } from '../../src/index.js';
 import { readEffects } from './world.js';
+import { scaled } from './limits.js';
 
 /** What the operator did about one wait. */
 export type OperatorAction = 'approved' | 'done' | 'retry';
@@ -42,7 +43,7 @@ export async function drainRun(
   limits: { rounds?: number; waitMs?: number } = {},
 ): Promise<{ run: Run; actions: OperatorAction[] }> {
   const actions: OperatorAction[] = [];
-  let run = await waitAtMost(runtime, runId, limits.waitMs ?? 10_000);
+  let run = await waitAtMost(runtime, runId, limits.waitMs ?? scaled(10_000));
   for (let round = 0; round < (limits.rounds ?? 20) && run.status === 'waiting_human'; round += 1) {
     const approval = await pendingApproval(runtime, run);
     if (!approval) break;
@@ -52,7 +53,7 @@ export async function drainRun(
       ...(action === 'approved' ? {} : { resolution: action }),
     });
     actions.push(action);
-    run = await waitAtMost(runtime, runId, limits.waitMs ?? 10_000);
+    run = await waitAtMost(runtime, runId, limits.waitMs ?? scaled(10_000));
   }
   return { run, actions };
 }

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach } from 'vitest';
 import { REPO_ROOT } from './run-node.js';
+import { scaled } from './limits.js';
 
 const SCRIPT = 'test/helpers/server-child.ts';
 const children = new Set<ChildProcess>();
@@ -39,7 +40,7 @@ export function startServerChild(
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`The server child did not start: ${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`The server child did not start: ${stderr}`)), scaled(60_000));
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();

@@ -7,6 +7,7 @@ import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/inde
 import { createServer, type AuthConfig, type ServerLimits } from '../../src/server/index.js';
 import { createServerAgent } from './server-agent.js';
 import { tempFiles } from './temp.js';
+import { scaled } from './limits.js';
 
 const open: (() => Promise<void>)[] = [];
 
@@ -113,7 +114,12 @@ export function apiClient(url: string, bearer?: string) {
 export type ApiClient = ReturnType<typeof apiClient>;
 
 /** Polls a run until `done` says so. */
-export async function pollRun(call: ApiClient, runId: string, done: (run: Json) => boolean, timeoutMs = 10_000) {
+export async function pollRun(
+  call: ApiClient,
+  runId: string,
+  done: (run: Json) => boolean,
+  timeoutMs = scaled(10_000),
+) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reply = await call('GET', `/v1/runs/${runId}`);

@@ -1,6 +1,6 @@
-/** Spawns a TypeScript helper script as a real child process (`node --import tsx`) and reports how it ended. */
+/** Spawns a script (a TypeScript helper through tsx, or the built CLI) as a real child process and reports how it ended. */
 import { spawn } from 'node:child_process';
-import { REPO_ROOT } from './run-node.js';
+import { nodeArgs, REPO_ROOT } from './run-node.js';
 
 /** How a child process ended, and what it printed. */
 export interface ChildOutcome {
@@ -30,7 +30,7 @@ export function spawnChild(script: string, args: string[], options: ChildOptions
   delete env.BATON_FAILPOINTS_LOG;
   Object.assign(env, options.env);
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    const proc = spawn(process.execPath, [...nodeArgs(script), ...args], {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +82,7 @@ export function spawnUntilJsonLine<T>(script: string, args: string[]): Promise<R
   const env = { ...process.env };
   delete env.BATON_FAILPOINTS;
   delete env.BATON_FAILPOINTS_LOG;
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs(script), ...args], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

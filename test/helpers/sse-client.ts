@@ -3,6 +3,7 @@
  * `data:` frames (comments are counted, not returned), remembers the last `id:` the way
  * EventSource does, and reconnects with it as `Last-Event-ID`.
  */
+import { scaled } from './limits.js';
 
 /** One SSE frame. */
 export interface SseFrame {
@@ -52,7 +53,7 @@ export async function connectSse(
     body: ok ? '' : await response.text(),
     lastEventId: options.lastEventId,
     comments: 0,
-    async next(timeoutMs = 10_000) {
+    async next(timeoutMs = scaled(10_000)) {
       const deadline = Date.now() + timeoutMs;
       while (frames.length === 0 && !ended) {
         const left = deadline - Date.now();
@@ -69,13 +70,13 @@ export async function connectSse(
       if (failure) throw failure;
       return undefined;
     },
-    async rest(timeoutMs = 10_000) {
+    async rest(timeoutMs = scaled(10_000)) {
       const out: SseFrame[] = [];
       for (let frame = await connection.next(timeoutMs); frame; frame = await connection.next(timeoutMs))
         out.push(frame);
       return out;
     },
-    async until(stop, timeoutMs = 10_000) {
+    async until(stop, timeoutMs = scaled(10_000)) {
       const out: SseFrame[] = [];
       for (;;) {
         const frame = await connection.next(timeoutMs);

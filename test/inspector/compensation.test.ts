@@ -9,8 +9,9 @@ import { createScriptedPlanner } from '../../src/index.js';
 import { dataOf, openPage } from '../helpers/browser.js';
 import { apiClient, pollRun, startTestServer } from '../helpers/server.js';
 import { createShop, readShop, SHOP_SCRIPT } from '../helpers/shop.js';
+import { scaled } from '../helpers/limits.js';
 
-const WAIT = { timeout: 30_000 };
+const WAIT = { timeout: scaled(30_000) };
 
 async function shopServer() {
   const server = await startTestServer({
@@ -20,7 +21,7 @@ async function shopServer() {
   const call = apiClient(server.url);
   const waitingRun = async () => {
     const id = (await call('POST', '/v1/runs', { input: 'handle orders A and B' })).body.id as string;
-    await pollRun(call, id, (r) => r.status === 'waiting_human', 30_000);
+    await pollRun(call, id, (r) => r.status === 'waiting_human', scaled(30_000));
     return id;
   };
   return { server, call, waitingRun };

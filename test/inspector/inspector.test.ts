@@ -9,8 +9,9 @@ import { numbersOf, openPage, type WatchedPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
 import { apiClient, startTestServer, TEST_AUTH, token } from '../helpers/server.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { scaled } from '../helpers/limits.js';
 
-const WAIT = { timeout: 30_000 };
+const WAIT = { timeout: scaled(30_000) };
 
 /** The page has done nothing wrong: no exception, no console error, nothing outside its origin. */
 function expectClean(watched: WatchedPage) {

@@ -15,8 +15,9 @@ import { readEffects, createWorld } from '../helpers/world.js';
 import { apiClient, pollRun } from '../helpers/server.js';
 import { startServerChild } from '../helpers/server-process.js';
 import { tempFiles } from '../helpers/temp.js';
+import { scaled } from '../helpers/limits.js';
 
-const WAIT = { timeout: 30_000 };
+const WAIT = { timeout: scaled(30_000) };
 const DEV = { BATON_TOKENS: '', BATON_TOKENS_FILE: '' };
 
 function storedSeqs(db: string, runId: string): number[] {
@@ -30,7 +31,7 @@ function storedSeqs(db: string, runId: string): number[] {
 }
 
 describe('inspector reconnects after the server is killed', () => {
-  it('shows the events it missed, none twice, without a reload', { timeout: 120_000 }, async () => {
+  it('shows the events it missed, none twice, without a reload', { timeout: scaled(120_000) }, async () => {
     const files = tempFiles();
     let server = await startServerChild(files, DEV);
     const port = Number(new URL(server.url).port);
@@ -69,7 +70,7 @@ describe('inspector reconnects after the server is killed', () => {
       reason: 'while the page was away',
     });
     expect(decided.status).toBe(200);
-    await pollRun(call, runId, (run) => run.status === 'succeeded', 30_000);
+    await pollRun(call, runId, (run) => run.status === 'succeeded', scaled(30_000));
     const all = storedSeqs(files.db, runId);
     expect(all.length).toBeGreaterThan(seen.length);
 
@@ -91,46 +92,50 @@ describe('inspector reconnects after the server is killed', () => {
 });
 
 describe('inspector after a crash mid-call', () => {
-  it('marks where the run was resumed and how the interrupted call was resolved', { timeout: 120_000 }, async () => {
-    const files = tempFiles();
-    const tool = 'world.unsafe';
-    const crashed = await runChild({ db: files.db, effects: files.effects, tool }, 'tool.started=kill');
-    expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
-    const runtime = createRuntime({
-      database: files.db,
-      planner: crashPlanner(tool),
-      tools: createWorld(files.effects).all(),
-    });
-    const listening = await createServer({ runtime, auth: { tokens: [] } }).listen({ host: '127.0.0.1', port: 0 });
-    try {
-      const runId = (await runtime.list()).runs[0]!.id;
-      await runtime.wait(runId);
-      const watched = await openPage(listening.url);
-      const { page } = watched;
-      await page.goto(`${listening.url}/inspector/#/runs/${runId}`);
-      // The unsafe call's outcome is unknown: the page says so and asks a human.
-      const marker = page.locator('[data-testid=timeline] tr.resumed');
-      await marker.waitFor(WAIT);
-      expect(await marker.textContent()).toContain('Resumed after the process stopped');
-      const badge = page.locator('[data-testid=timeline] [data-recovery="to_human"]');
-      await badge.waitFor(WAIT);
-      expect(await badge.textContent()).toContain('sent to a human');
-      const pending = page.locator('[data-testid=pending-approval]');
-      await pending.waitFor(WAIT);
-      expect(await pending.textContent()).toContain('the outcome of this call is unknown');
-      await page.locator('[data-testid=approve]').click();
-      await page.waitForSelector('[data-testid=run-status][data-status="succeeded"]', WAIT);
-      await page.locator('[data-tab=ledger]').click();
-      const row = page.locator('[data-testid=ledger] tr[data-call]');
-      await expect.poll(() => row.getAttribute('data-status'), WAIT).toBe('succeeded');
-      expect(await dataOf(row.locator('[data-recovery]'), 'recovery')).toEqual(['to_human', 'human_retry']);
-      // Killed before its effect, run once more by a human's choice: one effect in all.
-      expect(readEffects(files.effects)).toHaveLength(1);
-      expect(watched.pageErrors).toEqual([]);
-      expect(watched.consoleErrors).toEqual([]);
-    } finally {
-      await listening.close();
-      await runtime.close();
-    }
-  });
+  it(
+    'marks where the run was resumed and how the interrupted call was resolved',
+    { timeout: scaled(120_000) },
+    async () => {
+      const files = tempFiles();
+      const tool = 'world.unsafe';
+      const crashed = await runChild({ db: files.db, effects: files.effects, tool }, 'tool.started=kill');
+      expect(crashed.signal, crashed.stderr).toBe('SIGKILL');
+      const runtime = createRuntime({
+        database: files.db,
+        planner: crashPlanner(tool),
+        tools: createWorld(files.effects).all(),
+      });
+      const listening = await createServer({ runtime, auth: { tokens: [] } }).listen({ host: '127.0.0.1', port: 0 });
+      try {
+        const runId = (await runtime.list()).runs[0]!.id;
+        await runtime.wait(runId);
+        const watched = await openPage(listening.url);
+        const { page } = watched;
+        await page.goto(`${listening.url}/inspector/#/runs/${runId}`);
+        // The unsafe call's outcome is unknown: the page says so and asks a human.
+        const marker = page.locator('[data-testid=timeline] tr.resumed');
+        await marker.waitFor(WAIT);
+        expect(await marker.textContent()).toContain('Resumed after the process stopped');
+        const badge = page.locator('[data-testid=timeline] [data-recovery="to_human"]');
+        await badge.waitFor(WAIT);
+        expect(await badge.textContent()).toContain('sent to a human');
+        const pending = page.locator('[data-testid=pending-approval]');
+        await pending.waitFor(WAIT);
+        expect(await pending.textContent()).toContain('the outcome of this call is unknown');
+        await page.locator('[data-testid=approve]').click();
+        await page.waitForSelector('[data-testid=run-status][data-status="succeeded"]', WAIT);
+        await page.locator('[data-tab=ledger]').click();
+        const row = page.locator('[data-testid=ledger] tr[data-call]');
+        await expect.poll(() => row.getAttribute('data-status'), WAIT).toBe('succeeded');
+        expect(await dataOf(row.locator('[data-recovery]'), 'recovery')).toEqual(['to_human', 'human_retry']);
+        // Killed before its effect, run once more by a human's choice: one effect in all.
+        expect(readEffects(files.effects)).toHaveLength(1);
+        expect(watched.pageErrors).toEqual([]);
+        expect(watched.consoleErrors).toEqual([]);
+      } finally {
+        await listening.close();
+        await runtime.close();
+      }
+    },
+  );
 });

@@ -9,8 +9,9 @@ import { dataOf, openPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
 import { apiClient } from '../helpers/server.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { scaled } from '../helpers/limits.js';
 
-const WAIT = { timeout: 30_000 };
+const WAIT = { timeout: scaled(30_000) };
 
 interface StoredEvent {
   seq: number;

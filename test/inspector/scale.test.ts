@@ -7,13 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { dataOf, openPage } from '../helpers/browser.js';
 import { startTestServer } from '../helpers/server.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { scaled } from '../helpers/limits.js';
 
-const WAIT = { timeout: 60_000 };
+const WAIT = { timeout: scaled(60_000) };
 const RUNS = 1_000;
 const LONG_STEPS = 110;
 
 describe('inspector at size (Chromium)', () => {
-  it('pages a list of 1,000 runs and renders a run of 500+ events', { timeout: 240_000 }, async () => {
+  it('pages a list of 1,000 runs and renders a run of 500+ events', { timeout: scaled(240_000) }, async () => {
     const server = await startTestServer({ auth: { tokens: [] } });
     const { runtime } = server;
     for (let i = 0; i < RUNS; i += 1) await runtime.start({ input: 'hello' });

@@ -73,10 +73,7 @@ async function holdIn(status: Exclude<RunStatus, 'pending'>) {
     const executor = await gates.next();
     if (status !== 'executing') executor.release();
   }
-  for (let i = 0; i < 200 && (await runtime.get(runId)).status !== status; i += 1) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  expect((await runtime.get(runId)).status).toBe(status);
+  await expect.poll(async () => (await runtime.get(runId)).status).toBe(status);
   return { runtime, runId };
 }
 

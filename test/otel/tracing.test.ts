@@ -24,6 +24,7 @@ import { createShop, SHOP_SCRIPT } from '../helpers/shop.js';
 import { createMcpTools } from '../../src/tools/mcp/index.js';
 import { stdioNotes } from '../helpers/mcp.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({
@@ -141,12 +142,12 @@ describe('OpenTelemetry spans', () => {
     const spans = join(dir, 'spans.jsonl');
     const arg = (phase: string) => [JSON.stringify({ db, effects, spans, phase })];
     const script = 'test/helpers/otel-child.ts';
-    const started = await spawnChild(script, arg('start'), { timeoutMs: 120_000 });
+    const started = await spawnChild(script, arg('start'), { timeoutMs: scaled(120_000) });
     expect(started.signal).toBe('SIGKILL');
     const { runId } = JSON.parse(started.stdout.trim().split('\n')[0]!) as { runId: string };
-    const approved = await spawnChild(script, arg('approve'), { timeoutMs: 120_000 });
+    const approved = await spawnChild(script, arg('approve'), { timeoutMs: scaled(120_000) });
     expect(approved.signal).toBe('SIGKILL');
-    const finished = await spawnChild(script, arg('finish'), { timeoutMs: 120_000 });
+    const finished = await spawnChild(script, arg('finish'), { timeoutMs: scaled(120_000) });
     expect(finished.code).toBe(0);
     expect(JSON.parse(finished.stdout.trim())).toEqual({ status: 'succeeded' });
     expect(readEffects(effects).filter((e) => e.tool === 'world.unsafe')).toHaveLength(1);

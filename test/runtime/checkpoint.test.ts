@@ -1,10 +1,10 @@
 import SQLite from 'better-sqlite3';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createScriptedPlanner, defineTool } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 describe('checkpoint failures', () => {
   it('starts no new side effect once a snapshot write loses its compare-and-set', async () => {
@@ -33,7 +33,8 @@ describe('checkpoint failures', () => {
       tools: [send],
     });
     const run = await runtime.start({ input: 'x' });
-    await sleep(100);
+    // The write after the first send loses its compare-and-set: the runtime lets the run go.
+    await waitUntil(() => effects.length > 0 && runtime.stats().liveRuns === 0, 'the run to be let go');
     expect(effects).toEqual(['send 1']);
     expect((await runtime.get(run.id)).status).toBe('executing');
     // The durable state wins: the run is reloaded from the file before anything else is done to it.

@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createScriptedPlanner, defineTool, type RunEventRecord } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { storeOf } from '../../src/runtime/internals.js';
 import { BUFFER_LIMIT } from '../../src/runtime/follow.js';
@@ -38,7 +38,8 @@ describe('events', () => {
     const following = (async () => {
       for await (const event of runtime.events(run.id)) live.push(event);
     })();
-    await sleep(50);
+    // Live: the call the tool is held in arrives while the run cannot have ended, and is the last event so far.
+    await waitUntil(() => live.some((e) => e.type === 'action'), 'the held call to be streamed');
     expect(live.at(-1)?.type).toBe('action');
     release();
     await following;
@@ -87,7 +88,8 @@ describe('events', () => {
     const followed = (async () => {
       for await (const event of runtime.events(run.id)) seen.push(event.type);
     })();
-    await sleep(50);
+    // Closed while the tool is stuck and both are waiting on the run.
+    await waitUntil(() => seen.includes('action'), 'the stuck call to be streamed');
     await runtime.close();
     await expect(waited).rejects.toMatchObject({ code: 'run.closed' });
     await followed;
@@ -111,7 +113,8 @@ describe('events', () => {
     const following = (async () => {
       for await (const event of watcher.events(run.id)) seen.push(event);
     })();
-    await sleep(50);
+    // The decision is made once the watcher has read what was committed so far: it then follows live.
+    await waitUntil(() => seen.length === storeOf(driver).listEvents(run.id).length, 'the watcher to catch up');
     await driver.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
     await driver.wait(run.id);
     await following;

@@ -1,15 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createScriptedPlanner, defineTool, type Decision, type RuntimeOptions } from '../../src/index.js';
 import { openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
+import { scaled } from '../helpers/limits.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { createWorld } from '../helpers/world.js';
 
 const forever = (): Decision => ({ type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: 'again' } }] });
 
-/** A read tool that runs until it is aborted, and says whether it was. */
-function createSlowTool(aborted: string[] = []) {
+/** A read tool that runs until it is aborted, and says when it started and whether it was aborted. */
+function createSlowTool(aborted: string[] = [], started: string[] = []) {
   return defineTool({
     name: 'slow',
     description: 'Waits until aborted',
@@ -18,6 +19,7 @@ function createSlowTool(aborted: string[] = []) {
     risk: 'low',
     execute: (_input, ctx) =>
       new Promise((_resolve, reject) => {
+        started.push(ctx.toolCallId);
         ctx.signal.addEventListener('abort', () => {
           aborted.push(ctx.toolCallId);
           reject(new Error('aborted'));
@@ -94,11 +96,12 @@ describe('limits', () => {
       tools: [createSlowTool()],
     };
     let runtime = openRuntime(options);
-    const started = await runtime.start({ input: 'x', options: { budget: { timeoutMs: 400 } } });
-    await sleep(50);
-    expect((await runtime.get(started.id)).status).toBe('executing');
+    // Scaled: the run must be seen executing before the deadline, on a loaded machine too.
+    const started = await runtime.start({ input: 'x', options: { budget: { timeoutMs: scaled(400) } } });
+    await expect.poll(async () => (await runtime.get(started.id)).status).toBe('executing');
     await runtime.close();
-    await sleep(500);
+    // The deadline passes while no runtime is open.
+    await waitUntil(() => Date.now() > started.deadlineAt!, 'the deadline to pass');
     runtime = await restart(runtime, options);
     const run = await runtime.wait(started.id);
     expect(run).toMatchObject({ status: 'failed', stopReason: 'timeout' });
@@ -113,23 +116,25 @@ describe('limits', () => {
       tools: [createWorld(effects, { risk: 'high' }).unsafe],
     };
     let runtime = openRuntime(options);
-    const run = await runtime.wait((await runtime.start({ input: 'x', options: { budget: { timeoutMs: 300 } } })).id);
+    // Scaled: the run must reach its approval wait before the deadline, on a loaded machine too.
+    const budget = { timeoutMs: scaled(300) };
+    const run = await runtime.wait((await runtime.start({ input: 'x', options: { budget } })).id);
     expect(run.status).toBe('waiting_human');
     runtime = await restart(runtime, options);
-    await sleep(350);
-    expect(await runtime.get(run.id)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
+    await expect.poll(async () => await runtime.get(run.id)).toMatchObject({ status: 'failed', stopReason: 'timeout' });
   });
 
   it('cancels a run: it ends cancelled, the tool is aborted, and a second cancel is refused', async () => {
     const { db } = tempFiles();
     const aborted: string[] = [];
+    const calls: string[] = [];
     const runtime = openRuntime({
       database: db,
       planner: createScriptedPlanner([{ type: 'tool_calls', calls: [{ tool: 'slow', args: {} }] }]),
-      tools: [createSlowTool(aborted)],
+      tools: [createSlowTool(aborted, calls)],
     });
     const started = await runtime.start({ input: 'x' });
-    await sleep(30);
+    await waitUntil(() => calls.length === 1, 'the tool to be running');
     const run = await runtime.cancel(started.id, { reason: 'changed my mind' });
     expect(run).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
     expect(run.failure?.message).toContain('changed my mind');

@@ -12,6 +12,7 @@ import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { scopeKey } from '../../src/runtime/tenant-keys.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { scaled } from '../helpers/limits.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/model-child.ts', import.meta.url));
 
@@ -77,7 +78,7 @@ describe('crashes around a model call', () => {
     const child = spawnChild({ db, effects, baseURL: server.baseURL });
     // Kill once the child holds part of the answer: the stream has reached its pause. A busy
     // machine takes longer to get there, so the wait is on that condition, generously bounded.
-    await expect.poll(() => server.paused, { timeout: 60_000, interval: 10 }).toBe(1);
+    await expect.poll(() => server.paused, { timeout: scaled(60_000), interval: 10 }).toBe(1);
     expect(server.requests).toHaveLength(1);
     child.proc.kill('SIGKILL');
     expect((await child.exited).signal).toBe('SIGKILL');

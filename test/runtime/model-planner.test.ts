@@ -21,6 +21,7 @@ import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { scopeKey } from '../../src/runtime/tenant-keys.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 let server: FakeOpenAI;
 beforeEach(async () => {
@@ -194,7 +195,7 @@ describe('runtime with the OpenAI-compatible planner', () => {
     server.enqueue(delayed(5_000, textReply('too late')));
     const runtime = openRuntime(opts);
     const started = await runtime.start({ input: 'x' });
-    for (let i = 0; i < 200 && server.requests.length === 0; i += 1) await new Promise((r) => setTimeout(r, 5));
+    await waitUntil(() => server.requests.length > 0, 'the model request');
     const run = await runtime.cancel(started.id);
     expect(run).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
     await server.requests[0]!.settled;

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { BatonError, createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
+import { scaled } from '../helpers/limits.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+
+/**
+ * The lease of the two runtimes on one file. Short, so that a cancel asked of the other runtime
+ * is carried out soon (it learns of it at its next renewal, every third of a lease); but a lease
+ * lapses when its holder's event loop is starved that long, and the other runtime may then take
+ * the run over, so it is scaled like the other limits (at 600 ms it lapsed under load).
+ */
+const LEASE_MS = scaled(3_000);
 
 function waitingSetup(db: string, effects: string): RuntimeOptions {
   return {
@@ -35,7 +44,7 @@ describe('sessions', () => {
     let held = 0;
     const one = openRuntime({
       ...waitingSetup(db, effects),
-      leaseMs: 600,
+      leaseMs: LEASE_MS,
       hooks: {
         beforeActor: ({ actor, signal }) =>
           actor === 'planner' && held++ > 0
@@ -45,7 +54,7 @@ describe('sessions', () => {
             : undefined,
       },
     });
-    const two = openRuntime({ ...waitingSetup(db, effects), leaseMs: 600 });
+    const two = openRuntime({ ...waitingSetup(db, effects), leaseMs: LEASE_MS });
     const first = await one.start({ input: 'a', sessionId: 's1' });
     expect((await one.wait(first.id)).status).toBe('waiting_human');
     await expect(two.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({ code: 'session.busy' });

@@ -17,6 +17,7 @@ import {
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 /** How the first attempt misbehaves; later attempts record their effect and return. */
 const MODES = ['timeout-after-effect', 'timeout-before-effect', 'throw-after-effect'] as const;
@@ -191,7 +192,9 @@ describe('cancelling a run while a call runs', () => {
       const { runtime, effects } = setup(effect, 'hang', 60_000);
       const run = await runtime.start({ input: 'act' });
       // Wait for the call to be under way (its started row is in the ledger).
-      await expect.poll(async () => (await ledgerOf(runtime, run.id))[0]?.status, { timeout: 20_000 }).toBe('started');
+      await expect
+        .poll(async () => (await ledgerOf(runtime, run.id))[0]?.status, { timeout: scaled(20_000) })
+        .toBe('started');
       const cancelled = await runtime.cancel(run.id, { reason: 'stop' });
       expect(cancelled).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
       const [call] = await ledgerOf(runtime, run.id);
@@ -210,7 +213,7 @@ describe('cancelling a run while a call runs', () => {
         expect(last.data.unknown_tool_calls).toEqual([call!.id]);
       }
       // The aborted tool did its effect late; nothing ran it again.
-      await expect.poll(() => readEffects(effects).length, { timeout: 20_000 }).toBe(1);
+      await expect.poll(() => readEffects(effects).length, { timeout: scaled(20_000) }).toBe(1);
       expect((await ledgerOf(runtime, run.id))[0]!.attempts).toBe(1);
     });
   }

@@ -11,6 +11,7 @@ import type { Store } from '../../src/store/index.js';
 import { openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 function setup(db: string, effects: string, inspect?: (event: InspectionEvent) => void): RuntimeOptions {
   return {
@@ -100,7 +101,7 @@ describe('runs waiting for a human', () => {
     const reopened = await restart(runtime, setup(db, effects));
     expect(reopened.stats().wakeTimers).toBe(1);
     for (const run of waiting) {
-      await expect.poll(async () => (await reopened.get(run.id)).status, { timeout: 30_000 }).toBe('failed');
+      await expect.poll(async () => (await reopened.get(run.id)).status, { timeout: scaled(30_000) }).toBe('failed');
       expect((await reopened.get(run.id)).stopReason).toBe('timeout');
     }
     expect(readEffects(effects)).toEqual([]);

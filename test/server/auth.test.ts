@@ -5,6 +5,7 @@ import { connectSse } from '../helpers/sse-client.js';
 import { createServerAgent } from '../helpers/server-agent.js';
 import { apiClient, startTestServer, token } from '../helpers/server.js';
 import { tempFiles } from '../helpers/temp.js';
+import { waitUntil } from '../helpers/wait-until.js';
 import { readEffects } from '../helpers/world.js';
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -210,7 +211,11 @@ describe('tickets', () => {
   it('refuses a forged, altered or expired ticket', async () => {
     const server = await startTestServer({ limits: { ticketTtlMs: 50 } });
     const run = await apiClient(server.url, ACME_SUBMIT)('POST', '/v1/runs?wait=true', { input: 'hello' });
-    const { ticket } = (await apiClient(server.url, ACME_VIEW)('POST', '/v1/tickets')).body as { ticket: string };
+    const issued = (await apiClient(server.url, ACME_VIEW)('POST', '/v1/tickets')).body as {
+      ticket: string;
+      expires_at: number;
+    };
+    const { ticket } = issued;
     const [payload, signature] = ticket.split('.') as [string, string];
     const body = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const forged = `${Buffer.from(JSON.stringify({ ...body, t: 'globex' })).toString('base64url')}.${signature}`;
@@ -218,7 +223,7 @@ describe('tickets', () => {
     expect((await connectSse(url(forged))).status).toBe(401);
     expect((await connectSse(url(`${payload}.${signature.slice(1)}x`))).status).toBe(401);
     expect((await connectSse(url('garbage'))).status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    await waitUntil(() => Date.now() >= issued.expires_at, 'the ticket to expire');
     const expired = await connectSse(url(ticket));
     expect(expired.status).toBe(401);
     expect(JSON.parse(expired.body).error.message).toMatch(/expired/);

@@ -14,6 +14,7 @@ import { baton } from '../cli/cli-child.js';
 import { apiClient, pollRun, startTestServer, type Json } from '../helpers/server.js';
 import { tempDir } from '../helpers/temp.js';
 import { readShop } from '../helpers/shop.js';
+import { scaled } from '../helpers/limits.js';
 
 const deploy = defineTool({
   name: 'ops.deploy',
@@ -45,13 +46,13 @@ async function archivingServer() {
   const archived = async () => {
     const created = await call('POST', '/v1/runs', { input: 'clean up, then deploy', context: { configDir } });
     const id = created.body.id as string;
-    const first = await pollRun(call, id, (r) => r.status === 'waiting_human', 30_000);
+    const first = await pollRun(call, id, (r) => r.status === 'waiting_human', scaled(30_000));
     await call('POST', `/v1/runs/${id}/approvals/${first.pending_approval_id as string}`, { decision: 'approve' });
     await pollRun(
       call,
       id,
       (r) => r.status === 'waiting_human' && r.pending_approval_id !== first.pending_approval_id,
-      30_000,
+      scaled(30_000),
     );
     expect(existsSync(join(configDir, 'archive', 'a.json'))).toBe(true);
     expect(existsSync(join(configDir, 'a.json'))).toBe(false);
@@ -68,10 +69,10 @@ describe('compensation over the API and the CLI', () => {
     const env = { SHOP_JOURNAL: join(dir, 'shop.jsonl') };
     const db = join(dir, 'baton.db');
     const agent = ['--agent', 'test/cli/fixtures/shop-agent.ts', '--db', db];
-    const started = await baton(['run', 'handle orders', '--json', ...agent], { env, timeoutMs: 60_000 });
+    const started = await baton(['run', 'handle orders', '--json', ...agent], { env, timeoutMs: scaled(60_000) });
     expect(started.code).toBe(3);
     const runId = (JSON.parse(started.stdout.trim().split('\n').at(-1)!) as Json).run.id as string;
-    const text = await baton(['cancel', runId, '--compensate', ...agent], { env, timeoutMs: 60_000 });
+    const text = await baton(['cancel', runId, '--compensate', ...agent], { env, timeoutMs: scaled(60_000) });
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(
@@ -140,7 +141,7 @@ describe('compensation over the API and the CLI', () => {
     const decided = await call('POST', path, { decision: 'reject', terminate: true, compensate: true, reason: 'no' });
     expect(decided.status).toBe(200);
     expect(decided.body).toMatchObject({ status: 'rejected', resolution: 'compensate' });
-    const ended = await pollRun(call, run.id, (r) => r.status === 'failed', 30_000);
+    const ended = await pollRun(call, run.id, (r) => r.status === 'failed', scaled(30_000));
     expect(ended).toMatchObject({ stop_reason: 'rejected', compensation: { reason: 'rejected', status: 'done' } });
     expect(restoredAll()).toBe(true);
     // The run's events, as SSE and the log send them: compensation events, then the last state with the report.

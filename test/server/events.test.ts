@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { eventsOf } from '../helpers/runtime.js';
 import { connectSse, frameData, type SseFrame } from '../helpers/sse-client.js';
 import { apiClient, startTestServer, token, type TestServer } from '../helpers/server.js';
+import { waitUntil } from '../helpers/wait-until.js';
 
 const SUBMIT = token('acme-submit');
 const VIEW = token('acme-view');
@@ -57,7 +58,10 @@ describe('a run’s event stream', () => {
       acme('POST', '/v1/runs', { input: 'write:3' }),
       apiClient(server.url, GLOBEX)('POST', '/v1/runs', { input: 'write:3' }),
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await waitUntil(
+      async () => (await stored(server, run.body.id)).length > before.length,
+      'the run to move on while the client is away',
+    );
     const second = await connectSse(eventsUrl(server, run.body.id), { token: VIEW, lastEventId: first.lastEventId });
     const after = await second.rest();
     expect(Number(first.lastEventId)).toBe(before.length);

@@ -5,6 +5,7 @@ import { canMountTmpfs, smallDisk } from '../helpers/full-disk.js';
 import { apiClient, pollRun, startTestServer, token } from '../helpers/server.js';
 import { readEffects } from '../helpers/world.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { scaled } from '../helpers/limits.js';
 
 const SUBMIT = token('acme-submit');
 
@@ -24,7 +25,9 @@ describe.skipIf(!canMountTmpfs)('the server on a full disk', () => {
       retryable: true,
       details: { cause: 'SQLITE_FULL' },
     });
-    const cli = await baton(['cancel', run.body.id, '--url', server.url, '--token', SUBMIT], { timeoutMs: 120_000 });
+    const cli = await baton(['cancel', run.body.id, '--url', server.url, '--token', SUBMIT], {
+      timeoutMs: scaled(120_000),
+    });
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('store.write_failed');
     expect((await call('GET', `/v1/runs/${run.body.id}`)).body.status).toBe('waiting_human');
@@ -45,7 +48,7 @@ describe.skipIf(!canMountTmpfs)('the server on a full disk', () => {
     await waitUntil(async () => (await health('GET', '/healthz')).status === 503, '/healthz to answer 503');
     expect((await health('GET', '/healthz')).body).toEqual({ status: 'degraded', stalled_runs: 1 });
     disk.free();
-    await pollRun(apiClient(server.url, SUBMIT), run.id, (r) => r.status === 'succeeded', 60_000);
+    await pollRun(apiClient(server.url, SUBMIT), run.id, (r) => r.status === 'succeeded', scaled(60_000));
     await waitUntil(async () => (await health('GET', '/healthz')).status === 200, '/healthz to answer 200 again');
   });
 });

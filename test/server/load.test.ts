@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { eventsOf } from '../helpers/runtime.js';
 import { connectSse, frameData } from '../helpers/sse-client.js';
 import { apiClient, startTestServer, token } from '../helpers/server.js';
+import { scaled } from '../helpers/limits.js';
 
 const RUNS = 50;
 
@@ -29,7 +30,7 @@ describe('load on loopback (bounded)', () => {
     const all = subscribers.flat();
     expect(all).toHaveLength(2 * RUNS);
     expect(all.every(({ stream }) => stream.status === 200)).toBe(true);
-    const received = await Promise.all(all.map(({ stream }) => stream.rest(30_000)));
+    const received = await Promise.all(all.map(({ stream }) => stream.rest(scaled(30_000))));
     for (const [i, { runId }] of all.entries()) {
       const log = await eventsOf(server.runtime, runId);
       const frames = received[i]!;

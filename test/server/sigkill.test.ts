@@ -4,6 +4,7 @@ import { apiClient, pollRun, TEST_AUTH, token, type Json } from '../helpers/serv
 import { startServerChild } from '../helpers/server-process.js';
 import { tempFiles } from '../helpers/temp.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 const ADMIN = token('acme-admin');
 const APPROVE = token('acme-approve');
@@ -31,7 +32,7 @@ describe('the server killed with SIGKILL', () => {
           return ledgers.filter((l) => l.body.tool_calls.some((c: { status: string }) => c.status === 'started'))
             .length;
         },
-        { timeout: 10_000, interval: 20 },
+        { timeout: scaled(10_000), interval: 20 },
       )
       .toBeGreaterThanOrEqual(2);
     expect(await child.kill('SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
@@ -41,7 +42,7 @@ describe('the server killed with SIGKILL', () => {
     child = await startServerChild(files, ENV);
     call = apiClient(child.url, ADMIN);
     for (const id of writers) {
-      const run = await pollRun(call, id, (r) => r.status === 'succeeded' || r.status === 'failed', 20_000);
+      const run = await pollRun(call, id, (r) => r.status === 'succeeded' || r.status === 'failed', scaled(20_000));
       expect(run).toMatchObject({ status: 'succeeded', answer: `wrote ${WRITES}` });
     }
     expect((await call('GET', `/v1/runs/${mail.id}`)).body.status).toBe('waiting_human');

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner, defineTool } from '../../src/index.js';
 import { twoApprovers } from '../fixtures/two-approvers.js';
 import { apiClient, startTestServer, token } from '../helpers/server.js';
+import { scaled } from '../helpers/limits.js';
 
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + scaled(60_000);
   for (;;) {
     const value = await read();
     if (ok(value)) return value;

@@ -9,6 +9,7 @@ import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import type { Claim, Store } from '../../src/store/index.js';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
 import { runProgress, runRow } from '../helpers/run-row.js';
+import { scaled } from '../helpers/limits.js';
 
 async function withRuns(count: number): Promise<Store> {
   const store = await createPostgresStore(await freshDatabase());
@@ -71,7 +72,7 @@ describe.skipIf(!hasPostgres())('leases and fencing on PostgreSQL', () => {
       expect(await write(a!, 'worker-a', 1)).toBe(true);
       // A stalls past its lease (by the database's clock); B claims the run.
       let b: Claim | undefined;
-      for (const started = Date.now(); !b && Date.now() - started < 30_000;) {
+      for (const started = Date.now(); !b && Date.now() - started < scaled(30_000);) {
         [b] = await store.claimRuns('worker-b', 60_000, 1);
         if (!b) await new Promise((resolve) => setTimeout(resolve, 20));
       }

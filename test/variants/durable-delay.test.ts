@@ -11,6 +11,7 @@ import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { scaled } from '../helpers/limits.js';
 
 const DELAY_MS = 4_000;
 /** Longer for the child process: its run must still be waiting when the parent reopens the file. */
@@ -42,7 +43,7 @@ function storedInstant(runtime: ReturnType<typeof openRuntime>, runId: string): 
   return at!;
 }
 
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs = scaled(60_000)): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -101,30 +102,34 @@ describe('a durable delay in a variant', () => {
     expect(readEffects(effects)).toHaveLength(1);
   });
 
-  it('fires at its stored instant after the process that armed it was SIGKILLed', { timeout: 120_000 }, async () => {
-    const { db, effects } = tempFiles();
-    const child = await spawnUntilJsonLine<{ run_id: string; status: string; at: number }>(CHILD, [
-      JSON.stringify({ db, effects, delay_ms: KILL_DELAY_MS }),
-    ]);
-    expect(child.first.status).toBe('waiting_human');
-    expect(await child.kill()).toBe('SIGKILL');
-    const { run_id: runId, at } = child.first;
-    // Reopened halfway to the instant, so "at the instant" and "a full delay after the reopen"
-    // are seconds apart: it must wait for the instant, neither fire at once nor start over.
-    await until(() => Date.now() >= at - KILL_DELAY_MS / 2);
-    const reopenedAt = Date.now();
-    expect(reopenedAt).toBeLessThan(at);
-    const runtime = openRuntime({ ...setup(db, effects), machine: expiringApproval(KILL_DELAY_MS) });
-    await runtime.ready;
-    expect(runtime.recoveryFailures.size).toBe(0);
-    await until(async () => (await runtime.get(runId)).status === 'failed');
-    const fired = (await eventsOf(runtime, runId)).find((e) => e.type === 'state' && e.data.to === 'failed')!;
-    expect(fired.createdAt).toBeGreaterThanOrEqual(at);
-    expect(fired.createdAt).toBeLessThan(reopenedAt + KILL_DELAY_MS);
-    expect(await runtime.get(runId)).toMatchObject({
-      stopReason: 'timeout',
-      failure: { message: 'Nobody decided in time' },
-    });
-    expect(readEffects(effects)).toEqual([]);
-  });
+  it(
+    'fires at its stored instant after the process that armed it was SIGKILLed',
+    { timeout: scaled(120_000) },
+    async () => {
+      const { db, effects } = tempFiles();
+      const child = await spawnUntilJsonLine<{ run_id: string; status: string; at: number }>(CHILD, [
+        JSON.stringify({ db, effects, delay_ms: KILL_DELAY_MS }),
+      ]);
+      expect(child.first.status).toBe('waiting_human');
+      expect(await child.kill()).toBe('SIGKILL');
+      const { run_id: runId, at } = child.first;
+      // Reopened halfway to the instant, so "at the instant" and "a full delay after the reopen"
+      // are seconds apart: it must wait for the instant, neither fire at once nor start over.
+      await until(() => Date.now() >= at - KILL_DELAY_MS / 2);
+      const reopenedAt = Date.now();
+      expect(reopenedAt).toBeLessThan(at);
+      const runtime = openRuntime({ ...setup(db, effects), machine: expiringApproval(KILL_DELAY_MS) });
+      await runtime.ready;
+      expect(runtime.recoveryFailures.size).toBe(0);
+      await until(async () => (await runtime.get(runId)).status === 'failed');
+      const fired = (await eventsOf(runtime, runId)).find((e) => e.type === 'state' && e.data.to === 'failed')!;
+      expect(fired.createdAt).toBeGreaterThanOrEqual(at);
+      expect(fired.createdAt).toBeLessThan(reopenedAt + KILL_DELAY_MS);
+      expect(await runtime.get(runId)).toMatchObject({
+        stopReason: 'timeout',
+        failure: { message: 'Nobody decided in time' },
+      });
+      expect(readEffects(effects)).toEqual([]);
+    },
+  );
 });

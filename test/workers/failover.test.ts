@@ -16,6 +16,7 @@ import type { WorkerChildConfig } from '../helpers/worker-child.js';
 import { workerPlanner } from '../helpers/worker-plan.js';
 import { createWorldTools } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 const CHILD = fileURLToPath(new URL('../helpers/worker-child.ts', import.meta.url));
 const LEASE_MS = 2_000;
@@ -28,7 +29,7 @@ function percentile(sorted: number[], p: number): number {
 describe.skipIf(!hasPostgres())('failover between workers on PostgreSQL', () => {
   it(
     `drives every run of a SIGKILLed worker to its end, each moving again within 2× the lease`,
-    { timeout: 180_000 },
+    { timeout: scaled(180_000) },
     async () => {
       const { database, effects } = await freshDatabaseOf('postgres');
       const config: WorkerChildConfig = {
@@ -58,7 +59,7 @@ describe.skipIf(!hasPostgres())('failover between workers on PostgreSQL', () => 
               );
               return rows.length === RUNS && rows.every((r) => r.owner !== null && r.steps >= 2);
             },
-            { timeout: 60_000, interval: 100 },
+            { timeout: scaled(60_000), interval: 100 },
           )
           .toBe(true);
 
@@ -109,7 +110,7 @@ describe.skipIf(!hasPostgres())('failover between workers on PostgreSQL', () => 
 
   it(
     'resumes at once, not a lease later, the runs of a worker that died on this host',
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const { database, effects } = await freshDatabaseOf('postgres');
       // A lease far longer than the test: only knowing the owner is dead lets its runs go on.
@@ -136,7 +137,7 @@ describe.skipIf(!hasPostgres())('failover between workers on PostgreSQL', () => 
                   dead.first.owner,
                 ])
               ).rows[0].n,
-            { timeout: 60_000, interval: 100 },
+            { timeout: scaled(60_000), interval: 100 },
           )
           .toBe(10);
         expect(await dead.kill()).toBe('SIGKILL');

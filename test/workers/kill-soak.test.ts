@@ -20,6 +20,7 @@ import { spawnChild, type ChildOutcome } from '../helpers/spawn-child.js';
 import { tempDir } from '../helpers/temp.js';
 import { createWorldTools } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
+import { scaled } from '../helpers/limits.js';
 
 const SEED = Number(process.env.SOAK_SEED ?? 2_311);
 const RUNS = Number(process.env.SOAK_RUNS ?? 100);
@@ -28,8 +29,8 @@ const CHILD = fileURLToPath(new URL('../helpers/soak-child.ts', import.meta.url)
 /** A kill lands this long after the previous one (a child's start-up takes about 500 ms). */
 const KILL_EVERY_MS = [300, 1_200] as const;
 const LEASE_MS = 1_500;
-const DRAIN_MS = 60_000 + RUNS * 600;
-const TEST_MS = Math.max(240_000, KILLS * 2_000 + DRAIN_MS + 60_000);
+const DRAIN_MS = scaled(60_000 + RUNS * 600);
+const TEST_MS = Math.max(scaled(240_000), scaled(KILLS * 2_000 + 60_000) + DRAIN_MS);
 
 describe.skipIf(!hasPostgres())('kill soak on PostgreSQL, two workers', () => {
   it(

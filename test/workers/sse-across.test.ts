@@ -8,10 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { freshDatabaseOf } from '../helpers/dialects.js';
 import { hasPostgres } from '../helpers/pg.js';
 import { connectSse, frameData, type SseFrame } from '../helpers/sse-client.js';
+import { CLI_MAIN as CLI } from '../helpers/run-node.js';
 import { spawnUntilJsonLine } from '../helpers/spawn-child.js';
 import { tempDir } from '../helpers/temp.js';
-
-const CLI = 'src/cli/main.ts';
+import { scaled } from '../helpers/limits.js';
 
 async function call(url: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${url}${path}`, {
@@ -27,7 +27,7 @@ const seqOf = (frame: SseFrame) => Number(frame.id);
 describe.skipIf(!hasPostgres())('events across processes on PostgreSQL', () => {
   it(
     'follows a run driven by another process live, and replays exactly what a reconnect missed',
-    { timeout: 120_000 },
+    { timeout: scaled(120_000) },
     async () => {
       const { database } = await freshDatabaseOf('postgres');
       const dir = tempDir();
@@ -59,7 +59,7 @@ describe.skipIf(!hasPostgres())('events across processes on PostgreSQL', () => {
         // Live from creation: the worker drives, A streams, up to the approval request.
         const first = await connectSse(`${url}/v1/runs/${runId}/events`);
         expect(first.status).toBe(200);
-        const before = await first.until((f) => f.event === 'approval_request', 60_000);
+        const before = await first.until((f) => f.event === 'approval_request', scaled(60_000));
         first.close();
         expect(before[0]!.event).toBe('run.created');
         expect(before.map(seqOf)).toEqual(before.map((_, i) => i + 1));
@@ -69,10 +69,10 @@ describe.skipIf(!hasPostgres())('events across processes on PostgreSQL', () => {
         const decided = await call(url, 'POST', `/v1/runs/${runId}/approvals/${approvalId}`, { decision: 'approve' });
         expect(decided.status, JSON.stringify(decided.body)).toBe(200);
         await expect
-          .poll(async () => (await call(url, 'GET', `/v1/runs/${runId}/steps`)).body.steps, { timeout: 60_000 })
+          .poll(async () => (await call(url, 'GET', `/v1/runs/${runId}/steps`)).body.steps, { timeout: scaled(60_000) })
           .toHaveLength(3);
         const second = await connectSse(`${url}/v1/runs/${runId}/events`, { lastEventId: first.lastEventId });
-        const after = await second.rest(60_000);
+        const after = await second.rest(scaled(60_000));
         const stored = (await call(url, 'GET', `/v1/runs/${runId}`)).body;
         expect(stored.status).toBe('succeeded');
         // Exactly the missed events, in order, none twice, through the terminal one.
