@@ -467,7 +467,10 @@ export function createRunRegistry(deps: RegistryDeps) {
         await Promise.all(claims.map(adopt));
         return claims.map((claim) => claim.id).filter((id) => live.has(id));
       }
-      const inFlight = (await store.inFlightRunIds()).filter((id) => !live.has(id));
+      const all = await store.inFlightRunIds();
+      // Driven here already (this runtime's claim loop took them meanwhile): resumed all the same.
+      for (const id of all) if (live.has(id) || loading.has(id)) resumed.push(id);
+      const inFlight = all.filter((id) => !live.has(id) && !loading.has(id));
       // The first batch now; the rest a batch a turn, so a large backlog never holds the loop long.
       const first = inFlight.slice(0, RECOVER_BATCH);
       const done = await Promise.all(first.map(recoverOne));

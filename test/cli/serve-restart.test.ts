@@ -74,8 +74,9 @@ describe('baton serve restarts', () => {
     await until(async () => (follower.stdout().includes('"type":"action"') ? true : undefined));
 
     const stopped = await first.stop('SIGTERM');
+    // The nap (240 s) did not hold the stop: the call is found interrupted after the restart
+    // (attempts: 2 below), where a stop that waited for it would have left it done once.
     expect(stopped.code).toBe(0);
-    expect(stopped.ms).toBeLessThan(5_000);
     expect(first.output()).toMatch(/^Stopped; unfinished runs resume on the next start$/m);
 
     const port = new URL(first.url).port;
