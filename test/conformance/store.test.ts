@@ -31,6 +31,25 @@ const event = (runId: string, seq: number) => ({
   created_at: seq,
 });
 
+/** The `started` ledger row of call `id` (`r1.s0.c<n>`) of run r1. */
+const startedCall = (id: string, toolVersion: string | null) => ({
+  id,
+  run_id: 'r1',
+  step_index: 0,
+  call_index: Number(id.at(-1)),
+  tool: 't',
+  tool_version: toolVersion,
+  effect: 'unsafe' as const,
+  args: '{}',
+  args_hash: 'h',
+  status: 'started' as const,
+  result: null,
+  attempts: 1,
+  started_at: 1,
+  finished_at: null,
+  deadline_at: 2,
+});
+
 const progress = (id: string, expected: number) =>
   runProgress(id, expected, {
     snapshot: `{"v":${expected + 1}}`,
@@ -66,23 +85,7 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
     const store = await storeWithRun(dialect, 'r1', { owner: null, lease_until: null });
     const epoch = (await store.claimRun('r1', 'a', 60_000, () => false))!;
     const fence = { runId: 'r1', owner: 'a', epoch };
-    const call = {
-      id: 'r1.s0.c0',
-      run_id: 'r1',
-      step_index: 0,
-      call_index: 0,
-      tool: 't',
-      tool_version: null,
-      effect: 'unsafe' as const,
-      args: '{}',
-      args_hash: 'h',
-      status: 'started' as const,
-      result: null,
-      attempts: 1,
-      started_at: 1,
-      finished_at: null,
-      deadline_at: 2,
-    };
+    const call = startedCall('r1.s0.c0', null);
     const blob = {
       sha256: 'f00d',
       size: 2,
@@ -115,23 +118,7 @@ describe.each(DIALECTS)('the store on %s', (dialect) => {
   it('fences a unit without a snapshot too: a runtime that lost its lease cannot record a started call', async () => {
     const store = await storeWithRun(dialect, 'r1', { owner: null, lease_until: null });
     const first = (await store.claimRun('r1', 'a', 60_000, () => false))!;
-    const call = (id: string) => ({
-      id,
-      run_id: 'r1',
-      step_index: 0,
-      call_index: Number(id.at(-1)),
-      tool: 't',
-      tool_version: '1',
-      effect: 'unsafe' as const,
-      args: '{}',
-      args_hash: 'h',
-      status: 'started' as const,
-      result: null,
-      attempts: 1,
-      started_at: 1,
-      finished_at: null,
-      deadline_at: 2,
-    });
+    const call = (id: string) => startedCall(id, '1');
     await store.write((w) => w.putToolCall(call('r1.s0.c0')), { runId: 'r1', owner: 'a', epoch: first });
     // A's owner is known dead: B takes the run over (a new epoch) while A still thinks it holds it.
     const second = (await store.claimRun('r1', 'b', 60_000, (owner) => owner === 'a'))!;
