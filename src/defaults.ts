@@ -29,6 +29,8 @@ export const DEFAULTS = {
   writeRetryMs: 100,
   /** …up to this. */
   writeRetryMaxMs: 5_000,
+  /** How long a refused write keeps `health()` degraded when no commit has landed since. */
+  writeFailureHealthMs: 60_000,
 } as const;
 
 /** Per-run limits; `undefined` means unlimited (except `maxSteps`). */

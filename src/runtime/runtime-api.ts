@@ -106,10 +106,12 @@ export interface RuntimeOptions {
 
 /** Whether a runtime can do its work now, as `health()` reports it. */
 export interface RuntimeHealth {
-  /** `degraded` while some run cannot commit (e.g. a full disk): it is retried, and listed in `stalledRuns`. */
+  /** `degraded` while some run cannot commit (e.g. a full disk; listed in `stalledRuns`, and retried) or the database refuses writes (`writeFailure`). */
   status: 'ok' | 'degraded';
   /** Runs whose commits failed and that are tried again, with backoff, until one lands. */
   stalledRuns: StalledRun[];
+  /** The last write the database refused (in the last minute), when no commit has landed since; null otherwise. */
+  writeFailure: { failure: Failure; since: number } | null;
 }
 
 /** A run's persisted snapshot, as `checkpoint()` reports it. */

@@ -364,7 +364,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     health(): RuntimeHealth {
       const stalledRuns = registry.stalledRuns();
-      return { status: stalledRuns.length > 0 ? 'degraded' : 'ok', stalledRuns };
+      const refused = store.writeFailure;
+      const writeFailure =
+        refused && Date.now() - refused.last < DEFAULTS.writeFailureHealthMs
+          ? { failure: refused.failure, since: refused.since }
+          : null;
+      return { status: stalledRuns.length > 0 || writeFailure ? 'degraded' : 'ok', stalledRuns, writeFailure };
     },
 
     stats(): RuntimeStats {

@@ -36,7 +36,11 @@ export function createApp(deps: ServerDeps): Hono<AppEnv> {
     if (deps.closing.aborted) return c.json({ status: 'closing' });
     const health = deps.runtime.health();
     return c.json(
-      { status: health.status, stalled_runs: health.stalledRuns.length },
+      {
+        status: health.status,
+        stalled_runs: health.stalledRuns.length,
+        writes: health.writeFailure ? 'refused' : 'ok',
+      },
       health.status === 'ok' ? 200 : 503,
     );
   });

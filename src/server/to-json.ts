@@ -26,6 +26,7 @@ export function toRunJson(run: Run) {
     deadline_at: run.deadlineAt,
     // The same shape as on the run's last `state` event.
     compensation: run.compensation ? (toSnakeJson(run.compensation) as CompensationJson) : null,
+    agent: run.agent ? { name: run.agent.name, tools_fingerprint: run.agent.toolsFingerprint } : null,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };

@@ -48,6 +48,10 @@ export const MIN_TIMED_UNITS = 32;
 export function createCommitQueue(
   sqlite: SQLite.Database,
   toError: (error: unknown) => unknown = (error) => error,
+  outcomes: { failed(error: unknown): void; committed(): void } = {
+    failed: () => undefined,
+    committed: () => undefined,
+  },
 ): CommitQueue {
   const queue: Pending[] = [];
   let scheduled = false;
@@ -79,7 +83,9 @@ export function createCommitQueue(
     try {
       sqlite.exec('BEGIN IMMEDIATE');
     } catch (error) {
-      for (const item of batch) item.reject(toError(error));
+      const failed = toError(error);
+      outcomes.failed(failed);
+      for (const item of batch) item.reject(failed);
       return;
     }
     const started = performance.now();
@@ -99,6 +105,7 @@ export function createCommitQueue(
           // SQLite rolled the whole transaction back (a full disk, an I/O error): every writer of
           // it lost its writes, the ones that ran before this one too, and none of it is retried.
           const lost = toError(error);
+          outcomes.failed(lost);
           for (const other of batch) other.reject(lost);
           return;
         }
@@ -106,6 +113,7 @@ export function createCommitQueue(
         sqlite.exec(`RELEASE ${name}`);
         item.failed = true;
         item.error = toError(error);
+        outcomes.failed(item.error);
       }
     }
     try {
@@ -113,9 +121,12 @@ export function createCommitQueue(
       commits += 1;
     } catch (error) {
       if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
-      for (const item of batch) item.reject(toError(error));
+      const failed = toError(error);
+      outcomes.failed(failed);
+      for (const item of batch) item.reject(failed);
       return;
     }
+    outcomes.committed();
     for (const item of batch) {
       if (item.failed) item.reject(item.error);
       else item.resolve(item.value);

@@ -42,6 +42,7 @@ function deferred(opening: Promise<Store>): Store {
     get(_target, key: keyof Store) {
       if (key === 'dialect') return 'postgres';
       if (key === 'commits') return ready?.commits ?? 0;
+      if (key === 'writeFailure') return ready?.writeFailure ?? null;
       if (key === 'close') return async () => (await opening.catch(() => null))?.close();
       if (key === 'listen') {
         return (listener: Parameters<Store['listen']>[0]) => {

@@ -3,6 +3,8 @@
  * member. `store.ts` implements it on SQLite.
  */
 import type { Selectable } from 'kysely';
+import type { Failure } from '../failure.js';
+import type { WriteFailures } from './store-errors.js';
 import type { CommitQueue } from './commit-queue.js';
 import type { OpenDatabase } from './open-database.js';
 import type {
@@ -147,6 +149,8 @@ export interface Store {
   write<T>(work: (writer: UnitWriter) => T, fence?: Fence): Promise<T>;
   /** Transactions committed since the store opened. */
   readonly commits: number;
+  /** Writes the database refused since the last transaction it committed (null when none). */
+  readonly writeFailure: { failure: Failure; since: number; last: number } | null;
   /**
    * Hears what other processes commit (PostgreSQL's LISTEN/NOTIFY, sent after each commit);
    * a SQLite file has no such channel and never calls the listener. Returns the unsubscribe.
@@ -254,6 +258,8 @@ export interface SqliteStore {
   readonly db: OpenDatabase;
   /** The group-commit queue every write goes through. */
   readonly queue: CommitQueue;
+  /** The writes the database refused since its last commit. */
+  readonly writeFailures: WriteFailures;
   /** Commits what is queued and closes the file. */
   close(): void;
 

@@ -3,7 +3,7 @@
  * changed (another writer's version, an approval already decided), a unique index hit, or a
  * database that refused the write itself (a full disk, an I/O error, a lost connection).
  */
-import { BatonError, createFailure } from '../failure.js';
+import { BatonError, createFailure, type Failure } from '../failure.js';
 
 /** The failure of a unit whose conditional write found the row changed by someone else. */
 export function versionConflict(runId: string): BatonError {
@@ -98,4 +98,32 @@ export function toWriteError(error: unknown): unknown {
 /** True for a failure that a later attempt of the same write may not have (the database refused it). */
 export function isWriteFailure(failure: { code: string }): boolean {
   return failure.code === 'store.write_failed';
+}
+
+/** Writes the database refused, since the last one it took: what `health()` reports. */
+export interface WriteFailures {
+  /** The latest refusal and when the refusals began (epoch ms), or null once a commit landed since. */
+  readonly current: { failure: Failure; since: number; last: number } | null;
+  /** A unit was rejected with `error`: noted when it is a refused write. */
+  failed(error: unknown): void;
+  /** A transaction committed: the database takes writes again. */
+  committed(): void;
+}
+
+/** Creates the tracker of refused writes of one store. */
+export function trackWriteFailures(): WriteFailures {
+  let current: WriteFailures['current'] = null;
+  return {
+    get current() {
+      return current;
+    },
+    failed(error) {
+      if (!(error instanceof BatonError) || !isWriteFailure(error.failure)) return;
+      const now = Date.now();
+      current = { failure: error.failure, since: current?.since ?? now, last: now };
+    },
+    committed() {
+      current = null;
+    },
+  };
 }

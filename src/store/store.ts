@@ -5,7 +5,7 @@
  * `createStore` wraps it as the runtime's dialect-neutral `Store`.
  */
 import type SQLite from 'better-sqlite3';
-import { approvalTaken, staleFence, toWriteError, versionConflict } from './store-errors.js';
+import { approvalTaken, staleFence, toWriteError, trackWriteFailures, versionConflict } from './store-errors.js';
 import { createCommitQueue, type CommitQueue } from './commit-queue.js';
 import { openDatabase, type OpenDatabase } from './open-database.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from './statements.js';
@@ -49,11 +49,13 @@ export function createSqliteStore(path: string): SqliteStore {
     prepare(SQL[name]).get(...argsOf(SQL[name], values)) as T | undefined;
   const all = <T>(name: StatementName, values: Record<string, unknown>) =>
     prepare(SQL[name]).all(...argsOf(SQL[name], values)) as T[];
-  const queue: CommitQueue = createCommitQueue(sqlite, toWriteError);
+  const writeFailures = trackWriteFailures();
+  const queue: CommitQueue = createCommitQueue(sqlite, toWriteError, writeFailures);
 
   return {
     db,
     queue,
+    writeFailures,
     close(): void {
       queue.flushNow();
       sqlite.close();
@@ -356,24 +358,28 @@ function sqliteWriter(store: SqliteStore) {
   };
 }
 
-/** Runs a write made outside the commit queue; a database that refused it throws `store.write_failed`. */
-function writing<T>(write: () => T): T {
-  try {
-    return write();
-  } catch (error) {
-    throw toWriteError(error);
-  }
-}
-
 /** The runtime's store on SQLite: the synchronous store behind the dialect-neutral interface. */
 export function sqliteRunStore(store: SqliteStore): Store {
   const writer = sqliteWriter(store);
+  /** Runs a write made outside the commit queue; a database that refused it throws `store.write_failed`. */
+  const writing = <T>(write: () => T): T => {
+    try {
+      return write();
+    } catch (error) {
+      const failed = toWriteError(error);
+      store.writeFailures.failed(failed);
+      throw failed;
+    }
+  };
   return {
     dialect: 'sqlite',
     // The same fence as PostgreSQL's: the owner and epoch, checked inside the unit's savepoint.
     write: (work, fence) => store.queue.write(() => writer.unit(work, fence)),
     get commits() {
       return store.queue.commits;
+    },
+    get writeFailure() {
+      return store.writeFailures.current;
     },
     listen: () => () => undefined,
     async close() {

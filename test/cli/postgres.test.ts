@@ -185,4 +185,28 @@ describe.skipIf(!hasPostgres())('the CLI on a PostgreSQL URL', () => {
     // Not one file named like the URL (the run and decision commands wrote the demo's configs).
     expect(readdirSync(cwd)).toEqual(['configs']);
   });
+
+  it('masks a password given as a password= parameter too', async () => {
+    const db = `postgres://baton@127.0.0.1:${await freePort()}/baton?password=${PASSWORD}`;
+    const cwd = tempDir();
+    for (const command of [
+      ['runs'],
+      ['run', 'Archive the stale configs', '--approve', '--dir', join(cwd, 'configs')],
+    ]) {
+      const outcome = await baton([...command, '--db', db], { cwd, timeoutMs: CHILD_MS });
+      expect(outcome.code, outcome.stderr).toBe(1);
+      expect(outcome.stderr).toMatch(/Cannot open the Postgres database/);
+      expect(outcome.stdout + outcome.stderr).not.toContain(PASSWORD);
+    }
+    // And where the database answers: the run's report names it masked.
+    const reachable = new URL(await freshDatabase());
+    reachable.searchParams.set('password', PASSWORD);
+    const ran = await baton(
+      ['run', 'Archive the stale configs', '--approve', '--dir', join(cwd, 'configs'), '--db', reachable.toString()],
+      { cwd, timeoutMs: CHILD_MS },
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/password=\*\*\*/);
+    expect(ran.stdout + ran.stderr).not.toContain(PASSWORD);
+  });
 });

@@ -25,6 +25,11 @@ describe.skipIf(!canMountTmpfs)('the server on a full disk', () => {
       retryable: true,
       details: { cause: 'SQLITE_FULL' },
     });
+    // The server says so to a load balancer while the database refuses its writes.
+    expect(await apiClient(server.url)('GET', '/healthz')).toMatchObject({
+      status: 503,
+      body: { status: 'degraded', stalled_runs: 0, writes: 'refused' },
+    });
     const cli = await baton(['cancel', run.body.id, '--url', server.url, '--token', SUBMIT], {
       timeoutMs: scaled(120_000),
     });
@@ -34,6 +39,10 @@ describe.skipIf(!canMountTmpfs)('the server on a full disk', () => {
     disk.free();
     const cancelled = await call('POST', `/v1/runs/${run.body.id}/cancel`, { reason: 'stop' });
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'failed', stop_reason: 'cancelled' } });
+    expect(await apiClient(server.url)('GET', '/healthz')).toMatchObject({
+      status: 200,
+      body: { status: 'ok', writes: 'ok' },
+    });
     expect(readEffects(server.effects)).toEqual([]);
   });
 
@@ -41,12 +50,15 @@ describe.skipIf(!canMountTmpfs)('the server on a full disk', () => {
     const disk = smallDisk();
     const server = await startTestServer({ database: join(disk.dir, 'baton.db') });
     const health = apiClient(server.url);
-    expect(await health('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok', stalled_runs: 0 } });
+    expect(await health('GET', '/healthz')).toMatchObject({
+      status: 200,
+      body: { status: 'ok', stalled_runs: 0, writes: 'ok' },
+    });
     const run = await server.runtime.start({ input: 'hello', context: { tenant_id: 'acme' } });
     // Accepted; its first transition is not committed yet.
     disk.fill();
     await waitUntil(async () => (await health('GET', '/healthz')).status === 503, '/healthz to answer 503');
-    expect((await health('GET', '/healthz')).body).toEqual({ status: 'degraded', stalled_runs: 1 });
+    expect((await health('GET', '/healthz')).body).toEqual({ status: 'degraded', stalled_runs: 1, writes: 'refused' });
     disk.free();
     await pollRun(apiClient(server.url, SUBMIT), run.id, (r) => r.status === 'succeeded', scaled(60_000));
     await waitUntil(async () => (await health('GET', '/healthz')).status === 200, '/healthz to answer 200 again');

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { BatonError, createFailure } from '../../failure.js';
-import { approvalTaken, staleFence, toWriteError, versionConflict } from '../store-errors.js';
+import { approvalTaken, staleFence, toWriteError, trackWriteFailures, versionConflict } from '../store-errors.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from '../statements.js';
 import type {
   ApprovalRow,
@@ -141,6 +141,7 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
   const pool = opened.pool;
   let commits = 0;
   let closed = false;
+  const writeFailures = trackWriteFailures();
   /** The last unit queued per run: the next one commits after it. */
   const tails = new Map<string, Promise<unknown>>();
   const pending = new Set<Promise<unknown>>();
@@ -262,9 +263,17 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
         .catch(() => undefined)
         .then(() => new Promise((resolve) => setImmediate(resolve)))
         .then(() =>
-          commit(work, fence).catch((error: unknown) => {
-            throw toWriteError(error);
-          }),
+          commit(work, fence).then(
+            (value) => {
+              writeFailures.committed();
+              return value;
+            },
+            (error: unknown) => {
+              const failed = toWriteError(error);
+              writeFailures.failed(failed);
+              throw failed;
+            },
+          ),
         );
       tails.set(key, unit);
       pending.add(unit);
@@ -278,6 +287,9 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     },
     get commits() {
       return commits;
+    },
+    get writeFailure() {
+      return writeFailures.current;
     },
     async close() {
       closed = true;
@@ -402,7 +414,9 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     const write = store[name] as (...args: unknown[]) => Promise<unknown>;
     (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
       write(...args).catch((error: unknown) => {
-        throw toWriteError(error);
+        const failed = toWriteError(error);
+        writeFailures.failed(failed);
+        throw failed;
       });
   }
   return store;
