@@ -91,6 +91,9 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       }
     }
 
+    // The run left this step (a cancel came in while this actor awaited): nothing more is staged,
+    // or a `started` row would land with the run's last commit and stay open in a finished run.
+    if (signal.aborted) return { kind: 'aborted' };
     const deadlineAt = Date.now() + tool.timeoutMs;
     const started = callRow(runId, stepIndex, call, {
       status: 'started',

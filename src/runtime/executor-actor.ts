@@ -35,6 +35,8 @@ export function createExecutorActor(env: RuntimeEnv) {
     await env.hooks?.beforeActor?.({ actor: 'executor', runId, stepIndex, signal });
     const live = env.live(runId);
     const { driver } = live;
+    // Stopped while it waited to begin (a cancel): it stages nothing.
+    if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     if (input.compensating) return compensateRun(env, live, runId, signal);
     const decision = loadDecision(env, runId, stepIndex);
     if (!decision) {
