@@ -10,6 +10,7 @@ export {
   runTraceIds,
   parseTraceparent,
   describeTools,
+  illFormedPath,
 } from './runtime/index.js';
 export type * from './runtime/index.js';
 export { defineTool, ToolFailedError, ToolUnavailableError, EFFECTS, RISKS } from './tools/index.js';

@@ -65,7 +65,9 @@ export function reportError(
       ? `\nRun 'baton ${command} --help' for usage.`
       : failure.code === 'run.version_conflict'
         ? `\nAnother process drives this run (is 'baton serve' running on this file?): use --url.`
-        : '';
+        : failure.code === 'run.agent_mismatch'
+          ? `\nPass --agent <the module of agent '${String(failure.details?.run_agent ?? '?')}'>, or --url for a server that runs it.`
+          : '';
   stderr.write(`baton ${command}: ${terminalText(message)}${code}${hint}\n`);
   return toExitCode(failure);
 }

@@ -14,3 +14,4 @@ export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from
 export { batonIdGenerator, runTraceIds, parseTraceparent, type TracingOptions } from './otel.js';
 export type { ContextReport } from './context-builder.js';
 export { describeTools, type ToolInfo } from './tool-registry.js';
+export { illFormedPath } from './well-formed.js';

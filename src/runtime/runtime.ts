@@ -403,10 +403,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       onClose.clear();
       await Promise.resolve();
       sqlite?.queue.flushNow();
-      // Leases not released (the database refuses writes) lapse by themselves.
-      await store
-        .releaseLeases(owner)
-        .catch((error: unknown) => options.onError?.(toFailure(error), { activity: 'releasing leases on close' }));
+      // Leases not released (the database refuses writes) lapse by themselves; a database that
+      // never opened holds none (its failure is the caller's already, from `ready`).
+      if (
+        await opened.then(
+          () => true,
+          () => false,
+        )
+      ) {
+        await store
+          .releaseLeases(owner)
+          .catch((error: unknown) => options.onError?.(toFailure(error), { activity: 'releasing leases on close' }));
+      }
       retireOwner(owner);
       await store.close();
     },

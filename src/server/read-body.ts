@@ -1,7 +1,7 @@
 /** Reading a request's JSON body: malformed JSON and schema violations answer 400 `input.invalid` with the issues. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { BatonError, createFailure } from '../index.js';
+import { BatonError, createFailure, illFormedPath } from '../index.js';
 
 /** The body parsed by `schema`; an empty body is read as `undefined` so optional bodies can default. */
 export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.output<T>> {
@@ -18,6 +18,13 @@ export async function readBody<T extends z.ZodType>(c: Context, schema: T): Prom
   const depth = depthOf(value);
   if (depth > MAX_DEPTH) {
     throw invalid(`The request body nests deeper than ${MAX_DEPTH} levels`, { limit: MAX_DEPTH });
+  }
+  // Named in the body's own (snake_case) terms, before anything renames its fields.
+  const illFormed = illFormedPath(value);
+  if (illFormed !== null) {
+    throw invalid(`The request body holds ill-formed text (a lone UTF-16 surrogate) at ${illFormed}`, {
+      path: illFormed,
+    });
   }
   return parseInput(schema, value, 'request body');
 }

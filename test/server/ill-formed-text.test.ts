@@ -17,6 +17,9 @@ describe('ill-formed text', () => {
     }
     const inContext = await call('POST', '/v1/runs', '{"input":"hi","context":{"notes":["ok","\\udc00"]}}');
     expect(inContext.body.error).toMatchObject({ code: 'input.invalid', details: { path: '$.context.notes[1]' } });
+    // Named as the client wrote it.
+    const inSession = await call('POST', '/v1/runs', '{"input":"hi","session_id":"s\\ud800"}');
+    expect(inSession.body.error).toMatchObject({ code: 'input.invalid', details: { path: '$.session_id' } });
     expect((await call('GET', '/v1/runs')).body.runs).toEqual([]);
 
     const whole = await call('POST', '/v1/runs?wait=true', { input: 'mail 👋', options: { idempotency_key: 'k2' } });
