@@ -77,6 +77,8 @@ export interface PlannerResponse {
 export interface Planner {
   /** The model it asks, for traces (`gen_ai.request.model`). */
   model?: string;
+  /** Whose API it calls, for traces (`gen_ai.provider.name`, e.g. `openai`). */
+  provider?: string;
   next(request: PlannerRequest): Promise<PlannerResponse>;
   /** The cost of the next call, so budgets stop a run before a call that would exceed them. */
   estimate?(request: Omit<PlannerRequest, 'signal' | 'onDraft'>): PlannerEstimate;

@@ -188,6 +188,7 @@ export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow): void
       session_id: run.clientSessionId,
       limits: toLimitsData(run.limits),
       deadline_at: run.deadlineAt,
+      ...(row.agent ? { agent: row.agent } : {}),
       ...(run.request.traceparent && parseTraceparent(run.request.traceparent)
         ? { traceparent: run.request.traceparent.trim() }
         : {}),

@@ -82,10 +82,22 @@ function providerRegistered(): boolean {
   return delegate.constructor.name !== 'NoopTracerProvider';
 }
 
+/**
+ * Exports what the registered provider still holds (a batch processor's queue): a process that
+ * exits right after `close()` (the CLI does, with `process.exit`) would lose it otherwise.
+ */
+async function flushRegisteredProvider(): Promise<void> {
+  const provider = trace.getTracerProvider() as { getDelegate?: () => object };
+  const delegate = (provider.getDelegate?.() ?? provider) as { forceFlush?: () => Promise<void> };
+  if (typeof delegate.forceFlush === 'function') await delegate.forceFlush();
+}
+
 /** What a run's tracer keeps between events: what has started and not ended. */
 interface RunState {
   createdAt: number;
   sessionId: string | null;
+  /** The agent the run belongs to (from `run.created`), for `gen_ai.agent.name`. */
+  agent: string | null;
   link: SpanContext | null;
   planningSince: number | null;
   actions: Map<string, RunEventRecord>;
@@ -112,6 +124,7 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
     state = {
       createdAt: first.createdAt,
       sessionId: null,
+      agent: null,
       link: null,
       planningSince: null,
       actions: new Map(),
@@ -139,11 +152,20 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
   const baseOf = (runId: string, state: RunState): Attributes => ({
     'baton.run.id': runId,
     ...(state.sessionId ? { 'baton.session.id': state.sessionId } : {}),
+    ...(state.agent ? { 'gen_ai.agent.name': state.agent } : {}),
   });
 
-  /** A span under the run's `invoke_agent` span, from `start` to `end`. */
-  function child(runId: string, name: string, start: number, end: number, attributes: Attributes, error?: string) {
-    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: start, attributes }, underRun(runId));
+  /** A span under the run's `invoke_agent` span, from `start` to `end` (a model call is a CLIENT span). */
+  function child(
+    runId: string,
+    name: string,
+    start: number,
+    end: number,
+    attributes: Attributes,
+    error?: string,
+    kind: SpanKind = SpanKind.INTERNAL,
+  ) {
+    const span = tracer.startSpan(name, { kind, startTime: start, attributes }, underRun(runId));
     if (error) {
       span.setAttribute('error.type', error);
       span.setStatus({ code: SpanStatusCode.ERROR, message: error });
@@ -204,6 +226,7 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
       case 'run.created':
         state.createdAt = event.createdAt;
         state.sessionId = typeof data.session_id === 'string' ? data.session_id : null;
+        state.agent = typeof data.agent === 'string' ? data.agent : null;
         state.link = parseTraceparent(typeof data.traceparent === 'string' ? data.traceparent : null);
         break;
       case 'state': {
@@ -218,16 +241,27 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
         const model =
           typeof data.model === 'string' ? data.model : typeof usage.model === 'string' ? usage.model : 'planner';
         if (emit) {
-          child(runId, `chat ${model}`, state.planningSince ?? event.createdAt, event.createdAt, {
-            ...baseOf(runId, state),
-            'gen_ai.operation.name': 'chat',
-            'gen_ai.request.model': model,
-            'gen_ai.usage.input_tokens': Number(usage.input_tokens ?? 0),
-            'gen_ai.usage.output_tokens': Number(usage.output_tokens ?? 0),
-            'gen_ai.response.finish_reasons': [decision.type === 'final' ? 'stop' : String(decision.type ?? 'unknown')],
-            'baton.step': Number(data.step_index ?? 0),
-            ...(options.content ? { 'baton.decision': content(decision) } : {}),
-          });
+          child(
+            runId,
+            `chat ${model}`,
+            state.planningSince ?? event.createdAt,
+            event.createdAt,
+            {
+              ...baseOf(runId, state),
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.provider.name': typeof data.provider === 'string' ? data.provider : 'baton',
+              'gen_ai.request.model': model,
+              'gen_ai.usage.input_tokens': Number(usage.input_tokens ?? 0),
+              'gen_ai.usage.output_tokens': Number(usage.output_tokens ?? 0),
+              'gen_ai.response.finish_reasons': [
+                decision.type === 'final' ? 'stop' : String(decision.type ?? 'unknown'),
+              ],
+              'baton.step': Number(data.step_index ?? 0),
+              ...(options.content ? { 'baton.decision': content(decision) } : {}),
+            },
+            undefined,
+            SpanKind.CLIENT,
+          );
         }
         state.planningSince = null;
         break;
@@ -249,7 +283,7 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
             ...baseOf(runId, state),
             ...toolAttributes(data, started),
             'gen_ai.operation.name': 'execute_tool',
-            'baton.step': Number(data.step_index ?? started?.data.step_index ?? 0),
+            'baton.step': Number(data.step_index ?? started?.data.step_index ?? stepOfCall(data.tool_call_id)),
             ...(started?.data.risk ? { 'baton.tool.risk': String(started.data.risk) } : {}),
             ...mcpOrigin(started?.data.origin),
             ...(options.content
@@ -336,14 +370,21 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
         });
       }
     },
-    /** Resolves once every committed event handed in is traced (before the store closes). */
+    /** Resolves once every committed event handed in is traced and the registered provider has exported them. */
     async drain(): Promise<void> {
       while (chains.size > 0) await Promise.allSettled([...chains.values()]);
+      if (providerRegistered()) await flushRegisteredProvider().catch(() => undefined);
     },
   };
 }
 
 export type RunTracer = ReturnType<typeof createRunTracer>;
+
+/** The step of a ledger call id (`<run>.s<step>.c<index>`), for events written before they carried it. */
+function stepOfCall(callId: unknown): number {
+  const match = /\.s(\d+)\.c\d+$/.exec(String(callId));
+  return match ? Number(match[1]) : 0;
+}
 
 /** An MCP tool's server and name on it, as span attributes (nothing for other tools). */
 function mcpOrigin(origin: unknown): Record<string, string> {

@@ -123,6 +123,7 @@ export function createPlannerActor(env: RuntimeEnv) {
       decision: summarize(decision),
       usage: toUsageData(usage),
       ...(env.planner.model ? { model: env.planner.model } : {}),
+      ...(env.planner.provider ? { provider: env.planner.provider } : {}),
     });
     // A model's answer is durable before it is acted on: a restored run never asks again.
     if (!env.planner.cheap) {

@@ -44,7 +44,9 @@ export interface OpenAIPlannerOptions {
  * @example
  * const planner = createOpenAIPlanner({ model: 'gpt-4.1-mini', instructions: 'You are a careful assistant.' });
  */
-export function createOpenAIPlanner(options: OpenAIPlannerOptions): Planner & { readonly model: string } {
+export function createOpenAIPlanner(
+  options: OpenAIPlannerOptions,
+): Planner & { readonly model: string; readonly provider: string } {
   const { model, instructions, prices } = options;
   const stream = options.stream ?? true;
   const timeoutMs = options.timeoutMs ?? D.timeoutMs;
@@ -138,6 +140,7 @@ export function createOpenAIPlanner(options: OpenAIPlannerOptions): Planner & { 
 
   return {
     model,
+    provider: 'openai',
     next,
     estimate: (request) => estimateCall(instructions, request, settings.maxCompletionTokens, prices),
   };
