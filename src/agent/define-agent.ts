@@ -33,6 +33,13 @@ export function defineAgent(spec: AgentSpec): Agent {
   return Object.freeze({ ...spec });
 }
 
+/** A URL as it may be printed: a password in it (`user:pass@`, `?api_key=`, `?key=`) becomes `***`. */
+export function withoutCredentials(url: string): string {
+  return url
+    .replace(/(\/\/[^\s/:@]*):[^\s/@]*@/, '$1:***@')
+    .replace(/([?&](?:password|api[_-]?key|key|token)=)[^&#\s]*/gi, '$1***');
+}
+
 /** Where a model is, from flags first, then OPENAI_BASE_URL / OPENAI_API_KEY / OPENAI_MODEL. */
 export interface ModelSettings {
   model?: string | undefined;
@@ -50,7 +57,7 @@ export function resolveAgentPlanner(
     const model = settings.model ?? process.env.OPENAI_MODEL ?? 'gpt-4.1-mini';
     return {
       planner: createOpenAIPlanner({ model, ...(baseURL ? { baseURL } : {}), instructions: agent.instructions }),
-      description: `model ${model}${baseURL ? ` at ${baseURL}` : ''}`,
+      description: `model ${model}${baseURL ? ` at ${withoutCredentials(baseURL)}` : ''}`,
     };
   }
   if (agent.offlinePlanner) {

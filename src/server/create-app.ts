@@ -30,6 +30,12 @@ const refuseCrossOrigin: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** Builds the app over the server's dependencies. */
 export function createApp(deps: ServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // No response is to be sniffed into another type: artifacts are untrusted bytes served from the
+  // inspector's origin, and JSON must never render as a page.
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+  });
   // Unauthenticated: how many runs are stalled, never which (they belong to tenants). A runtime
   // whose commits fail (a full disk) answers 503, so a load balancer stops sending it work.
   app.get('/healthz', (c) => {

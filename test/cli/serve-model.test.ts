@@ -35,4 +35,29 @@ describe('baton run against a server planning with a model', () => {
       await model.close();
     }
   });
+
+  it('never prints a password or key that --base-url carries', async () => {
+    const dir = tempDir();
+    const baseURL = 'http://bob:hunter2-secret@127.0.0.1:9/v1?api_key=sk-live-secret';
+    for (const json of [false, true]) {
+      const server = await startServe([
+        '--port',
+        '0',
+        '--db',
+        join(dir, 'b.db'),
+        '--dir',
+        join(dir, 'configs'),
+        '--base-url',
+        baseURL,
+        ...(json ? ['--json'] : []),
+      ]);
+      try {
+        expect(server.output()).toContain('127.0.0.1:9/v1');
+        expect(server.output()).not.toContain('hunter2-secret');
+        expect(server.output()).not.toContain('sk-live-secret');
+      } finally {
+        await server.stop();
+      }
+    }
+  });
 });

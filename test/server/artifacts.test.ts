@@ -45,6 +45,11 @@ describe('artifacts and export over HTTP', () => {
     expect(createHash('sha256').update(fetched.bytes).digest('hex')).toBe(ref!.sha256);
     expect(fetched.bytes.toString()).toContain('line 1999 of q3');
     expect(fetched.headers.get('etag')).toBe(`"${ref!.sha256}"`);
+    // Untrusted bytes from the inspector's origin: never sniffed into another type; nor is JSON.
+    expect(fetched.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await request(server.url, `/v1/runs/${run.id}`, VIEW)).headers.get('x-content-type-options')).toBe(
+      'nosniff',
+    );
 
     // Another tenant's caller learns nothing; a hash this run did not store is not found.
     const foreign = await request(server.url, ref!.url, OTHER);

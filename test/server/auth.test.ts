@@ -279,6 +279,15 @@ describe('start-up', () => {
     expect(loadAuthConfig({ env: { BATON_TOKENS_FILE: file } }).tokens).toHaveLength(1);
     expect(loadAuthConfig({ env: {} }).tokens).toEqual([]);
     expect(() => loadAuthConfig({ env: { BATON_TOKENS: '{"tokens": [' } })).toThrow(/BATON_TOKENS is not valid JSON/);
+    // A tokens text that is not JSON is never quoted back: it holds tokens.
+    let quoted = '';
+    try {
+      loadAuthConfig({ env: { BATON_TOKENS: 'tok_secret_0123456789abcdef,tok_other' } });
+    } catch (error) {
+      quoted = (error as Error).message;
+    }
+    expect(quoted).toMatch(/BATON_TOKENS is not valid JSON/);
+    expect(quoted).not.toContain('tok_');
     const weak = JSON.stringify({ tokens: [{ token: 'short', tenant: 'acme', roles: ['admin'] }] });
     expect(() => loadAuthConfig({ env: { BATON_TOKENS: weak } })).toThrow(/tokens\.0\.token/);
     const badRole = JSON.stringify({ tokens: [{ token: ACME_ADMIN, tenant: 'acme', roles: ['root'] }] });

@@ -81,7 +81,14 @@ function parseJson(text: string, source: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
+    // JSON.parse quotes the text it stopped at, which here is part of a token: only where is said.
     const reason = error instanceof Error ? error.message : String(error);
-    throw new BatonError(createFailure('input.invalid', `${source} is not valid JSON: ${reason}`));
+    const at = /position (\d+)/.exec(reason)?.[1];
+    throw new BatonError(
+      createFailure(
+        'input.invalid',
+        `${source} is not valid JSON${at === undefined ? '' : ` (at character ${at})`}; its text is not shown, as it holds tokens`,
+      ),
+    );
   }
 }
