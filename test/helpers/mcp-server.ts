@@ -138,7 +138,12 @@ function makeServer(journal: string): McpServer {
   return server;
 }
 
-async function serveHttp(journal: string, port: number, token: string | undefined): Promise<void> {
+async function serveHttp(
+  journal: string,
+  port: number,
+  token: string | undefined,
+  staleSession: number,
+): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -151,9 +156,11 @@ async function serveHttp(journal: string, port: number, token: string | undefine
       const id = req.headers['mcp-session-id'];
       let transport = typeof id === 'string' ? sessions.get(id) : undefined;
       if (typeof id === 'string' && !transport) {
-        // The spec: an unknown session is answered 404, and the client starts a new one.
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        // The spec: an unknown session is answered 404, and the client starts a new one. With
+        // --stale-session 400 it answers as the SDK's example servers (server-everything) do.
+        const message = staleSession === 400 ? 'Bad Request: No valid session ID provided' : 'Session not found';
+        res.writeHead(staleSession, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
         return;
       }
       if (!transport) {
@@ -187,9 +194,10 @@ const { values } = parseArgs({
     http: { type: 'boolean' },
     port: { type: 'string' },
     token: { type: 'string' },
+    'stale-session': { type: 'string' },
   },
 });
 if (values.journal && (values.stdio || values.http)) {
   if (values.stdio) await makeServer(values.journal).connect(new StdioServerTransport());
-  else await serveHttp(values.journal, Number(values.port ?? 0), values.token);
+  else await serveHttp(values.journal, Number(values.port ?? 0), values.token, Number(values['stale-session'] ?? 404));
 }

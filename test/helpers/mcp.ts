@@ -20,6 +20,7 @@ export async function httpNotes(
   journal: string,
   port?: number,
   token?: string,
+  staleSession?: 400 | 404,
 ): Promise<RunningChild<{ url: string; pid: number }>> {
   const args = [
     MCP_SERVER,
@@ -28,6 +29,7 @@ export async function httpNotes(
     '--http',
     ...(port ? ['--port', String(port)] : []),
     ...(token ? ['--token', token] : []),
+    ...(staleSession ? ['--stale-session', String(staleSession)] : []),
   ];
   return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
 }

@@ -35,8 +35,8 @@ async function toolset(spec: McpServerSpec, options?: McpToolsOptions): Promise<
   return set;
 }
 
-async function httpServer(journal: string, port?: number) {
-  const server = await httpNotes(journal, port);
+async function httpServer(journal: string, port?: number, staleSession?: 400 | 404) {
+  const server = await httpNotes(journal, port, undefined, staleSession);
   children.push(server);
   return server;
 }
@@ -204,30 +204,41 @@ describe('MCP calls across crashes', () => {
     );
   });
 
-  it('reconnects to an HTTP server that restarted; while it is down, a call is unavailable and nothing is sent', async () => {
-    const dir = tempDir();
-    const journal = join(dir, 'journal.jsonl');
-    const first = await httpServer(journal);
-    const port = Number(new URL(first.first.url).port);
-    const notes = await toolset({ url: first.first.url });
-    const runtime = openRuntime({
-      database: join(dir, 'baton.db'),
-      planner: createScriptedPlanner([call('list_notes', {}), { type: 'final', answer: 'listed' }]),
-      tools: notes.tools,
-    });
-    const listed = async () => {
-      const run = await runtime.start({ input: 'list' });
-      await runtime.wait(run.id);
-      return (await runtime.toolCalls(run.id))[0]!;
-    };
-    expect((await listed()).status).toBe('succeeded');
-    await first.kill();
-    const down = await listed();
-    expect(down).toMatchObject({ status: 'failed', result: { failure: { code: 'tool.unavailable' } } });
-    await httpServer(journal, port);
-    // The restarted server does not know the old session (404): a new one is made, and the call goes through.
-    expect((await listed()).status).toBe('succeeded');
-    expect(calls(journal, 'list_notes')).toHaveLength(2);
-    expect(notes.connects).toBe(2);
-  });
+  it.each([404, 400] as const)(
+    'reconnects to an HTTP server that restarted and answers a stale session %i; while it is down, a call is unavailable and nothing is sent',
+    async (staleSession) => {
+      const dir = tempDir();
+      const journal = join(dir, 'journal.jsonl');
+      const first = await httpServer(journal);
+      const port = Number(new URL(first.first.url).port);
+      const notes = await toolset({ url: first.first.url });
+      const runtime = openRuntime({
+        database: join(dir, 'baton.db'),
+        planner: createScriptedPlanner([call('list_notes', {}), { type: 'final', answer: 'listed' }]),
+        tools: notes.tools,
+      });
+      const listed = async () => {
+        const run = await runtime.start({ input: 'list' });
+        await runtime.wait(run.id);
+        return (await runtime.toolCalls(run.id))[0]!;
+      };
+      expect((await listed()).status).toBe('succeeded');
+      await first.kill();
+      const down = await listed();
+      expect(down).toMatchObject({ status: 'failed', result: { failure: { code: 'tool.unavailable' } } });
+      const second = await httpServer(journal, port, staleSession);
+      // The restarted server does not know the old session (404, or 400 as server-everything says):
+      // a new one is made, and the call goes through.
+      expect((await listed()).status).toBe('succeeded');
+      expect(calls(journal, 'list_notes')).toHaveLength(2);
+      expect(notes.connects).toBe(2);
+      // Restarted again with no call in between: the client still holds the old session, which the
+      // new server answers as stale; the call goes through on a new session all the same.
+      await second.kill();
+      await httpServer(journal, port, staleSession);
+      expect((await listed()).status).toBe('succeeded');
+      expect(calls(journal, 'list_notes')).toHaveLength(3);
+      expect(notes.connects).toBe(3);
+    },
+  );
 });

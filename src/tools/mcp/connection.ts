@@ -71,9 +71,14 @@ function neverDelivered(error: unknown): boolean {
   return false;
 }
 
-/** The server answered that it does not know the session (it restarted): it did not run the request. */
+/**
+ * The server answered that it does not know the session (it restarted): it did not run the
+ * request. The spec's answer is 404; servers built on the SDK's examples (server-everything
+ * among them) answer 400 "No valid session ID provided": both mean a new session is needed.
+ */
 export function sessionGone(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
+  if (!(error instanceof StreamableHTTPError)) return false;
+  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
 }
 
 /** A connection to one server, made on demand and remade after it is lost. */

@@ -13,7 +13,7 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { BatonError, createFailure } from '../../failure.js';
 import { defineTool, ToolFailedError, type AnyTool, type ToolSpec } from '../define-tool.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
-import { describeServer, McpConnection, type McpServerSpec } from './connection.js';
+import { describeServer, McpConnection, sessionGone, type McpServerSpec } from './connection.js';
 
 /** The `_meta` keys a server receives with every call Baton makes. */
 export const MCP_META = {
@@ -100,11 +100,12 @@ function outputOf(result: CallToolResult): unknown {
 /**
  * The server refused the request before running it: an unknown tool or invalid params, or an
  * HTTP 4xx (unauthorized, forbidden, bad request) before the request reached MCP at all. A
- * `404` for a lost session is not among them: the connection sends it again on a new session.
+ * `404` for a lost session (or a `400` that says the session is unknown) is not among them: the
+ * connection sends it again on a new session.
  */
 function refused(error: unknown): boolean {
   if (error instanceof StreamableHTTPError) {
-    return error.code !== undefined && error.code >= 400 && error.code < 500 && error.code !== 404;
+    return error.code !== undefined && error.code >= 400 && error.code < 500 && !sessionGone(error);
   }
   return (
     error instanceof McpError && (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound)
