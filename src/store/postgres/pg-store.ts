@@ -8,7 +8,14 @@
  */
 import pg from 'pg';
 import { BatonError, createFailure } from '../../failure.js';
-import { approvalTaken, staleFence, toWriteError, trackWriteFailures, versionConflict } from '../store-errors.js';
+import {
+  approvalTaken,
+  staleFence,
+  toWriteError,
+  trackWriteFailures,
+  versionConflict,
+  writeFailureCause,
+} from '../store-errors.js';
 import { argsOf, catalog, listRunsQuery, type Compiled, type StatementName } from '../statements.js';
 import type {
   ApprovalRow,
@@ -89,6 +96,20 @@ function query(db: Queryable, statement: Compiled, values: Record<string, unknow
 
 const fenced = staleFence;
 
+/** A statement that only reads. */
+const READ = /^\s*select\b/i;
+
+/** The connection a statement ran on was ended under it (not a refusal of the statement itself). */
+function connectionLost(error: unknown): boolean {
+  const cause = writeFailureCause(error);
+  return (
+    cause !== null &&
+    (cause.startsWith('57P') ||
+      cause.startsWith('08') ||
+      ['connection_terminated', 'ECONNRESET', 'EPIPE'].includes(cause))
+  );
+}
+
 /** The store's writes made outside a unit of work. */
 const DIRECT_WRITES = [
   'claimRun',
@@ -146,8 +167,17 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
   const tails = new Map<string, Promise<unknown>>();
   const pending = new Set<Promise<unknown>>();
 
-  const rows = async <T>(name: StatementName, values: Record<string, unknown>): Promise<T[]> =>
-    (await query(pool, SQL[name], values)).rows as T[];
+  const rows = async <T>(name: StatementName, values: Record<string, unknown>): Promise<T[]> => {
+    const statement = SQL[name];
+    try {
+      return (await query(pool, statement, values)).rows as T[];
+    } catch (error) {
+      // A read that met a connection the server had just ended (a restart, an administrator) is
+      // asked again once, on a fresh one: it changes nothing, and the pool has dropped the dead one.
+      if (!READ.test(statement.sql) || !connectionLost(error)) throw error;
+      return (await query(pool, statement, values)).rows as T[];
+    }
+  };
   const row = async <T>(name: StatementName, values: Record<string, unknown>): Promise<T | undefined> =>
     (await rows<T>(name, values))[0];
 
