@@ -5,7 +5,7 @@ import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { HELP_FLAG, TARGET_HELP, TARGET_OPTIONS, takePositionals } from './parse-flags.js';
 
 /** The usage text of `baton artifact`. */
-export const ARTIFACT_USAGE = `Usage: baton artifact <run> <sha256> [--out <file>] [--json]
+export const ARTIFACT_USAGE = `Usage: baton artifact <run> [sha256:]<hex> [--out <file>] [--json]
                       [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Writes an artifact a run stored (a tool output too large for the model's context) to stdout,
@@ -44,9 +44,11 @@ export const runArtifactCommand = defineCommand({
   usage: ARTIFACT_USAGE,
   options: OPTIONS,
   async run({ values, positionals }, { io, open }) {
-    const [runId, sha256] = takePositionals(positionals, { required: ['run', 'sha256'] });
+    const [runId, given] = takePositionals(positionals, { required: ['run', 'sha256'] });
+    // As the event log and `baton events` print it (`sha256:<hex>`), or the bare hex.
+    const sha256 = given!.replace(/^sha256:/i, '');
     const backend = await open(values, { drive: false });
-    const artifact = await backend.artifact(runId!, sha256!);
+    const artifact = await backend.artifact(runId!, sha256);
     if (!values.out) {
       io.stdout.write(artifact.content);
       return EXIT.ok;

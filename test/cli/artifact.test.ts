@@ -31,6 +31,10 @@ describe('baton artifact and baton export', () => {
     expect(ref!.url).toBe(`/v1/runs/${run.id}/artifacts/${ref!.sha256}`);
 
     const printed = await batonInProcess(['artifact', run.id, ref!.sha256, '--db', db]);
+    // As the event log prints it, with its algorithm: the same bytes.
+    const prefixed = await batonInProcess(['artifact', run.id, `sha256:${ref!.sha256}`, '--db', db]);
+    expect(prefixed.code, prefixed.stderr).toBe(0);
+    expect(prefixed.stdout).toBe(printed.stdout);
     expect(printed.code).toBe(0);
     expect(createHash('sha256').update(printed.stdout).digest('hex')).toBe(ref!.sha256);
     const out = join(dir, 'report.json');
