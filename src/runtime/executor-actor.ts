@@ -127,29 +127,16 @@ export function createExecutorActor(env: RuntimeEnv) {
         continue;
       }
       const version = checkToolVersion(scope, call, driver.memory.journal.get(stepIndex)?.toolVersions ?? null);
-      if (version.kind === 'wait') {
-        return {
-          type: 'need_approval',
-          approvalId: version.approvalId,
-          reason: 'tool_version_mismatch',
-          toolCalls: executed,
-          risk: highestRisk([call]),
-        };
-      }
+      // A wait on this one call: the calls before it in the step count as run.
+      const waitOn = (approvalId: string, reason: 'tool_version_mismatch' | 'uncertain_side_effect') =>
+        ({ type: 'need_approval', approvalId, reason, toolCalls: executed, risk: highestRisk([call]) }) as const;
+      if (version.kind === 'wait') return waitOn(version.approvalId, 'tool_version_mismatch');
       if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
         return { type: 'budget_exceeded', budget: 'max_tool_calls' };
       }
       const step = await executeCall(scope, call);
       if (step.kind === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
-      if (step.kind === 'wait') {
-        return {
-          type: 'need_approval',
-          approvalId: step.approvalId,
-          reason: 'uncertain_side_effect',
-          toolCalls: executed,
-          risk: highestRisk([call]),
-        };
-      }
+      if (step.kind === 'wait') return waitOn(step.approvalId, 'uncertain_side_effect');
       if (step.ran) executed += 1;
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     }

@@ -13,8 +13,6 @@ import type { RunMachine } from '../../machines/run-machine.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
 import { BatonError, fail, toFailure, type Failure } from '../failure.js';
-import { DEFAULTS } from '../defaults.js';
-import { isWriteFailure, toWriteError } from '../store/index.js';
 import type { Claim, RunRow, Store } from '../store/index.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import { resumeAfterDecision } from './approvals.js';
@@ -28,17 +26,12 @@ import { machineMismatchOf, restorableSnapshot } from './restore.js';
 import { createDriver, wakeAtOf, type DriverDeps, type RunDriver } from './run-driver.js';
 import { loadRunMemory } from './run-memory.js';
 import { createWakeScheduler } from './wake-scheduler.js';
+import { createStallRetry } from './stall-retry.js';
 import { agentMismatchOf, type AgentIdentity } from './agent-identity.js';
 import type { Run } from './types.js';
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
-/**
- * How often in a row a run whose commit failed is picked up again from the file before it is
- * given up; a write the database refused (a full disk) is retried, with backoff, for as long as
- * it takes.
- */
-const MAX_READOPTIONS = 3;
 /** Runs reported in `recoveryFailures` at most (the newest kept). */
 const MAX_REPORTED = 10_000;
 /** Runs in flight resumed per turn of the event loop on open. */
@@ -71,17 +64,7 @@ export interface BackgroundErrorContext {
   runId?: string;
 }
 
-/** A run this runtime picks up again after a failed commit: what failed, how often, and when it tries next. */
-export interface StalledRun {
-  runId: string;
-  failure: Failure;
-  /** Failed commits in a row (the first included). */
-  attempts: number;
-  /** When the first of them failed (epoch ms). */
-  since: number;
-  /** When the run is tried again (epoch ms). */
-  retryAt: number;
-}
+export type { StalledRun } from './stall-retry.js';
 
 /** Creates the registry of one runtime. */
 export function createRunRegistry(deps: RegistryDeps) {
@@ -90,8 +73,6 @@ export function createRunRegistry(deps: RegistryDeps) {
   /** Loads under way, so two callers loading one run share it (one claim, one driver). */
   const loading = new Map<string, Promise<LiveRun | undefined>>();
   /** Runs picked up again after a failed commit, until one of their commits lands. */
-  const stalled = new Map<string, StalledRun>();
-  const retryTimers = new Set<NodeJS.Timeout>();
   const recoveryFailures = new Map<string, Failure>();
   /** Reports a run that cannot be driven here; the oldest reports go first past a bound. */
   const reportRun = (runId: string, failure: Failure): void => {
@@ -119,14 +100,28 @@ export function createRunRegistry(deps: RegistryDeps) {
       // A driver never registered (a new run whose insert failed) is its caller's to report.
       if (live.get(driver.runId)?.driver !== driver) return;
       live.delete(driver.runId);
-      if (failure && !closed) readopt(driver.runId, failure);
-      else stalled.delete(driver.runId);
+      if (failure && !closed) stalls.readopt(driver.runId, failure);
+      else stalls.clear(driver.runId);
     },
     onIdleWaiting(driver) {
       // On the next turn: whatever applies a decision to this run does so first.
       setImmediate(() => evict(driver));
     },
   };
+
+  // A failed commit loses only what was not durable: the run is picked up again from the file.
+  const stalls = createStallRetry({
+    isClosed: () => closed,
+    async resume(runId) {
+      const row = await store.getRun(runId);
+      if (!row || !ACTIVE.has(row.status) || live.has(runId)) return undefined;
+      return (await resumeOnce(row))?.driver;
+    },
+    giveUp(runId, failure) {
+      hub.fail(runId, failure);
+      report(failure, { activity: 'resuming a run after a failed commit', runId });
+    },
+  });
 
   const scheduler = createWakeScheduler({
     store,
@@ -139,74 +134,6 @@ export function createRunRegistry(deps: RegistryDeps) {
       report(failure, { activity: 'waking a waiting run', runId });
     },
   });
-
-  /**
-   * A failed commit loses only what was not durable: the run is picked up again from the file
-   * (and so goes on from its last commit) unless another runtime wrote it, which then owns it. A
-   * write the database refused is tried again with backoff until it lands, the run shown in
-   * `stalled` meanwhile; any other failure a few times in a row at most.
-   */
-  function readopt(runId: string, failure: Failure): void {
-    const previous = stalled.get(runId);
-    const attempts = (previous?.attempts ?? 0) + 1;
-    const transient = isWriteFailure(failure);
-    if (failure.code === 'run.version_conflict' || (!transient && attempts > MAX_READOPTIONS)) {
-      giveUp(runId, failure);
-      return;
-    }
-    const delay = transient ? Math.min(DEFAULTS.writeRetryMs * 2 ** (attempts - 1), DEFAULTS.writeRetryMaxMs) : 0;
-    const entry: StalledRun = {
-      runId,
-      failure,
-      attempts,
-      since: previous?.since ?? Date.now(),
-      retryAt: Date.now() + delay,
-    };
-    stalled.set(runId, entry);
-    const retry = async (): Promise<void> => {
-      if (closed || stalled.get(runId) !== entry) return;
-      try {
-        const row = await store.getRun(runId);
-        if (!row || !ACTIVE.has(row.status) || live.has(runId)) {
-          stalled.delete(runId);
-          return;
-        }
-        const run = await resumeOnce(row);
-        if (!run) {
-          // Another runtime holds it now.
-          stalled.delete(runId);
-          return;
-        }
-        // The claim was a write that landed; the run is back once its next commit does too.
-        run.driver.flush().then(
-          () => {
-            if (stalled.get(runId) === entry) stalled.delete(runId);
-          },
-          () => undefined,
-        );
-      } catch (error) {
-        if (stalled.get(runId) !== entry) return;
-        readopt(runId, toFailure(toWriteError(error), 'store.checkpoint_failed'));
-      }
-    };
-    if (delay === 0) {
-      setImmediate(() => void retry());
-      return;
-    }
-    const timer = setTimeout(() => {
-      retryTimers.delete(timer);
-      void retry();
-    }, delay);
-    timer.unref();
-    retryTimers.add(timer);
-  }
-
-  /** A run that cannot be picked up again here: its followers are told, and so is `onError`. */
-  function giveUp(runId: string, failure: Failure): void {
-    stalled.delete(runId);
-    hub.fail(runId, failure);
-    report(failure, { activity: 'resuming a run after a failed commit', runId });
-  }
 
   function register(row: RunRow, driver: RunDriver): LiveRun {
     const run: LiveRun = {
@@ -481,9 +408,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     },
     recoveryFailures: recoveryFailures as ReadonlyMap<string, Failure>,
     /** Runs picked up again after a failed commit (a full disk), oldest first, until a commit of theirs lands. */
-    stalledRuns(): StalledRun[] {
-      return [...stalled.values()].map((entry) => ({ ...entry }));
-    },
+    stalledRuns: stalls.stalledRuns,
     /** An operator ended a quarantined run: it is no longer reported. */
     forget(runId: string): void {
       recoveryFailures.delete(runId);
@@ -497,9 +422,7 @@ export function createRunRegistry(deps: RegistryDeps) {
     close(): void {
       closed = true;
       scheduler.stop();
-      for (const timer of retryTimers) clearTimeout(timer);
-      retryTimers.clear();
-      stalled.clear();
+      stalls.close();
       for (const run of live.values()) run.driver.stop();
       live.clear();
     },
