@@ -72,24 +72,32 @@ export interface RunningChild<T> {
   stderr(): string;
   /** SIGKILLs it; resolves with the signal it died of. */
   kill(): Promise<NodeJS.Signals | null>;
+  /** Sends it `signal` (a graceful stop by default) and resolves with how it exited. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 /**
  * Starts `script` with `args` and resolves once it prints its first JSON line (it keeps
  * running); rejects if it exits first, with what it wrote to stderr.
  */
-export function spawnUntilJsonLine<T>(script: string, args: string[]): Promise<RunningChild<T>> {
+export function spawnUntilJsonLine<T>(
+  script: string,
+  args: string[],
+  options: { env?: Record<string, string> } = {},
+): Promise<RunningChild<T>> {
   const env = { ...process.env };
   delete env.BATON_FAILPOINTS;
   delete env.BATON_FAILPOINTS_LOG;
+  Object.assign(env, options.env);
   const child = spawn(process.execPath, [...nodeArgs(script), ...args], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-    child.once('exit', (_code, signal) => resolve(signal)),
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  const exited = ended.then(({ signal }) => signal);
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -109,6 +117,10 @@ export function spawnUntilJsonLine<T>(script: string, args: string[]): Promise<R
         kill: () => {
           child.kill('SIGKILL');
           return exited;
+        },
+        stop: (signal = 'SIGTERM') => {
+          child.kill(signal);
+          return ended;
         },
       });
     });

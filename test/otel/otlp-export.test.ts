@@ -6,8 +6,9 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scaled } from '../helpers/limits.js';
-import { spawnChild } from '../helpers/spawn-child.js';
-import { tempFiles } from '../helpers/temp.js';
+import { CLI_MAIN, REPO_ROOT } from '../helpers/run-node.js';
+import { spawnChild, spawnUntilJsonLine } from '../helpers/spawn-child.js';
+import { tempDir, tempFiles } from '../helpers/temp.js';
 
 interface OtlpSpan {
   name: string;
@@ -91,4 +92,69 @@ describe('OpenTelemetry export at exit', () => {
     ]);
     for (const tool of tools) expect(tool.kind).toBe(1);
   });
+
+  it(
+    'exports every span of the runs `baton serve` drove when SIGTERM stops it, with a provider preloaded',
+    { timeout: scaled(180_000) },
+    async () => {
+      const receiver = await otlpReceiver();
+      const dir = tempDir();
+      const serve = await spawnUntilJsonLine<{ url: string }>(
+        CLI_MAIN,
+        ['serve', '--db', `${dir}/baton.db`, '--dir', `${dir}/configs`, '--port', '0', '--json'],
+        {
+          env: {
+            NODE_OPTIONS: `--import ${JSON.stringify(`${REPO_ROOT}test/helpers/otlp-preload.mjs`)}`,
+            BATON_TEST_OTLP_URL: receiver.url,
+          },
+        },
+      );
+      const api = async (method: string, path: string, body?: unknown) => {
+        const response = await fetch(`${serve.first.url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return (await response.json()) as Record<string, unknown>;
+      };
+      const runIds: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const id = (await api('POST', '/v1/runs', { input: 'Archive the stale configs' })).id as string;
+        await expect
+          .poll(async () => (await api('GET', `/v1/runs/${id}`)).status, { timeout: scaled(60_000) })
+          .toBe('waiting_human');
+        const approvalId = (await api('GET', `/v1/runs/${id}`)).pending_approval_id as string;
+        await api('POST', `/v1/runs/${id}/approvals/${approvalId}`, { decision: 'approve' });
+        await expect
+          .poll(async () => (await api('GET', `/v1/runs/${id}`)).status, { timeout: scaled(60_000) })
+          .toBe('succeeded');
+        runIds.push(id);
+      }
+      // What the runs did, from the API: the spans must account for all of it.
+      const expected = await Promise.all(
+        runIds.map(async (id) => ({
+          id,
+          steps: ((await api('GET', `/v1/runs/${id}/steps`)).steps as unknown[]).length,
+          calls: ((await api('GET', `/v1/runs/${id}/tool-calls`)).tool_calls as { id: string }[]).map((c) => c.id),
+        })),
+      );
+      expect(receiver.spans).toHaveLength(0); // the batch still holds them all
+      const stopped = await serve.stop('SIGTERM');
+      expect(stopped.code, serve.stderr()).toBe(0);
+
+      for (const run of expected) {
+        const spans = receiver.spans.filter((s) => attribute(s, 'baton.run.id') === run.id);
+        expect(spans.filter((s) => s.name === 'invoke_agent baton')).toHaveLength(1);
+        expect(spans.filter((s) => s.name === 'baton.approval')).toHaveLength(1);
+        expect(spans.filter((s) => s.name.startsWith('chat '))).toHaveLength(run.steps);
+        const toolCallIds = spans
+          .filter((s) => s.name.startsWith('execute_tool '))
+          .map((s) => attribute(s, 'gen_ai.tool.call.id'));
+        expect(toolCallIds.sort()).toEqual([...run.calls].sort());
+        for (const span of spans) expect(attribute(span, 'gen_ai.agent.name')).toBe('demo');
+      }
+      const total = expected.reduce((n, run) => n + 2 + run.steps + run.calls.length, 0);
+      expect(receiver.spans).toHaveLength(total);
+    },
+  );
 });
