@@ -60,4 +60,33 @@ describe('baton run against a server planning with a model', () => {
       }
     }
   });
+
+  it('never prints a password or key that --base-url carries from run or demo, text or --json', async () => {
+    const dir = tempDir();
+    const baseURL = 'http://bob:hunter2-secret@127.0.0.1:9/v1?api_key=sk-live-secret';
+    let n = 0;
+    for (const command of [['run', 'Archive the stale configs'], ['demo']])
+      for (const json of [false, true]) {
+        const db = join(dir, `b${++n}.db`);
+        const out = await baton(
+          [
+            ...command,
+            '--db',
+            db,
+            '--dir',
+            join(dir, `configs${n}`),
+            '--base-url',
+            baseURL,
+            ...(json ? ['--json'] : []),
+          ],
+          { env: { OPENAI_API_KEY: 'sk-test' }, timeoutMs: 120_000 },
+        );
+        const printed = out.stdout + out.stderr;
+        // Text names the model's address (masked); --json lines carry no planner description.
+        if (!json) expect(printed, printed).toContain('127.0.0.1:9/v1');
+        expect(printed).toContain('planner.unavailable');
+        expect(printed).not.toContain('hunter2-secret');
+        expect(printed).not.toContain('sk-live-secret');
+      }
+  });
 });
