@@ -3,7 +3,7 @@
  * every generated path runs through the real runtime (straight and restored before every
  * event), and the runtime applies its rules to real calls.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
@@ -20,6 +20,7 @@ import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { tempDir, tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { storeOf } from '../../src/runtime/internals.js';
+import { REPO_ROOT } from '../helpers/run-node.js';
 
 const model = createRunModel(twoApprovers);
 
@@ -56,6 +57,13 @@ describe('the two-approver variant, modelled', () => {
     // A path takes a destructive call through both approvers.
     const twoVotes = model.paths.find((p) => p.steps.filter((s) => s.event.type === 'approved').length === 2);
     expect(twoVotes && nameOf(twoVotes)).toMatch(/approved\(approver-a\) → approved\(approver-b\)/);
+  });
+
+  it('is covered as the README says', () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    const claim = /variant above is covered (\d+)\/(\d+) by (\d+) paths/.exec(readme);
+    expect(claim, 'README.md states the coverage of the two-approver variant').not.toBeNull();
+    expect(claim!.slice(1).map(Number)).toEqual([model.covered.size, model.edges.length, model.paths.length]);
   });
 
   for (const path of model.paths) {
