@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { BIDI_CONTROLS, markBidi, splitBidi } from '../../inspector/bidi.js';
 import { createScriptedPlanner, defineTool, type Decision } from '../../src/index.js';
 import { openPage } from '../helpers/browser.js';
+import { below, contrastOf, installColors } from '../helpers/page-colors.js';
 import { apiClient, startTestServer } from '../helpers/server.js';
 import { scaled } from '../helpers/limits.js';
 
@@ -154,5 +155,10 @@ describe('bidi controls on the page (Chromium)', () => {
     // The hidden payloads (shown on a click) are marked as well.
     expect(await rawControls()).toEqual([]);
     expect(await page.locator('.bidi-control').count()).toBeGreaterThan(10);
+    // The markers stand out and stay readable.
+    await installColors(page);
+    const markers = await contrastOf(page.locator('.bidi-control:visible'));
+    expect(markers.length).toBeGreaterThan(3);
+    expect(below(markers, 4.5)).toEqual([]);
   });
 });
