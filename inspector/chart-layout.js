@@ -5,31 +5,45 @@
  * machine's own description (`GET /v1/machine`). A state with no position is an error, so a
  * changed machine is caught by a test instead of drawn wrong.
  */
+import { BOX, LABEL, edgeGeometry, placeLabels } from './chart-geometry.js';
+
+export { BOX };
 
 /** @typedef {import('./types.js').MachineDescription} MachineDescription */
+/** @typedef {import('./chart-geometry.js').Box} Box */
 
-/** Centre of each state's box, in the chart's 760 × 300 view box. */
+/** Centre of each state's box, in the chart's view box. */
 export const POSITIONS = /** @type {Readonly<Record<string, { x: number, y: number }>>} */ ({
-  pending: { x: 75, y: 70 },
-  planning: { x: 265, y: 70 },
-  executing: { x: 495, y: 70 },
-  succeeded: { x: 685, y: 70 },
-  failed: { x: 265, y: 240 },
-  waiting_human: { x: 495, y: 240 },
+  pending: { x: 75, y: 56 },
+  planning: { x: 295, y: 56 },
+  executing: { x: 605, y: 56 },
+  succeeded: { x: 825, y: 56 },
+  failed: { x: 295, y: 284 },
+  waiting_human: { x: 605, y: 284 },
 });
 
-export const BOX = { width: 130, height: 44 };
-export const VIEW_BOX = { width: 760, height: 300 };
+export const VIEW_BOX = { width: 900, height: 340 };
+
+/** The widest count line a label keeps room for. */
+const COUNT_ROOM = 'taken 999×'.length;
 
 /**
- * @typedef {{ from: string, to: string, events: string[], labels: string[], curve: number }} ChartEdge
- * `labels` name each transition with its guard: `rejected [and(isPendingApproval, isLastStep)]`;
- * `curve` bends an arrow when the opposite arrow exists too, so the two do not overlap.
+ * @typedef {{
+ *   from: string, to: string, events: string[], labels: string[], curve: number,
+ *   d: string, label: string, box: Box, free: boolean,
+ * }} ChartEdge
+ * `events` come in the order the label names them (see `layoutChart`); `labels` name each
+ * transition with its guard: `rejected [and(isPendingApproval, isLastStep)]`; `curve` bends an
+ * arrow when the opposite arrow exists too; `box` is where the label goes (its text, then the
+ * count line), `free` false if no spot met every placement rule.
  */
 
 /**
  * The chart of a machine: its top-level states with their positions, and one arrow per pair of
- * states some transition connects.
+ * states some transition connects. An arrow's label names first the events that take it by
+ * default (an event's only or last-resort branch from its state), then those that take it only
+ * on a guard while their usual arrow is another: `waiting_human → executing` is "approved"
+ * first, not "cancel" (a cancel goes there only to undo calls; it usually goes to `failed`).
  * @param {MachineDescription} machine
  * @returns {{ nodes: { name: string, x: number, y: number, final: boolean }[], edges: ChartEdge[] }}
  */
@@ -39,70 +53,70 @@ export function layoutChart(machine) {
     if (!at) throw new Error(`The inspector has no position for state '${name}': add it to POSITIONS`);
     return { name, x: at.x, y: at.y, final: state.type === 'final' };
   });
-  /** @type {Map<string, ChartEdge>} */
+  const transitions = machine.transitions.filter((t) => !t.internal && t.target !== null);
+  // The last branch of an event from a state is the one taken when no guard before it holds.
+  /** @type {Map<string, number>} */
+  const lastBranch = new Map();
+  for (const t of transitions) {
+    const key = `${t.source}:${t.event}`;
+    lastBranch.set(key, Math.max(lastBranch.get(key) ?? 0, t.branch));
+  }
+  /** @type {Map<string, { from: string, to: string, usual: string[], guarded: string[], labels: string[] }>} */
   const byPair = new Map();
-  for (const t of machine.transitions) {
-    if (t.internal || t.target === null) continue;
+  for (const t of transitions) {
     // A nested state (a variant's sub-state) is drawn as its top-level state.
     const from = t.source.split('.')[0] ?? t.source;
-    const to = t.target.split('.')[0] ?? t.target;
+    const target = t.target ?? t.source;
+    const to = target.split('.')[0] ?? target;
     if (from === to) continue;
     const key = `${from}>${to}`;
-    const edge = byPair.get(key) ?? { from, to, events: [], labels: [], curve: 0 };
-    if (!edge.events.includes(t.event)) edge.events.push(t.event);
-    edge.labels.push(t.guard ? `${t.event} [${t.guard}]` : t.event);
-    byPair.set(key, edge);
+    const pair = byPair.get(key) ?? { from, to, usual: [], guarded: [], labels: [] };
+    const usual = t.branch === lastBranch.get(`${t.source}:${t.event}`);
+    if (usual && !pair.usual.includes(t.event)) pair.usual.push(t.event);
+    else if (!usual && !pair.guarded.includes(t.event)) pair.guarded.push(t.event);
+    pair.labels.push(t.guard ? `${t.event} [${t.guard}]` : t.event);
+    byPair.set(key, pair);
   }
-  const edges = [...byPair.values()];
-  for (const edge of edges) if (byPair.has(`${edge.to}>${edge.from}`)) edge.curve = 1;
+  const pairs = [...byPair.values()].map((p) => ({
+    from: p.from,
+    to: p.to,
+    labels: p.labels,
+    events: [...p.usual, ...p.guarded.filter((e) => !p.usual.includes(e))],
+    curve: byPair.has(`${p.to}>${p.from}`) ? 1 : 0,
+  }));
+  const at = new Map(nodes.map((n) => [n.name, n]));
+  const geometry = pairs.map((p) => {
+    const a = /** @type {{ x: number, y: number }} */ (at.get(p.from) ?? POSITIONS[p.from]);
+    const b = /** @type {{ x: number, y: number }} */ (at.get(p.to) ?? POSITIONS[p.to]);
+    const label = edgeLabel(p.events);
+    const width = LABEL.char * Math.max(label.length, COUNT_ROOM) + 2 * LABEL.pad;
+    return { label, ...edgeGeometry(a, b, p.curve), size: { width, height: 2 * LABEL.line + 2 * LABEL.pad } };
+  });
+  const boxes = placeLabels({
+    view: VIEW_BOX,
+    nodes: nodes.map((n) => ({ x: n.x - BOX.width / 2, y: n.y - BOX.height / 2, ...BOX })),
+    edges: geometry,
+  });
+  const edges = pairs.map((p, i) => {
+    const g = /** @type {(typeof geometry)[number]} */ (geometry[i]);
+    const placed = /** @type {(typeof boxes)[number]} */ (boxes[i]);
+    return { ...p, d: g.d, label: g.label, box: placed.box, free: placed.free };
+  });
   return { nodes, edges };
 }
 
 /**
- * The short label of an arrow: its events, or the first ones and how many more (the tooltip
+ * The short label of an arrow: its events, or as many as fit and how many more (the tooltip
  * lists them all, with their guards).
- * @param {string[]} events
+ * @param {string[]} events in the order `layoutChart` gives them
  */
 export function edgeLabel(events) {
+  const MAX = 19;
   const all = events.join(' | ');
-  return all.length <= 22 ? all : `${events[0]} +${events.length - 1}`;
-}
-
-/**
- * The path of an arrow from the border of one box to the border of the other; a curved arrow
- * bows to its right-hand side, so an opposite pair forms an ellipse.
- * @param {{ x: number, y: number }} a
- * @param {{ x: number, y: number }} b
- * @param {number} curve
- * @returns {{ d: string, labelX: number, labelY: number }}
- */
-export function edgePath(a, b, curve) {
-  const dx = b.x - a.x;
-  const dy = b.y - a.y;
-  const length = Math.hypot(dx, dy) || 1;
-  const ux = dx / length;
-  const uy = dy / length;
-  // Leave each box through its border: scale the unit vector until it meets the box's edge.
-  const exit = Math.min(BOX.width / 2 / Math.abs(ux || 1e-9), BOX.height / 2 / Math.abs(uy || 1e-9)) + 4;
-  const start = { x: a.x + ux * exit, y: a.y + uy * exit };
-  const end = { x: b.x - ux * exit, y: b.y - uy * exit };
-  const bow = curve * 26;
-  const mid = { x: (start.x + end.x) / 2 - uy * bow, y: (start.y + end.y) / 2 + ux * bow };
-  const d =
-    curve === 0
-      ? `M ${start.x.toFixed(1)} ${start.y.toFixed(1)} L ${end.x.toFixed(1)} ${end.y.toFixed(1)}`
-      : `M ${start.x.toFixed(1)} ${start.y.toFixed(1)} Q ${mid.x.toFixed(1)} ${mid.y.toFixed(1)} ${end.x.toFixed(1)} ${end.y.toFixed(1)}`;
-  // Labels sit a third of the way from the source, off to the side, so crossing arrows keep
-  // their labels apart.
-  const t = 0.36;
-  const point =
-    curve === 0
-      ? { x: start.x + (end.x - start.x) * t, y: start.y + (end.y - start.y) * t }
-      : {
-          x: (1 - t) ** 2 * start.x + 2 * (1 - t) * t * mid.x + t ** 2 * end.x,
-          y: (1 - t) ** 2 * start.y + 2 * (1 - t) * t * mid.y + t ** 2 * end.y,
-        };
-  const side = curve === 0 ? 9 : 12;
-  const labelAt = { x: point.x - uy * side, y: point.y + ux * side };
-  return { d, labelX: labelAt.x, labelY: labelAt.y };
+  if (all.length <= MAX) return all;
+  for (let shown = events.length - 1; shown > 1; shown -= 1) {
+    const text = `${events.slice(0, shown).join(' | ')} +${events.length - shown} more`;
+    if (text.length <= MAX) return text;
+  }
+  return `${events[0]} +${events.length - 1} more`;
 }

@@ -3,7 +3,8 @@
  * The state chart: the machine's states and arrows (from its description), with a run's current
  * state lit, the states it visited marked, and each arrow it took labelled with how many times.
  */
-import { BOX, VIEW_BOX, edgeLabel, edgePath, layoutChart } from './chart-layout.js';
+import { LABEL } from './chart-geometry.js';
+import { BOX, VIEW_BOX, layoutChart } from './chart-layout.js';
 import { s } from './dom.js';
 
 /** @typedef {import('./types.js').FoldState} FoldState */
@@ -15,7 +16,6 @@ import { s } from './dom.js';
  */
 export function createChart(machine) {
   const { nodes, edges } = layoutChart(machine);
-  const at = new Map(nodes.map((n) => [n.name, n]));
   const defs = s(
     'defs',
     {},
@@ -38,31 +38,31 @@ export function createChart(machine) {
       s('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head taken' }),
     ),
   );
-  /** @type {Map<string, { group: SVGElement, path: SVGElement, count: SVGElement }>} */
+  /** @type {Map<string, { group: SVGElement, labelGroup: SVGElement, path: SVGElement, count: SVGElement }>} */
   const edgeViews = new Map();
   const edgeLayer = s('g', { class: 'edges' });
+  const labelLayer = s('g', { class: 'edge-labels' });
   for (const edge of edges) {
-    const a = at.get(edge.from);
-    const b = at.get(edge.to);
-    if (!a || !b) continue;
-    const { d, labelX, labelY } = edgePath(a, b, edge.curve);
-    const path = s('path', { d, class: 'edge', 'marker-end': 'url(#arrow)' });
-    const label = s(
-      'text',
-      { x: labelX.toFixed(1), y: labelY.toFixed(1), class: 'edge-label' },
-      edgeLabel(edge.events),
-    );
-    const count = s('text', { x: labelX.toFixed(1), y: (labelY + 13).toFixed(1), class: 'edge-count' });
-    const group = s(
+    const key = `${edge.from}>${edge.to}`;
+    const path = s('path', { d: edge.d, class: 'edge', 'marker-end': 'url(#arrow)' });
+    const cx = (edge.box.x + edge.box.width / 2).toFixed(1);
+    const top = edge.box.y + LABEL.pad;
+    // Two lines in the label's box: the events, then how often this run took the arrow.
+    const label = s('text', { x: cx, y: (top + LABEL.line - 3).toFixed(1), class: 'edge-label' }, edge.label);
+    const count = s('text', { x: cx, y: (top + 2 * LABEL.line - 3).toFixed(1), class: 'edge-count' });
+    const title = `${edge.from} → ${edge.to}\n${edge.labels.join('\n')}`;
+    const group = s('g', { class: 'edge-group', 'data-edge': key }, s('title', {}, title), path);
+    edgeLayer.append(group);
+    // Labels are drawn above every arrow and state, so no arrow runs through another's label.
+    const labelGroup = s(
       'g',
-      { class: 'edge-group', 'data-edge': `${edge.from}>${edge.to}` },
-      s('title', {}, `${edge.from} → ${edge.to}\n${edge.labels.join('\n')}`),
-      path,
+      { class: 'edge-label-group', 'data-edge-label': key },
+      s('title', {}, title),
       label,
       count,
     );
-    edgeLayer.append(group);
-    edgeViews.set(`${edge.from}>${edge.to}`, { group, path, count });
+    labelLayer.append(labelGroup);
+    edgeViews.set(key, { group, labelGroup, path, count });
   }
   /** @type {Map<string, SVGElement>} */
   const nodeViews = new Map();
@@ -94,6 +94,7 @@ export function createChart(machine) {
     defs,
     edgeLayer,
     nodeLayer,
+    labelLayer,
   );
 
   /** @param {FoldState} state */
@@ -108,8 +109,9 @@ export function createChart(machine) {
     for (const [key, view] of edgeViews) {
       const taken = state.edges[key] ?? 0;
       view.group.classList.toggle('taken', taken > 0);
+      view.labelGroup.classList.toggle('taken', taken > 0);
       view.path.setAttribute('marker-end', taken > 0 ? 'url(#arrow-taken)' : 'url(#arrow)');
-      view.count.textContent = taken > 0 ? `×${taken}` : '';
+      view.count.textContent = taken > 0 ? `taken ${taken}×` : '';
       view.group.setAttribute('data-count', String(taken));
     }
   }

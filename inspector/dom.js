@@ -2,11 +2,21 @@
 /**
  * Building the page's elements. Text always goes in as text (never as HTML), so a run's input,
  * a tool's arguments or a model's answer cannot inject markup; no inline style attributes either
- * (the Content-Security-Policy forbids them).
+ * (the Content-Security-Policy forbids them). Bidirectional controls in any text are shown as
+ * markers, never applied (see `bidi.js`): every text on the page goes through here.
  */
+import { bidiMarker, hasBidiControls, markBidi, splitBidi } from './bidi.js';
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /** @typedef {string | number | Node | null | undefined | false} Child */
 /** @typedef {Record<string, string | number | boolean | null | undefined | EventListener>} Attrs */
+
+/** Attributes a person reads (tooltips, labels): their bidirectional controls are marked too. */
+const SHOWN_ATTRS = new Set(['title', 'aria-label', 'placeholder', 'alt']);
+
+/** Elements whose content is plain text, not elements. */
+const TEXT_ONLY = new Set(['title', 'option', 'textarea']);
 
 /**
  * @param {Element} element
@@ -16,6 +26,7 @@ function setAttrs(element, attrs) {
   for (const [name, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
     if (typeof value === 'function') element.addEventListener(name.replace(/^on/, ''), value);
+    else if (SHOWN_ATTRS.has(name)) element.setAttribute(name, markBidi(String(value)));
     else element.setAttribute(name, value === true ? '' : String(value));
   }
 }
@@ -27,8 +38,32 @@ function setAttrs(element, attrs) {
 function append(element, children) {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    element.append(typeof child === 'object' ? child : document.createTextNode(String(child)));
+    if (typeof child === 'object') element.append(child);
+    else element.append(...textNodes(String(child), element));
   }
+}
+
+/**
+ * A text as nodes: plain text, with each bidirectional control replaced by a visible marker (a
+ * `span`, or a `tspan` inside SVG) that names it.
+ * @param {string} text
+ * @param {Element} parent
+ * @returns {Node[]}
+ */
+function textNodes(text, parent) {
+  if (!hasBidiControls(text)) return [document.createTextNode(text)];
+  // Elements that hold text only (a tooltip, an option) get the markers as plain text.
+  if (TEXT_ONLY.has(parent.localName)) return [document.createTextNode(markBidi(text))];
+  const svg = parent.namespaceURI === SVG_NS;
+  return splitBidi(text).map((part) => {
+    if (typeof part === 'string') return document.createTextNode(part);
+    const marker = svg ? document.createElementNS(SVG_NS, 'tspan') : document.createElement('span');
+    marker.setAttribute('class', 'bidi-control');
+    marker.setAttribute('data-bidi', part.code);
+    if (!svg) marker.setAttribute('title', `${part.name} (${part.code}): shown here, not applied`);
+    marker.textContent = bidiMarker(part);
+    return marker;
+  });
 }
 
 /**
@@ -45,8 +80,6 @@ export function h(tag, attrs = {}, ...children) {
   append(element, children);
   return element;
 }
-
-const SVG_NS = 'http://www.w3.org/2000/svg';
 
 /**
  * An SVG element.

@@ -53,3 +53,19 @@ export function pretty(value) {
 export function shortId(id) {
   return id.length > 16 ? `…${id.slice(-10)}` : id;
 }
+
+// eslint-disable-next-line no-control-regex -- control characters are what `oneLine` makes visible
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * A text on one short line: whitespace runs become one space, other control characters show as
+ * `⟨U+001B⟩`, and a long text is cut to `max` characters. Bidirectional controls are left for
+ * the page to mark (see `dom.js`). @param {string} text @param {number} [max]
+ */
+export function oneLine(text, max = 80) {
+  const flat = text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(CONTROLS, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -5,7 +5,7 @@
  * 'approve'`) and stays until dismissed.
  */
 import { ApiError } from './api.js';
-import { h } from './dom.js';
+import { fill, h } from './dom.js';
 
 /** @returns {HTMLElement} */
 function area() {
@@ -51,5 +51,5 @@ export function showConnection(status, detail = '') {
   const dot = document.getElementById('connection');
   if (!dot) return;
   dot.dataset.status = status;
-  dot.textContent = status === 'reconnecting' ? `reconnecting… ${detail}` : status;
+  fill(dot, status === 'reconnecting' ? `reconnecting… ${detail}` : status);
 }

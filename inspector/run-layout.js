@@ -53,7 +53,11 @@ export function createRunLayout(runId, chartElement) {
     ' undo its calls',
   );
   const tabButtons = TABS.map((name) =>
-    h('button', { type: 'button', role: 'tab', 'data-tab': name }, name[0]?.toUpperCase() + name.slice(1)),
+    h(
+      'button',
+      { type: 'button', role: 'tab', id: `tab-${name}`, 'aria-controls': `panel-${name}`, 'data-tab': name },
+      name[0]?.toUpperCase() + name.slice(1),
+    ),
   );
   const panels = {
     timeline: h(
@@ -82,7 +86,18 @@ export function createRunLayout(runId, chartElement) {
     trace: el.trace,
   };
   const panelWrap = Object.entries(panels).map(([name, panel]) =>
-    h('div', { class: 'tab-panel', 'data-panel': name, role: 'tabpanel' }, panel),
+    h(
+      'div',
+      {
+        class: 'tab-panel',
+        'data-panel': name,
+        role: 'tabpanel',
+        id: `panel-${name}`,
+        'aria-labelledby': `tab-${name}`,
+        tabindex: 0,
+      },
+      panel,
+    ),
   );
   const section = h(
     'section',
@@ -119,15 +134,37 @@ export function createRunLayout(runId, chartElement) {
       ),
       h('div', { class: 'card' }, h('h3', {}, 'Usage and budgets'), el.usage),
     ),
-    h('nav', { class: 'tabs', role: 'tablist' }, ...tabButtons),
+    h('div', { class: 'tabs', role: 'tablist', 'aria-label': 'Run details' }, ...tabButtons),
     ...panelWrap,
   );
-  /** Shows one tab's panel. @param {string} name */
+  /** Shows one tab's panel; only the selected tab is in the Tab order (arrows move between tabs). @param {string} name */
   function selectTab(name) {
-    for (const b of tabButtons) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+    for (const b of tabButtons) {
+      const selected = b.dataset.tab === name;
+      b.setAttribute('aria-selected', String(selected));
+      b.tabIndex = selected ? 0 : -1;
+    }
     for (const p of panelWrap) p.hidden = p.dataset.panel !== name;
   }
   for (const b of tabButtons) b.addEventListener('click', () => selectTab(b.dataset.tab ?? 'timeline'));
+  tabButtons.forEach((b, i) =>
+    b.addEventListener('keydown', (event) => {
+      // The WAI-ARIA tabs pattern: Left/Right step (wrapping), Home/End jump; a moved-to tab is selected.
+      const n = tabButtons.length;
+      const moves = /** @type {Record<string, number>} */ ({
+        ArrowLeft: (i - 1 + n) % n,
+        ArrowRight: (i + 1) % n,
+        Home: 0,
+        End: n - 1,
+      });
+      const to = moves[event.key];
+      const next = to === undefined ? undefined : tabButtons[to];
+      if (!next) return;
+      event.preventDefault();
+      selectTab(next.dataset.tab ?? 'timeline');
+      next.focus();
+    }),
+  );
   selectTab('timeline');
   const action = (/** @type {string} */ name) =>
     /** @type {HTMLButtonElement} */ (section.querySelector(`[data-action="${name}"]`));

@@ -70,10 +70,12 @@ export function mountRunView(root, runId, machine, onConnection) {
     el.scrubber.max = String(last);
     el.scrubber.value = String(replaySeq ?? last);
     el.live.disabled = replaySeq === null;
-    el.replayInfo.textContent =
+    fill(
+      el.replayInfo,
       replaySeq === null
         ? `live · ${last} events`
-        : `replaying seq ${replaySeq} of ${last} (read-only, from stored events): ${state.status}`;
+        : `replaying seq ${replaySeq} of ${last} (read-only, from stored events): ${state.status}`,
+    );
     el.replayInfo.dataset.state = state.status;
     el.replayInfo.dataset.seq = String(replaySeq ?? last);
     for (const row of el.timeline.querySelectorAll('tr.event')) {
@@ -95,7 +97,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     renderLedger(el.ledger, ledgerRows(state));
     renderApprovals(el.approvals, { ...state, status }, approvals, { live: replaySeq === null, decide });
     if (run && replaySeq === null) {
-      el.input.textContent = `Input: ${run.input}`;
+      fill(el.input, 'Input: ', run.input);
       fill(
         el.outcome,
         run.answer
@@ -262,7 +264,7 @@ export function mountRunView(root, runId, machine, onConnection) {
   async function showCommands(kind) {
     const text = commandsFor(runId)[kind];
     el.commands.hidden = false;
-    el.commands.textContent = text;
+    fill(el.commands, text);
     el.commands.dataset.kind = kind;
     await copy(text, el.commands);
   }

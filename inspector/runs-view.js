@@ -7,13 +7,14 @@
  */
 import { get } from './api.js';
 import { h, fill } from './dom.js';
-import { age, count, money } from './format.js';
+import { age, count, money, oneLine } from './format.js';
 import { openStream } from './stream.js';
 import { showConnection, showError } from './notices.js';
 
 const PAGE = 50;
 const STATUSES = ['', 'pending', 'planning', 'executing', 'waiting_human', 'succeeded', 'failed'];
 const RELOAD_MS = 300;
+const COLUMNS = ['Run', 'Input', 'Status', 'Session', 'Age', 'Steps', 'LLM calls', 'Tool calls', 'Tokens', 'Cost'];
 
 /** @typedef {import('./types.js').RunJson} RunJson */
 
@@ -55,22 +56,7 @@ export function mountRunsView(root, filters, onFilters) {
       'section',
       { class: 'runs' },
       h('div', { class: 'toolbar' }, h('h2', {}, 'Runs'), form),
-      h(
-        'table',
-        { class: 'runs-table' },
-        h(
-          'thead',
-          {},
-          h(
-            'tr',
-            {},
-            ...['Run', 'Status', 'Session', 'Age', 'Steps', 'LLM calls', 'Tool calls', 'Tokens', 'Cost'].map((t) =>
-              h('th', {}, t),
-            ),
-          ),
-        ),
-        body,
-      ),
+      h('table', { class: 'runs-table' }, h('thead', {}, h('tr', {}, ...COLUMNS.map((t) => h('th', {}, t)))), body),
       h('div', { class: 'pager' }, prev, pageInfo, next),
     ),
   );
@@ -113,6 +99,8 @@ export function mountRunsView(root, filters, onFilters) {
       'tr',
       { 'data-run': run.id, 'data-status': run.status },
       h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(run.id)}`, class: 'mono' }, run.id)),
+      // What the run was asked, on one line (the whole input in the tooltip): runs tell apart.
+      h('td', { class: 'input', 'data-testid': 'run-input', title: oneLine(run.input, 600) }, oneLine(run.input)),
       h(
         'td',
         {},
@@ -136,7 +124,7 @@ export function mountRunsView(root, filters, onFilters) {
       rows.set(run.id, tr);
       return tr;
     });
-    fill(body, ...(trs.length ? trs : [h('tr', {}, h('td', { colspan: 9, class: 'muted' }, 'No runs.'))]));
+    fill(body, ...(trs.length ? trs : [h('tr', {}, h('td', { colspan: COLUMNS.length, class: 'muted' }, 'No runs.'))]));
     const n = cursors.length;
     pageInfo.textContent = `page ${n} · ${runs.length} runs`;
     prev.disabled = n === 1;
