@@ -67,12 +67,20 @@ export const SERVER_DEFAULTS = {
   ratePerSecond: 20,
   /** Open SSE connections per tenant; more answer 429. */
   sseConnectionsPerTenant: 100,
-  /** Events buffered for one SSE client that reads too slowly; then the stream ends with an error. */
-  sseQueue: 10_000,
+  /**
+   * How often the stream of every run (`GET /v1/events`) reads the feed when nothing woke it:
+   * events committed by another process on a SQLite file, or a PostgreSQL notification missed.
+   */
+  feedPollMs: 1_000,
   /** Interval of the `: ping` comment on idle SSE streams, so proxies keep them open. */
   heartbeatMs: 15_000,
-  /** Lifetime of an SSE ticket (`POST /v1/tickets`). */
+  /** How long an SSE ticket (`POST /v1/tickets`) opens new streams; it travels in URLs, so briefly. */
   ticketTtlMs: 60_000,
+  /**
+   * How long after its token was traded a ticket still reopens a stream it was used on (an
+   * EventSource reconnecting with `Last-Event-ID`, after a restart, say) and can be renewed.
+   */
+  ticketRenewMs: 24 * 60 * 60_000,
   /** Longest `POST /v1/runs?wait=true` holds the request; then it answers with the run as it is. */
   waitTimeoutMs: 120_000,
   /** How long `close()` lets open requests finish before it drops their connections. */

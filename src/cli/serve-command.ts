@@ -64,6 +64,8 @@ report then names the agent, the database, the retention ('Retention: finished r
 Without tokens the server runs in dev mode: loopback only, every caller may do everything.
 Tokens: {"tokens":[{"token":"<16+ chars>","tenant":"acme","roles":["submit","approve","view"],
 "name":"alice"}]}; roles are submit, approve, view and admin.
+SSE tickets are signed with a key kept in the database (shared by every server on it), or with
+$BATON_TICKET_SECRET (32+ characters) when set.
 
 ${EXIT_HELP}
 `;

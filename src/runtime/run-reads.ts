@@ -3,6 +3,7 @@
  * its artifacts, a page of its events, where its snapshot stands. Each answers `run.not_found`
  * for a run that does not exist, and reads only what is committed.
  */
+import { randomBytes } from 'node:crypto';
 import { fail } from '../failure.js';
 import type { Store } from '../store/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
@@ -10,7 +11,7 @@ import { artifactOf, artifactsOf } from './artifacts.js';
 import { toApproval, toEvent, toStep, toToolCall } from './rows.js';
 import type { Checkpoint } from './runtime-api.js';
 import { buildTrace, type Trace } from './trace.js';
-import type { Approval, Artifact, ArtifactRef, Run, RunEventRecord, Step, ToolCall } from './types.js';
+import type { Approval, Artifact, ArtifactRef, FeedEvent, Run, RunEventRecord, Step, ToolCall } from './types.js';
 
 /** What the reads need from the runtime. */
 export interface RunReadsDeps {
@@ -81,6 +82,23 @@ export function createRunReads({ store, tools, get }: RunReadsDeps) {
       await rowOf(runId);
       const limit = Math.min(Math.max(opts.limit ?? 1_000, 1), 10_000);
       return (await store.listEvents(runId, opts.after ?? 0, limit)).map(toEvent);
+    },
+
+    /** A page of the feed: every run's `run.created` and `state` events, by position. */
+    async readFeed(opts: { after?: number; limit?: number; tenantId?: string } = {}): Promise<FeedEvent[]> {
+      const limit = Math.min(Math.max(opts.limit ?? 1_000, 1), 10_000);
+      const rows = await store.readFeed(opts.after ?? 0, limit, opts.tenantId ?? null);
+      return rows.map((row) => ({ ...toEvent(row), position: row.position }));
+    },
+
+    /** The feed's highest position so far. */
+    async feedHead(): Promise<number> {
+      return store.feedHead();
+    },
+
+    /** A random secret kept in the database under `name`, the same for every runtime on it. */
+    async sharedSecret(name: string): Promise<string> {
+      return store.sharedSecret(name, randomBytes(32).toString('base64url'));
     },
 
     /** Where a run's persisted snapshot stands. */

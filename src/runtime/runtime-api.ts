@@ -20,6 +20,7 @@ import type {
   Artifact,
   ArtifactRef,
   Budget,
+  FeedEvent,
   Run,
   RunEventRecord,
   StartRequest,
@@ -201,6 +202,21 @@ export interface Runtime {
    * (default 1,000): one read of what `events()` replays. Throws `run.not_found`.
    */
   readEvents(runId: string, opts?: { after?: number; limit?: number }): Promise<RunEventRecord[]>;
+  /**
+   * A page of the feed: the `run.created` and `state` events of every run (of `tenantId`'s runs,
+   * when given) after position `after` (default 0), at most `limit` (default 1,000). Positions
+   * grow in commit order across runs and processes, so a reader that resumes after the last one
+   * it saw misses nothing and sees nothing twice. What `GET /v1/events` sends, with `id:` the position.
+   */
+  readFeed(opts?: { after?: number; limit?: number; tenantId?: string }): Promise<FeedEvent[]>;
+  /** The feed's highest position so far (0 when empty): a reader starting now resumes after it. */
+  feedHead(): Promise<number>;
+  /**
+   * A random secret (43 base64url characters) kept in the database under `name`: created by the
+   * first runtime that asks and the same for every runtime on that database afterwards (the
+   * key of `baton serve`'s SSE tickets).
+   */
+  sharedSecret(name: string): Promise<string>;
   /** Where a run's persisted snapshot stands: how often it was written, its size, its machine. Throws `run.not_found`. */
   checkpoint(runId: string): Promise<Checkpoint>;
   /**

@@ -82,6 +82,12 @@ export interface RunEventRecord {
   createdAt: number;
 }
 
+/** An event of the feed (`readFeed`): a run's `run.created` or `state` event, with its position across runs. */
+export type FeedEvent = RunEventRecord & {
+  /** Increasing in commit order across every run of the database; never reused. */
+  position: number;
+};
+
 /** A human's decision on an approval. */
 export interface Decision {
   by: string;

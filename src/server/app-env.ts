@@ -3,5 +3,9 @@ import type { Principal } from './auth/principal.js';
 
 /** Variables set on each request's context. */
 export interface AppEnv {
-  Variables: { principal: Principal };
+  Variables: {
+    principal: Principal;
+    /** When the caller came with a ticket: when that ticket's token was traded (kept by renewals). */
+    ticketOrigin?: number;
+  };
 }

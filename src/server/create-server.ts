@@ -11,8 +11,10 @@ import { createRateLimiter } from './auth/rate-limit.js';
 import { createTickets } from './auth/tickets.js';
 import { createApp } from './create-app.js';
 import { toLimits, type ServerLimits } from './defaults.js';
-import { createTenantLookup } from './sse/tenant-stream.js';
 import { createStreamSlots } from './sse/stream-slots.js';
+
+/** The name of the ticket key in the database (`runtime.sharedSecret`). */
+const TICKET_SECRET = 'sse-tickets';
 
 /** How a server is created. */
 export interface ServerOptions {
@@ -51,9 +53,13 @@ export function createServer(options: ServerOptions): {
     runtime: options.runtime,
     auth: options.auth,
     limits,
-    tenantOf: createTenantLookup(options.runtime),
     slots,
-    tickets: createTickets({ secret: options.auth.ticketSecret, ttlMs: limits.ticketTtlMs }),
+    // A configured key, or the one the database keeps for every server on it.
+    tickets: createTickets({
+      secret: options.auth.ticketSecret ?? (() => options.runtime.sharedSecret(TICKET_SECRET)),
+      ttlMs: limits.ticketTtlMs,
+      renewMs: limits.ticketRenewMs,
+    }),
     limiter: createRateLimiter({ burst: limits.rateBurst, perSecond: limits.ratePerSecond }),
     closing: closing.signal,
     onError: options.onError ?? ((error) => console.error('baton server:', error)),

@@ -11,9 +11,10 @@ export interface ServerLimits {
   rateBurst: number;
   ratePerSecond: number;
   sseConnectionsPerTenant: number;
-  sseQueue: number;
+  feedPollMs: number;
   heartbeatMs: number;
   ticketTtlMs: number;
+  ticketRenewMs: number;
   waitTimeoutMs: number;
   closeGraceMs: number;
 }

@@ -17,8 +17,6 @@ export interface ServerDeps {
   runtime: Runtime;
   auth: AuthConfig;
   limits: ServerLimits;
-  /** The tenant of a run, cached for the stream of every run. */
-  tenantOf: (runId: string) => Promise<string | null>;
   slots: StreamSlots;
   tickets: Tickets;
   limiter: RateLimiter;

@@ -271,4 +271,39 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.alterTable('steps').addColumn('tool_versions', 'text').compile(),
     ],
   },
+  {
+    version: 13,
+    name: 'event feed and shared secrets',
+    // The feed numbers the events of every run that `GET /v1/events` sends (run.created and
+    // state changes) in commit order. SQLite has one writer at a time, so the row's id, taken in
+    // its write transaction, is in commit order already and is its position at once (PostgreSQL
+    // places rows after they commit instead: see its migration 7; the columns are the same). A
+    // trigger fills it, so no writer can forget it; rows go with their events (pruning), and
+    // positions are never reused (autoincrement).
+    // `baton_secrets` holds random keys created once and shared by every process on the file
+    // (the SSE ticket key).
+    up: (db) => [
+      db.schema
+        .createTable('event_feed')
+        .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+        .addColumn('position', 'integer', (c) => c.unique())
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addForeignKeyConstraint('event_feed_event', ['run_id', 'seq'], 'events', ['run_id', 'seq'], (fk) =>
+          fk.onDelete('cascade'),
+        )
+        .compile(),
+      db.schema.createIndex('event_feed_event').on('event_feed').columns(['run_id', 'seq']).compile(),
+      // Inside a trigger, last_insert_rowid() is the row the trigger just inserted.
+      sql`create trigger events_feed after insert on events when new.type in ('run.created', 'state') begin insert into event_feed (run_id, seq) values (new.run_id, new.seq); update event_feed set position = id where id = last_insert_rowid(); end`.compile(
+        db,
+      ),
+      db.schema
+        .createTable('baton_secrets')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .compile(),
+    ],
+  },
 ];

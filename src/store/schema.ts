@@ -126,6 +126,25 @@ export interface EventTable {
   created_at: number;
 }
 
+/**
+ * The events `GET /v1/events` sends, numbered across runs in commit order (migration 13; filled
+ * by a trigger on `events`). `id` is the insertion order; `position` the order readers see: the
+ * id itself on SQLite, given once the row is committed on PostgreSQL (null until then).
+ */
+export interface EventFeedTable {
+  id: Generated<number>;
+  position: number | null;
+  run_id: string;
+  seq: number;
+}
+
+/** Random keys created once per database and shared by every process on it (migration 13). */
+export interface SecretTable {
+  name: string;
+  value: string;
+  created_at: number;
+}
+
 export interface ArtifactTable {
   sha256: string;
   size: number;
@@ -155,6 +174,8 @@ export interface Database {
   tool_calls: ToolCallTable;
   approvals: ApprovalTable;
   events: EventTable;
+  event_feed: EventFeedTable;
+  baton_secrets: SecretTable;
   artifacts: ArtifactTable;
   artifact_refs: ArtifactRefTable;
   baton_migrations: MigrationTable;

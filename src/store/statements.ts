@@ -267,6 +267,20 @@ const BUILDS = {
       .select((eb) => eb.fn.max('seq').as('seq'))
       .where('run_id', '=', p('run_id')),
 
+  /** The feed after a position, in order: every run's (`readFeedOfTenant`: one tenant's runs'). */
+  readFeed: (db, p) => feedQuery(db, p),
+  readFeedOfTenant: (db, p) =>
+    feedQuery(db, p).innerJoin('runs as r', 'r.id', 'f.run_id').where('r.tenant_id', '=', p('tenant_id')),
+  /** The highest position placed so far (null on an empty feed). */
+  feedHead: (db) => db.selectFrom('event_feed').select((eb) => eb.fn.max('position').as('position')),
+  /** Creates a named secret unless one exists (the first process to ask wins). */
+  putSecret: (db, p) =>
+    db
+      .insertInto('baton_secrets')
+      .values(valuesOf(['name', 'value', 'created_at'] as const, p))
+      .onConflict((oc) => oc.column('name').doNothing()),
+  getSecret: (db, p) => db.selectFrom('baton_secrets').select('value').where('name', '=', p('name')),
+
   putArtifact: (db, p) =>
     db
       .insertInto('artifacts')
@@ -288,6 +302,16 @@ const BUILDS = {
 } satisfies Record<string, Build>;
 
 export type StatementName = keyof typeof BUILDS;
+
+function feedQuery(db: Parameters<Build>[0], p: Parameters<Build>[1]) {
+  return db
+    .selectFrom('event_feed as f')
+    .innerJoin('events as e', (join) => join.onRef('e.run_id', '=', 'f.run_id').onRef('e.seq', '=', 'f.seq'))
+    .select(['f.position', 'e.run_id', 'e.seq', 'e.type', 'e.data', 'e.created_at'])
+    .where('f.position', '>', p('after'))
+    .orderBy('f.position')
+    .limit(p('limit'));
+}
 export type Catalog = Record<StatementName, Compiled>;
 
 const catalogs: Partial<Record<Dialect, Catalog>> = {};

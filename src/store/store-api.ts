@@ -29,6 +29,8 @@ export type ApprovalRow = Selectable<ApprovalTable>;
 export type EventRow = Selectable<EventTable>;
 export type ArtifactRow = Selectable<ArtifactTable>;
 export type MessageRow = Selectable<MessageTable>;
+/** An event of the feed (`run.created`, `state`) with its position across runs. */
+export type FeedRow = EventRow & { position: number };
 
 /** The fields of a run that change with each persisted transition. */
 export interface RunProgress {
@@ -219,6 +221,15 @@ export interface Store {
   getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
   /** A session's committed history, oldest first. */
   listMessages(sessionId: string): Promise<MessageRow[]>;
+  /**
+   * The feed's events after `after`, in position order, at most `limit`; of `tenantId`'s runs
+   * only, unless null. Positions are in commit order: one seen, no later read returns one below it.
+   */
+  readFeed(after: number, limit: number, tenantId: string | null): Promise<FeedRow[]>;
+  /** The highest position of the feed so far (0 when empty): what a reader starting now has seen. */
+  feedHead(): Promise<number>;
+  /** The secret named `name`, created as `candidate` if the database has none (the first to ask wins). */
+  sharedSecret(name: string, candidate: string): Promise<string>;
 
   /** Deletes one batch of finished runs with everything only they hold, as one unit (or, dry, counts it): `prune-statements.ts`. */
   pruneBatch(selection: PruneSelection): Promise<PruneBatch>;
@@ -316,6 +327,9 @@ export interface SqliteStore {
   getArtifact(sha256: string): ArtifactRow | undefined;
   insertMessage(row: Omit<MessageRow, 'id'>): void;
   listMessages(sessionId: string): MessageRow[];
+  readFeed(after: number, limit: number, tenantId: string | null): FeedRow[];
+  feedHead(): number;
+  sharedSecret(name: string, candidate: string): string;
   /** One batch, synchronously: call inside a `queue` unit unless `dryRun`. */
   pruneBatch(selection: PruneSelection): PruneBatch;
   newestFinished(status: string, limit: number): FinishedRun[];

@@ -15,6 +15,7 @@ import type {
   ApprovalRow,
   ArtifactRow,
   EventRow,
+  FeedRow,
   Fence,
   FinishedRun,
   MessageRow,
@@ -239,6 +240,17 @@ export function createSqliteStore(path: string): SqliteStore {
     listMessages(sessionId: string): MessageRow[] {
       return all<MessageRow>('listMessages', { session_id: sessionId });
     },
+    readFeed(after: number, limit: number, tenantId: string | null): FeedRow[] {
+      if (tenantId === null) return all<FeedRow>('readFeed', { after, limit });
+      return all<FeedRow>('readFeedOfTenant', { after, limit, tenant_id: tenantId });
+    },
+    feedHead(): number {
+      return get<{ position: number | null }>('feedHead', {})?.position ?? 0;
+    },
+    sharedSecret(name: string, candidate: string): string {
+      run('putSecret', { name, value: candidate, created_at: Date.now() });
+      return get<{ value: string }>('getSecret', { name })?.value ?? candidate;
+    },
     pruneBatch(selection: PruneSelection): PruneBatch {
       const steps = pruneBatch('sqlite', selection);
       let next = steps.next();
@@ -415,6 +427,10 @@ export function sqliteRunStore(store: SqliteStore): Store {
     eventsOfType: async (runId, type) => store.eventsOfType(runId, type),
     getArtifact: async (sha256) => store.getArtifact(sha256),
     listMessages: async (sessionId) => store.listMessages(sessionId),
+    readFeed: async (after, limit, tenantId) => store.readFeed(after, limit, tenantId),
+    feedHead: async () => store.feedHead(),
+    // Outside the commit queue, like a lease: one small write, once per process.
+    sharedSecret: async (name, candidate) => writing(() => store.sharedSecret(name, candidate)),
     // A batch is a unit of the commit queue: live writers wait for at most one batch.
     pruneBatch: async (selection) =>
       selection.dryRun ? store.pruneBatch(selection) : store.queue.write(() => store.pruneBatch(selection)),

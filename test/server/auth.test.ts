@@ -3,7 +3,7 @@ import { createRuntime } from '../../src/index.js';
 import { createServer, loadAuthConfig } from '../../src/server/index.js';
 import { connectSse } from '../helpers/sse-client.js';
 import { createServerAgent } from '../helpers/server-agent.js';
-import { apiClient, startTestServer, token } from '../helpers/server.js';
+import { apiClient, startTestServer, TEST_AUTH, token } from '../helpers/server.js';
 import { tempFiles } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { readEffects } from '../helpers/world.js';
@@ -227,6 +227,105 @@ describe('tickets', () => {
     const expired = await connectSse(url(ticket));
     expect(expired.status).toBe(401);
     expect(JSON.parse(expired.body).error.message).toMatch(/expired/);
+  });
+});
+
+describe('ticket renewal and lifetime', () => {
+  type Issued = { ticket: string; expires_at: number; renewable_until: number };
+  const bodyOf = (ticket: string) =>
+    JSON.parse(Buffer.from(ticket.split('.')[0]!, 'base64url').toString()) as Record<string, unknown>;
+
+  it('renews a ticket for the same caller and tenant, and lets an expired one reopen a stream only as a reconnect', async () => {
+    const server = await startTestServer({ limits: { ticketTtlMs: 1 } });
+    const acmeRun = await apiClient(server.url, ACME_SUBMIT)('POST', '/v1/runs?wait=true', { input: 'hello' });
+    const globexRun = await apiClient(server.url, GLOBEX)('POST', '/v1/runs?wait=true', { input: 'hello' });
+    const issued = (await apiClient(server.url, ACME_VIEW)('POST', '/v1/tickets')).body as Issued;
+    expect(issued.renewable_until - issued.expires_at).toBeGreaterThan(60_000);
+    await waitUntil(() => Date.now() >= issued.expires_at, 'the ticket to expire');
+    const events = (ticket: string, runId = acmeRun.body.id as string) =>
+      `${server.url}/v1/runs/${runId}/events?ticket=${encodeURIComponent(ticket)}`;
+
+    // Expired for a new stream, and the answer says how to renew.
+    const fresh = await connectSse(events(issued.ticket));
+    expect(fresh.status).toBe(401);
+    expect(JSON.parse(fresh.body).error).toMatchObject({ code: 'auth.required', details: { reason: 'expired' } });
+    expect(JSON.parse(fresh.body).error.message).toMatch(/POST \/v1\/tickets/);
+    // An EventSource reconnecting (it sends Last-Event-ID) with the same URL is let back in.
+    const reconnect = await connectSse(events(issued.ticket), { lastEventId: '1' });
+    expect(reconnect.status).toBe(200);
+    expect((await reconnect.rest())[0]).toMatchObject({ id: '2' });
+
+    // Renewal: no token, the old ticket; the new one is the same caller with the same limit.
+    const renewed = await apiClient(server.url)('POST', `/v1/tickets?ticket=${encodeURIComponent(issued.ticket)}`);
+    expect(renewed.status).toBe(201);
+    const next = renewed.body as Issued;
+    expect(next.ticket).not.toBe(issued.ticket);
+    expect(next.renewable_until).toBe(issued.renewable_until);
+    expect(bodyOf(next.ticket)).toMatchObject({ i: bodyOf(issued.ticket).i, n: 'viewer', t: 'acme', r: ['view'] });
+    await waitUntil(() => Date.now() >= next.expires_at, 'the renewed ticket to expire');
+    expect((await connectSse(events(next.ticket), { lastEventId: '0' })).status).toBe(200);
+    // Still acme's: globex's run is hidden; and still a ticket: no other route takes it.
+    expect((await connectSse(events(next.ticket, globexRun.body.id), { lastEventId: '0' })).status).toBe(404);
+    const ticketQuery = `ticket=${encodeURIComponent(next.ticket)}`;
+    expect((await apiClient(server.url)('GET', `/v1/runs?${ticketQuery}`)).status).toBe(401);
+    expect((await apiClient(server.url)('POST', `/v1/runs?${ticketQuery}`, { input: 'hello' })).status).toBe(401);
+    expect((await apiClient(server.url)('GET', `/v1/tickets?${ticketQuery}`)).status).toBe(401);
+    // A forged ticket renews nothing.
+    const [payload, signature] = issued.ticket.split('.') as [string, string];
+    const forged = `${Buffer.from(JSON.stringify({ ...bodyOf(issued.ticket), t: 'globex' })).toString('base64url')}.${signature}`;
+    for (const bad of [forged, `${payload}.${signature.slice(1)}x`, 'garbage']) {
+      const refused = await apiClient(server.url)('POST', `/v1/tickets?ticket=${encodeURIComponent(bad)}`);
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.details).toEqual({ reason: 'invalid' });
+      expect((await connectSse(events(bad), { lastEventId: '1' })).status).toBe(401);
+    }
+  });
+
+  it('refuses a ticket past its renewal limit, and one whose token is no longer configured', async () => {
+    const first = await startTestServer();
+    const run = await apiClient(first.url, ACME_SUBMIT)('POST', '/v1/runs?wait=true', { input: 'hello' });
+    const { ticket } = (await apiClient(first.url, ACME_VIEW)('POST', '/v1/tickets')).body as Issued;
+    await first.close();
+    const path = `/v1/runs/${run.body.id}/events?ticket=${encodeURIComponent(ticket)}`;
+    const strict = await startTestServer({ database: first.db, limits: { ticketRenewMs: 1 } });
+    const old = await connectSse(`${strict.url}${path}`, { lastEventId: '1' });
+    expect(old.status).toBe(401);
+    expect(JSON.parse(old.body).error.details).toEqual({ reason: 'too_old' });
+    const renewal = await apiClient(strict.url)('POST', `/v1/tickets?ticket=${encodeURIComponent(ticket)}`);
+    expect(renewal.body.error.details).toEqual({ reason: 'too_old' });
+    await strict.close();
+    const without = await startTestServer({
+      database: first.db,
+      auth: { tokens: [{ token: ACME_ADMIN, tenant: 'acme', roles: ['admin'], name: 'acme-admin' }] },
+    });
+    const revoked = await connectSse(`${without.url}${path}`);
+    expect(revoked.status).toBe(401);
+    expect(JSON.parse(revoked.body).error.details).toEqual({ reason: 'revoked' });
+  });
+
+  it('keeps the ticket key in the database, so a ticket outlives a restart; a configured key works without one', async () => {
+    const first = await startTestServer();
+    const run = await apiClient(first.url, ACME_SUBMIT)('POST', '/v1/runs?wait=true', { input: 'hello' });
+    const { ticket } = (await apiClient(first.url, ACME_VIEW)('POST', '/v1/tickets')).body as Issued;
+    await first.close();
+    const path = `/v1/runs/${run.body.id}/events?ticket=${encodeURIComponent(ticket)}`;
+    const restarted = await startTestServer({ database: first.db });
+    expect((await connectSse(`${restarted.url}${path}`)).status).toBe(200);
+    // Another database has another key.
+    const elsewhere = await startTestServer();
+    expect((await connectSse(`${elsewhere.url}/v1/events?ticket=${encodeURIComponent(ticket)}`)).status).toBe(401);
+
+    const ticketSecret = 'a-configured-ticket-secret-0123456789';
+    const auth = loadAuthConfig({
+      env: { BATON_TOKENS: JSON.stringify({ tokens: TEST_AUTH.tokens }), BATON_TICKET_SECRET: ticketSecret },
+    });
+    expect(auth.ticketSecret).toBe(ticketSecret);
+    const [a, b] = [await startTestServer({ auth }), await startTestServer({ auth })];
+    const shared = (await apiClient(a.url, ACME_VIEW)('POST', '/v1/tickets')).body as Issued;
+    expect((await connectSse(`${b.url}/v1/events?ticket=${encodeURIComponent(shared.ticket)}`)).status).toBe(200);
+    expect(() => loadAuthConfig({ env: { BATON_TICKET_SECRET: 'too-short' } })).toThrow(
+      /BATON_TICKET_SECRET has 9 characters; it needs at least 32/,
+    );
   });
 });
 

@@ -138,10 +138,13 @@ describe('a run’s event stream', () => {
 });
 
 describe('the stream of all runs', () => {
-  it('sends the state changes of the caller’s tenant only, without ids', async () => {
+  it('sends the state changes of the caller’s tenant only, each with its feed position as id', async () => {
     const server = await startTestServer();
     const stream = await connectSse(`${server.url}/v1/events`, { token: VIEW });
     expect(stream.status).toBe(200);
+    const cursor = await stream.next();
+    expect(cursor).toMatchObject({ event: 'cursor', id: '0' });
+    expect(frameData(cursor!)).toEqual({ position: 0 });
     const globex = await apiClient(server.url, GLOBEX)('POST', '/v1/runs?wait=true', { input: 'hello' });
     const acme = await apiClient(server.url, SUBMIT)('POST', '/v1/runs?wait=true', { input: 'write:1' });
     const frames = await stream.until(
@@ -150,9 +153,53 @@ describe('the stream of all runs', () => {
     stream.close();
     expect(new Set(frames.map((frame) => frameData<EventData>(frame).run_id))).toEqual(new Set([acme.body.id]));
     expect(new Set(frames.map((frame) => frame.event))).toEqual(new Set(['run.created', 'state']));
-    expect(frames.every((frame) => frame.id === undefined)).toBe(true);
     const states = (await stored(server, acme.body.id)).filter((e) => e.type === 'state' || e.type === 'run.created');
     expect(frames.map((frame) => frameData<EventData>(frame).seq)).toEqual(states.map((e) => e.seq));
+    // The ids are the feed's positions: increasing, and the same as the runtime's own read of the feed.
+    const feed = await server.runtime.readFeed({ tenantId: 'acme' });
+    expect(frames.map((frame) => Number(frame.id))).toEqual(feed.map((e) => e.position));
+    expect(feed.map((e) => e.position)).toEqual([...feed.map((e) => e.position)].sort((a, b) => a - b));
     expect(globex.body.status).toBe('succeeded');
+  });
+
+  it('replays what a client missed after Last-Event-ID, none lost and none twice, within its tenant', async () => {
+    const server = await startTestServer();
+    const submit = apiClient(server.url, SUBMIT);
+    const first = await connectSse(`${server.url}/v1/events`, { token: VIEW });
+    const before = await submit('POST', '/v1/runs?wait=true', { input: 'write:1' });
+    const seen = await first.until(
+      (frame) => frame.event === 'state' && frameData<EventData>(frame).data.to === 'succeeded',
+    );
+    first.close();
+    // While the client is away: runs of its tenant and another's.
+    const missed: string[] = [];
+    for (let i = 0; i < 3; i++) missed.push((await submit('POST', '/v1/runs?wait=true', { input: 'write:1' })).body.id);
+    await apiClient(server.url, GLOBEX)('POST', '/v1/runs?wait=true', { input: 'hello' });
+    const again = await connectSse(`${server.url}/v1/events`, { token: VIEW, lastEventId: first.lastEventId });
+    const replayed = await again.until(
+      (frame) =>
+        frame.event === 'state' &&
+        frameData<EventData>(frame).run_id === missed.at(-1) &&
+        frameData<EventData>(frame).data.to === 'succeeded',
+    );
+    again.close();
+    expect(replayed[0]).toMatchObject({ event: 'cursor', id: first.lastEventId });
+    const events = [...seen.slice(1), ...replayed.slice(1)];
+    const key = (frame: SseFrame) => `${frameData<EventData>(frame).run_id}:${frameData<EventData>(frame).seq}`;
+    const expected: string[] = [];
+    for (const id of [before.body.id as string, ...missed]) {
+      for (const e of await stored(server, id)) {
+        if (e.type === 'state' || e.type === 'run.created') expected.push(`${id}:${e.seq}`);
+      }
+    }
+    expect(events.map(key)).toEqual(expected);
+    const ids = events.map((frame) => Number(frame.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    // `?after=` does the same for a client that opens a new EventSource.
+    const fromUrl = await connectSse(`${server.url}/v1/events?after=${first.lastEventId}`, { token: VIEW });
+    const same = await fromUrl.until((frame) => frame.id === replayed.at(-1)!.id);
+    fromUrl.close();
+    expect(same.slice(1).map(key)).toEqual(replayed.slice(1).map(key));
   });
 });

@@ -7,6 +7,21 @@ import { BatonError, createFailure } from '../../index.js';
 export const ROLES = ['submit', 'approve', 'view', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** Shortest configured ticket secret accepted. */
+export const MIN_TICKET_SECRET = 32;
+
+/** Throws `input.invalid` for a configured ticket secret too short to sign with. */
+export function checkTicketSecret(secret: string, source = 'The ticket secret'): void {
+  if (secret.length < MIN_TICKET_SECRET) {
+    throw new BatonError(
+      createFailure(
+        'input.invalid',
+        `${source} has ${secret.length} characters; it needs at least ${MIN_TICKET_SECRET} (its text is not shown)`,
+      ),
+    );
+  }
+}
+
 const TENANT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 const tokenSchema = z.strictObject({
@@ -27,7 +42,11 @@ export const authConfigSchema = z.strictObject({ tokens: z.array(tokenSchema) })
 /** The server's authentication: its tokens (none means dev mode, loopback only) and the ticket secret. */
 export interface AuthConfig {
   tokens: TokenEntry[];
-  /** Key that signs SSE tickets; a random one per server when absent. */
+  /**
+   * Key that signs SSE tickets (at least 32 characters): give every server of a deployment the
+   * same one. Without it the key is kept in the database, created by the first server that needs
+   * it, so every server on that database shares it.
+   */
   ticketSecret?: string;
 }
 
@@ -55,7 +74,8 @@ export function parseAuthConfig(value: unknown, source = 'the token configuratio
 
 /**
  * Loads tokens from `file` if given, else from `BATON_TOKENS` (the JSON itself) or
- * `BATON_TOKENS_FILE` (a path) in `env`; none of them means no tokens (dev mode).
+ * `BATON_TOKENS_FILE` (a path) in `env`; none of them means no tokens (dev mode). The ticket
+ * secret comes from `BATON_TICKET_SECRET` when set (else the database keeps one).
  * @example
  * const auth = loadAuthConfig({ file: './tokens.json' });
  * // tokens.json: { "tokens": [{ "token": "…", "tenant": "acme", "roles": ["submit", "view"], "name": "ci" }] }
@@ -63,9 +83,15 @@ export function parseAuthConfig(value: unknown, source = 'the token configuratio
 export function loadAuthConfig(source: { file?: string; env?: Record<string, string | undefined> } = {}): AuthConfig {
   const env = source.env ?? process.env;
   const file = source.file ?? env.BATON_TOKENS_FILE;
-  if (file) return parseAuthConfig(parseJson(readText(file), `token file '${file}'`), `token file '${file}'`);
-  if (env.BATON_TOKENS) return parseAuthConfig(parseJson(env.BATON_TOKENS, 'BATON_TOKENS'), 'BATON_TOKENS');
-  return { tokens: [] };
+  const secret = env.BATON_TICKET_SECRET;
+  if (secret !== undefined && secret !== '') checkTicketSecret(secret, 'BATON_TICKET_SECRET');
+  const withSecret = (config: AuthConfig): AuthConfig =>
+    secret !== undefined && secret !== '' ? { ...config, ticketSecret: secret } : config;
+  if (file) {
+    return withSecret(parseAuthConfig(parseJson(readText(file), `token file '${file}'`), `token file '${file}'`));
+  }
+  if (env.BATON_TOKENS) return withSecret(parseAuthConfig(parseJson(env.BATON_TOKENS, 'BATON_TOKENS'), 'BATON_TOKENS'));
+  return withSecret({ tokens: [] });
 }
 
 function readText(file: string): string {

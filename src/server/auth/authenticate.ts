@@ -1,23 +1,43 @@
 /**
- * The authentication middleware: a bearer token (or, on SSE routes only, a ticket) becomes the
- * request's principal, then the caller's token bucket is charged. Without tokens (dev mode) every
- * caller is the dev principal, but only on a loopback `Host`, which keeps DNS rebinding out.
+ * The authentication middleware: a bearer token (or, on SSE routes and `POST /v1/tickets`, a
+ * ticket) becomes the request's principal, then the caller's token bucket is charged. Without
+ * tokens (dev mode) every caller is the dev principal, but only on a loopback `Host`, which keeps
+ * DNS rebinding out. A ticket stands for its token as the server is configured now: a ticket of
+ * a token no longer configured is refused, and it has that token's roles and scope.
  */
 import { createHash } from 'node:crypto';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { httpError } from '../http-error.js';
 import type { AppEnv } from '../app-env.js';
 import type { AuthConfig } from './auth-config.js';
 import { hostOf, isLoopback } from './loopback.js';
 import { DEV_PRINCIPAL, toPrincipal, type Principal } from './principal.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { Tickets } from './tickets.js';
+import type { TicketCheck, Tickets } from './tickets.js';
 
 const STREAM_PATHS = [/^\/v1\/events$/, /^\/v1\/runs\/[^/]+\/events$/];
 
-/** True for the SSE routes, the only ones that accept `?ticket=`. */
+/** True for the SSE routes, which accept `?ticket=` (as does `POST /v1/tickets`, to renew one). */
 export function isStreamPath(path: string): boolean {
   return STREAM_PATHS.some((pattern) => pattern.test(path));
+}
+
+/** How a request may use a ticket: open a stream, reopen one (`Last-Event-ID`), renew it, or not at all. */
+function ticketUse(method: string, path: string, lastEventId: string | undefined): 'open' | 'renew' | null {
+  if (method === 'POST' && path === '/v1/tickets') return 'renew';
+  if (method !== 'GET' || !isStreamPath(path)) return null;
+  return lastEventId === undefined || lastEventId === '' ? 'open' : 'renew';
+}
+
+function refusal(check: Exclude<TicketCheck, { ok: true }>): string {
+  switch (check.reason) {
+    case 'invalid':
+      return 'The ticket is not valid';
+    case 'expired':
+      return `The ticket has expired for new streams (at ${new Date(check.expiresAt ?? 0).toISOString()}); renew it with POST /v1/tickets?ticket=…`;
+    case 'too_old':
+      return `The ticket has expired (renewable until ${new Date(check.renewableUntil ?? 0).toISOString()}); trade a token for a new one at POST /v1/tickets`;
+  }
 }
 
 function digest(token: string): string {
@@ -28,9 +48,13 @@ function digest(token: string): string {
 export function authenticate(config: AuthConfig, tickets: Tickets, limiter: RateLimiter): MiddlewareHandler<AppEnv> {
   const devMode = config.tokens.length === 0;
   // Looked up by digest, so no comparison runs over the secret itself.
-  const byDigest = new Map(config.tokens.map((entry, i) => [digest(entry.token), toPrincipal(entry, i)]));
+  const principals = config.tokens.map((entry, i) => toPrincipal(entry, i));
+  const byDigest = new Map(config.tokens.map((entry, i) => [digest(entry.token), principals[i]!]));
+  const byId = new Map(principals.map((principal) => [principal.id, principal]));
 
-  function identify(header: string | undefined, ticket: string | undefined, path: string): Principal {
+  async function identify(c: Context<AppEnv>): Promise<Principal> {
+    const header = c.req.header('authorization');
+    const ticket = c.req.query('ticket');
     if (header !== undefined) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       const principal = match?.[1] ? byDigest.get(digest(match[1])) : undefined;
@@ -38,10 +62,17 @@ export function authenticate(config: AuthConfig, tickets: Tickets, limiter: Rate
       return principal;
     }
     if (ticket !== undefined) {
-      if (!isStreamPath(path)) throw unauthorized('A ticket is accepted on event streams only');
-      const principal = tickets.verify(ticket);
-      if (!principal) throw unauthorized('The ticket is not valid or has expired');
-      return principal;
+      const use = ticketUse(c.req.method, c.req.path, c.req.header('last-event-id'));
+      if (!use) throw unauthorized('A ticket is accepted on event streams (and by POST /v1/tickets) only');
+      const check = await tickets.check(ticket, { renewal: use === 'renew' });
+      if (!check.ok) throw unauthorized(refusal(check), { reason: check.reason });
+      // The token it was traded for must still be configured, as the same caller.
+      const current = byId.get(check.principal.id);
+      if (!current || current.name !== check.principal.name || current.tenant !== check.principal.tenant) {
+        throw unauthorized('The ticket was issued for a token that is no longer configured', { reason: 'revoked' });
+      }
+      c.set('ticketOrigin', check.origin);
+      return current;
     }
     throw unauthorized('Send a bearer token in the Authorization header');
   }
@@ -55,7 +86,7 @@ export function authenticate(config: AuthConfig, tickets: Tickets, limiter: Rate
       }
       principal = DEV_PRINCIPAL;
     } else {
-      principal = identify(c.req.header('authorization'), c.req.query('ticket'), c.req.path);
+      principal = await identify(c);
     }
     const waitMs = limiter.take(principal.id);
     if (waitMs > 0) {
@@ -70,6 +101,9 @@ export function authenticate(config: AuthConfig, tickets: Tickets, limiter: Rate
   };
 }
 
-function unauthorized(message: string) {
-  return httpError('auth.required', message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+function unauthorized(message: string, details?: { reason: string }) {
+  return httpError('auth.required', message, {
+    headers: { 'WWW-Authenticate': 'Bearer' },
+    ...(details ? { details } : {}),
+  });
 }

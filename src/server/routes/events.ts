@@ -1,19 +1,25 @@
 /**
- * The SSE routes: one run's events (resumable with `Last-Event-ID` or `?after=`) and the state
- * changes of every run the caller may see. A stream's slot is taken before it opens, so over the
- * tenant's cap the answer is a 429 JSON error, not a stream.
+ * The SSE routes: one run's events and the state changes of every run the caller may see, both
+ * resumable with `Last-Event-ID` or `?after=` (a run's seq; a feed position). A stream's slot is
+ * taken before it opens, so over the tenant's cap the answer is a 429 JSON error, not a stream.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AppEnv } from '../app-env.js';
 import { parseInput } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
-import { openSse, prepareRunStream, prepareTenantStream } from '../sse/index.js';
+import { openSse, prepareFeedStream, prepareRunStream } from '../sse/index.js';
 
 const afterSchema = z
   .string()
-  .regex(/^\d{1,15}$/, 'must be an event seq (a non-negative integer)')
+  .regex(/^\d{1,15}$/, 'must be an event id (a non-negative integer)')
   .transform(Number);
+
+/** The cursor a client resumes after: a reconnecting EventSource's Last-Event-ID wins over the URL's `after`. */
+function cursorOf(c: Context<AppEnv>): number | undefined {
+  const cursor = c.req.header('last-event-id') ?? c.req.query('after');
+  return cursor === undefined || cursor === '' ? undefined : parseInput(afterSchema, cursor, 'Last-Event-ID / after');
+}
 
 /** The event streams: `/v1/runs/{id}/events` and `/v1/events`. */
 export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
@@ -29,9 +35,7 @@ export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.get('/runs/:id/events', async (c) => {
     const principal = requireRole(c, 'view');
     const run = await visibleRun(runtime, principal, c.req.param('id'));
-    // A reconnecting EventSource sends Last-Event-ID; it wins over the `after` of the original URL.
-    const cursor = c.req.header('last-event-id') ?? c.req.query('after');
-    const after = cursor === undefined || cursor === '' ? 0 : parseInput(afterSchema, cursor, 'Last-Event-ID / after');
+    const after = cursorOf(c) ?? 0;
     const release = slots.acquire(principal.tenant);
     try {
       const prepared = await prepareRunStream({ runtime }, run, after);
@@ -49,13 +53,11 @@ export function eventRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get('/events', (c) => {
     const principal = requireRole(c, 'view');
-    // The stream of every run has no sequence to resume from, but a malformed cursor is still
-    // the client's mistake, answered as on a run's stream.
-    const cursor = c.req.header('last-event-id') ?? c.req.query('after');
-    if (cursor !== undefined && cursor !== '') parseInput(afterSchema, cursor, 'Last-Event-ID / after');
+    // Without a cursor the stream starts at the feed's head: what happens from now on.
+    const after = cursorOf(c);
     const release = slots.acquire(principal.tenant);
     try {
-      const pump = prepareTenantStream({ runtime, tenantOf: deps.tenantOf, queueLimit: limits.sseQueue }, principal);
+      const pump = prepareFeedStream({ runtime, pollMs: limits.feedPollMs }, principal, after);
       return openSse(c, sseOptions(release), pump);
     } catch (error) {
       release();

@@ -8,9 +8,11 @@ import type { ServerDeps } from '../server-deps.js';
 /** `POST /v1/tickets`, `GET /v1/machine` and `GET /v1/tools` (any authenticated caller). */
 export function metaRoutes(deps: ServerDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.post('/tickets', (c) => {
-    const { ticket, expiresAt } = deps.tickets.issue(c.get('principal'));
-    return c.json({ ticket, expires_at: expiresAt }, 201);
+  // With a token: a new ticket. With a ticket (`?ticket=`, until it is too old): its renewal, for
+  // the same caller and scope, and no longer-lived than the first ticket of its token trade.
+  app.post('/tickets', async (c) => {
+    const issued = await deps.tickets.issue(c.get('principal'), { origin: c.get('ticketOrigin') });
+    return c.json({ ticket: issued.ticket, expires_at: issued.expiresAt, renewable_until: issued.renewableUntil }, 201);
   });
   // The runtime's machine (a variant's, if it was given one); it never changes while the process lives.
   const { machine: definition, name, version } = deps.runtime.machine;

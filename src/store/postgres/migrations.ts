@@ -201,4 +201,43 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       db.schema.alterTable('steps').addColumn('tool_versions', 'text').compile(),
     ],
   },
+  {
+    version: 7,
+    name: 'event feed and shared secrets (SQLite migration 13)',
+    // A position taken inside a write transaction is not in commit order here (transactions
+    // commit concurrently), so the trigger inserts the feed row without one, and readers give
+    // positions later (`assignFeed`): one at a time under an advisory lock, to rows already
+    // committed, in insertion order. A reader that has seen position p never sees a new row below p.
+    up: (db) => [
+      db.schema
+        .createTable('event_feed')
+        .addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
+        .addColumn('position', 'bigint', (c) => c.unique())
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addForeignKeyConstraint('event_feed_event', ['run_id', 'seq'], 'events', ['run_id', 'seq'], (fk) =>
+          fk.onDelete('cascade'),
+        )
+        .compile(),
+      db.schema.createIndex('event_feed_event').on('event_feed').columns(['run_id', 'seq']).compile(),
+      db.schema
+        .createIndex('event_feed_unplaced')
+        .on('event_feed')
+        .column('id')
+        .where(sql<boolean>`position is null`)
+        .compile(),
+      sql`create function baton_event_feed() returns trigger language plpgsql as $$ begin insert into event_feed (run_id, seq) values (new.run_id, new.seq); return null; end $$`.compile(
+        db,
+      ),
+      sql`create trigger events_feed after insert on events for each row when (new.type in ('run.created', 'state')) execute function baton_event_feed()`.compile(
+        db,
+      ),
+      db.schema
+        .createTable('baton_secrets')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .compile(),
+    ],
+  },
 ];

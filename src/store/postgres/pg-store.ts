@@ -22,6 +22,7 @@ import type {
   ArtifactRow,
   Claim,
   EventRow,
+  FeedRow,
   Fence,
   FinishedRun,
   MessageRow,
@@ -52,6 +53,22 @@ interface Op {
 const RUNS_CHANNEL = 'baton_runs';
 const EVENTS_CHANNEL = 'baton_events';
 const CANCEL_CHANNEL = 'baton_cancel';
+
+/** Arbitrary, fixed (next to the migration lock's): held while a reader gives feed rows their positions. */
+const FEED_LOCK = 7_261_432_119;
+
+/**
+ * Gives the feed rows committed so far their positions, after the highest one, in insertion
+ * order. Under the lock, and in a statement that starts once the lock is held, so each placing
+ * sees every row an earlier placing did and puts the rows it finds after them: a reader that
+ * saw position p can find new rows only above p. Rows still being written are invisible here
+ * and get placed by a later call.
+ */
+const PLACE_FEED =
+  `begin; select pg_advisory_xact_lock(${FEED_LOCK}); ` +
+  'with unplaced as (select id, row_number() over (order by id) as n from event_feed where position is null), ' +
+  'head as (select coalesce(max(position), 0) as p from event_feed) ' +
+  'update event_feed f set position = head.p + unplaced.n from unplaced, head where f.id = unplaced.id; commit';
 
 /**
  * The notifications a unit sends on commit (NOTIFY inside a transaction is delivered when it
@@ -178,6 +195,19 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
       return (await query(pool, statement, values)).rows as T[];
     }
   };
+  async function placeFeed(): Promise<void> {
+    const unplaced = await pool.query('select 1 from event_feed where position is null limit 1');
+    if (unplaced.rowCount === 0) return;
+    const client = await pool.connect();
+    try {
+      await client.query(PLACE_FEED);
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
   const row = async <T>(name: StatementName, values: Record<string, unknown>): Promise<T | undefined> =>
     (await rows<T>(name, values))[0];
 
@@ -411,6 +441,19 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     getArtifact: (sha256) => row<ArtifactRow>('getArtifact', { sha256 }),
     eventsOfType: (runId, type) => rows<EventRow>('eventsOfType', { run_id: runId, type }),
     listMessages: (sessionId) => rows<MessageRow>('listMessages', { session_id: sessionId }),
+    async readFeed(after, limit, tenantId) {
+      await placeFeed();
+      if (tenantId === null) return rows<FeedRow>('readFeed', { after, limit });
+      return rows<FeedRow>('readFeedOfTenant', { after, limit, tenant_id: tenantId });
+    },
+    async feedHead() {
+      // Rows not placed yet will be placed above it: starting from it misses none of them.
+      return (await row<{ position: number | null }>('feedHead', {}))?.position ?? 0;
+    },
+    async sharedSecret(name, candidate) {
+      await query(pool, SQL.putSecret, { name, value: candidate, created_at: Date.now() });
+      return (await row<{ value: string }>('getSecret', { name }))?.value ?? candidate;
+    },
     async pruneBatch(selection) {
       if (closed) throw new BatonError(createFailure('run.closed', 'The store is closed'));
       const client = await pool.connect();
