@@ -1,7 +1,7 @@
 /**
- * MCP tools (`baton/mcp`): an MCP server's tools as Baton tools, over stdio or Streamable HTTP.
- * A subpath of its own, so applications that use no MCP server never load the SDK (nor its
- * declarations: the public types here name none of the SDK's).
+ * MCP tools (`baton-runtime/mcp`): an MCP server's tools as Baton tools, over stdio or
+ * Streamable HTTP. A subpath of its own, so applications that use no MCP server never load the
+ * SDK (nor its declarations: the public types here name none of the SDK's).
  */
 export {
   createMcpTools,
