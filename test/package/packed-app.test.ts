@@ -124,22 +124,33 @@ describe('the packed package', () => {
     expect(forced.version('zod')).toMatch(/^3\./);
     writeFileSync(
       join(forced.dir, 'forced.mjs'),
-      `import { createRuntime, createScriptedPlanner } from '${pkg.name}';
+      `import { z } from 'zod';
+import { createRuntime, createScriptedPlanner, defineTool } from '${pkg.name}';
+const weather = defineTool({
+  name: 'weather.get',
+  description: 'The current temperature of a city',
+  input: z.object({ city: z.string() }),
+  effect: 'read',
+  risk: 'low',
+  execute: ({ city }) => ({ city, celsius: 21 }),
+});
 try {
-  createRuntime({ database: './forced.db', planner: createScriptedPlanner([]), tools: [] });
+  createRuntime({ database: './forced.db', planner: createScriptedPlanner([]), tools: [weather] });
   console.log('created');
 } catch (error) {
-  console.log(JSON.stringify({ name: error.name, failure: error.failure }));
+  console.log(JSON.stringify({ name: error.name, message: error.message, failure: error.failure }));
 }
 `,
     );
     const run = await runIn(forced.dir, process.execPath, ['forced.mjs']);
     expect(run.code, run.stderr).toBe(0);
-    const { name, failure } = JSON.parse(run.stdout) as {
+    const { name, message, failure } = JSON.parse(run.stdout) as {
       name: string;
+      message: string;
       failure: { code: string; kind: string; message: string; details: unknown };
     };
-    expect(name).toBe('BatonError');
+    // Not zod's own TypeError ('z.toJSONSchema is not a function') from inside the first tool.
+    expect(name, message).toBe('BatonError');
     expect(failure).toMatchObject({
       code: 'dependency.unsupported',
       kind: 'user',
