@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The service from the built package, as a user starts it: `npm start` serves the demo agent on a
-# fresh embedded file; `baton run --url` follows a run live to its answer, with --json parsing.
+# The service from the built package, as a user starts it from a clone: `npm start` serves the
+# demo agent on a fresh embedded file; `npm run baton -- run --url` follows a run live to its
+# answer, with --json parsing.
 set -euo pipefail
 tmp=$(mktemp -d)
 trap 'kill -TERM "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -14,8 +15,9 @@ for _ in $(seq 100); do
 done
 [ -n "$url" ] || { cat "$tmp/serve.log"; echo "npm start did not print its URL"; exit 1; }
 node -e 'fetch(process.argv[1] + "/healthz").then((r) => { if (!r.ok) process.exit(1); })' "$url"
-npx baton run "Archive the stale configs" --url "$url" --approve
-npx baton run "Archive the stale configs" --url "$url" --approve --json > "$tmp/run.jsonl"
+# The README's commands from a clone: `npm run baton --` (--silent keeps npm's lines out of the JSON).
+npm run baton -- run "Archive the stale configs" --url "$url" --approve
+npm run --silent baton -- run "Archive the stale configs" --url "$url" --approve --json > "$tmp/run.jsonl"
 node -e '
   const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
   const parsed = lines.map((line) => JSON.parse(line));

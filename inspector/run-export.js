@@ -47,7 +47,12 @@ export function download(name, value) {
   setTimeout(() => URL.revokeObjectURL(url), 0);
 }
 
-/** Shell commands that fetch the run: curl against the API, and the baton CLI. @param {string} runId */
+/**
+ * Shell commands that fetch the run: curl against the API, and the baton CLI. The CLI is named by
+ * its package (`npx -p baton-runtime baton`): a bare `npx baton` outside an application that
+ * installed Baton would run an unrelated npm package called `baton`.
+ * @param {string} runId
+ */
 export function commandsFor(runId) {
   const origin = location.origin;
   const auth = getToken() ? ` -H "Authorization: Bearer $BATON_TOKEN"` : '';
@@ -60,8 +65,8 @@ export function commandsFor(runId) {
       `curl -sN${auth} "${origin}/v1/runs/${id}/events?after=0"`,
     ].join('\n'),
     baton: [
-      `npx baton show ${runId} --url ${origin}${token}`,
-      `npx baton events ${runId} --url ${origin}${token}`,
+      `npx -p baton-runtime baton show ${runId} --url ${origin}${token}`,
+      `npx -p baton-runtime baton events ${runId} --url ${origin}${token}`,
     ].join('\n'),
   };
 }

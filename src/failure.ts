@@ -27,6 +27,8 @@ export const FAILURE_CODES = {
   'machine.incompatible': 'user',
   // The run belongs to another agent than the runtime's: a process with that agent drives it.
   'run.agent_mismatch': 'user',
+  // The application's copy of a peer dependency (zod) is one Baton cannot work with.
+  'dependency.unsupported': 'user',
   'tool.invalid_arguments': 'model',
   'tool.not_found': 'model',
   'planner.empty_response': 'model',

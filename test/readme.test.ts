@@ -22,13 +22,13 @@ function readmeExample(database: string, heading?: string): { code: string; bloc
   expect(from, `README.md has a section '${heading}'`).toBeGreaterThanOrEqual(0);
   const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(from))?.[1] ?? '';
   expect(block, 'README.md has a ```ts block').not.toBe('');
-  expect(block).toMatch(/from 'baton'/);
+  expect(block).toMatch(/from 'baton-runtime'/);
   expect(block).toMatch(/database: '[^']*'/);
   const expected = [...block.matchAll(/console\.log\(.*\); \/\/ (.+)$/gm)].map((m) => m[1]!);
   expect(expected.length, 'the example says what it prints').toBeGreaterThan(0);
   const source = pathToFileURL(join(REPO_ROOT, 'src', 'index.ts')).href;
   const code = block
-    .replaceAll(`from 'baton'`, `from ${JSON.stringify(source)}`)
+    .replaceAll(`from 'baton-runtime'`, `from ${JSON.stringify(source)}`)
     .replace(/database: '[^']*'/, `database: ${JSON.stringify(database)}`);
   return { code, block, expected };
 }

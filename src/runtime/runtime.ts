@@ -38,6 +38,7 @@ import { prune, scheduleRetention, type PruneOptions, type PruneReport } from '.
 import { createRunTracer } from './otel.js';
 import { agentIdentity } from './agent-identity.js';
 import { assertWellFormed } from './well-formed.js';
+import { assertSupportedZod } from './supported-zod.js';
 import { refuseUnearnedSuccess } from './terminal-rule.js';
 import { cancelElsewhere } from './cancel-request.js';
 import { describeTools, plannerTools } from './tool-registry.js';
@@ -57,6 +58,7 @@ const ACTIVE_OR_UNKNOWN = (status: string): boolean => !(TERMINAL_STATUSES as re
  * await runtime.close();
  */
 export function createRuntime(options: RuntimeOptions): Runtime {
+  assertSupportedZod();
   const definition = options.machine ?? batonRunMachine;
   const problems = checkRunMachine(definition);
   if (problems.length > 0) {

@@ -1,6 +1,6 @@
 /**
  * The model-based test harness, for Baton's own tests and for services that extend or wrap
- * the run machine (`import { createRunModel, runPath } from 'baton/testing'`). It reads the
+ * the run machine (`import { createRunModel, runPath } from 'baton-runtime/testing'`). It reads the
  * transitions from a machine's definition, generates paths that cover every one, and drives
  * each path through the real runtime on a real SQLite file, optionally restoring before every
  * event. Invariant: traversal is pure; only `runPath` starts a runtime.

@@ -24,7 +24,7 @@ function readmeAgent(): string {
   const dir = mkdtempSync(join(REPO_ROOT, '.tmp', 'readme-agent-'));
   scratch.push(dir);
   const file = join(dir, 'agent.ts');
-  writeFileSync(file, block.replaceAll(`from 'baton'`, `from ${JSON.stringify(source)}`));
+  writeFileSync(file, block.replaceAll(`from 'baton-runtime'`, `from ${JSON.stringify(source)}`));
   return file;
 }
 

@@ -142,7 +142,7 @@ describe('inspector (Chromium, dev mode)', () => {
     expect(curl).toContain(`curl -s ${server.url}/v1/runs/${runId}`);
     await page.locator('[data-testid=copy-baton]').click();
     expect(await page.locator('[data-testid=commands]').textContent()).toContain(
-      `npx baton show ${runId} --url ${server.url}`,
+      `npx -p baton-runtime baton show ${runId} --url ${server.url}`,
     );
     expectClean(watched);
   });

@@ -10,26 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolUnavailableError } from '../define-tool.js';
-
-/** A server started as a child process, spoken to over its stdin/stdout. */
-export interface McpStdioServer {
-  command: string;
-  args?: string[];
-  /** Added to a minimal inherited environment (PATH, HOME, …), as the SDK does. */
-  env?: Record<string, string>;
-  cwd?: string;
-  /** The child's stderr: inherited by default. */
-  stderr?: 'inherit' | 'ignore';
-}
-
-/** A server reached over Streamable HTTP. */
-export interface McpHttpServer {
-  url: string | URL;
-  /** Sent with every request (e.g. `Authorization`). */
-  headers?: Record<string, string>;
-}
-
-export type McpServerSpec = McpStdioServer | McpHttpServer;
+import type { McpServerSpec } from './server-spec.js';
 
 /** What a client sends with `initialize`. */
 const CLIENT_INFO = { name: 'baton', version: '0.1.0' };

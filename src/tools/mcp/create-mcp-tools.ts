@@ -13,7 +13,8 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { BatonError, createFailure } from '../../failure.js';
 import { defineTool, ToolFailedError, type AnyTool, type ToolSpec } from '../define-tool.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
-import { describeServer, McpConnection, sessionGone, type McpServerSpec } from './connection.js';
+import { describeServer, McpConnection, sessionGone } from './connection.js';
+import type { McpServerSpec } from './server-spec.js';
 
 /** The `_meta` keys a server receives with every call Baton makes. */
 export const MCP_META = {
