@@ -159,7 +159,9 @@ describe('README code blocks', () => {
             .replace(/\s+#.*$/, '')
             .replace(/^#.*$/, ''),
         )
-        .concat([...readmeText().matchAll(/`((?:npx )?baton [^`]+)`/g)].map((m) => m[1]!));
+        .concat([...readmeText().matchAll(/`((?:npx |npm run )?baton [^`]+)`/g)].map((m) => m[1]!))
+        // In the repository the command line is `npm run baton -- …`, the demo `npm run demo -- …`.
+        .map((l) => l.replace(/\bnpm run baton -- /g, 'baton ').replace(/\bnpm run demo -- /g, 'baton demo '));
       const uses = new Map<string, Set<string>>();
       for (const line of lines) {
         for (const m of line.matchAll(/(?:^|[\s'(])(?:npx )?baton ([a-z]+)((?: [^|;&]*)?)/g)) {
