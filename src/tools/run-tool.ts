@@ -9,6 +9,7 @@ import { DEFAULTS } from '../defaults.js';
 import { BatonError, createFailure } from '../failure.js';
 import {
   ToolFailedError,
+  ToolOutcomeUnknownError,
   ToolUnavailableError,
   type AnyTool,
   type Reconciliation,
@@ -121,6 +122,9 @@ function toToolFailure(tool: AnyTool, error: unknown, signal: AbortSignal) {
     return createFailure('tool.unavailable', `Tool '${tool.name}' is unavailable: ${error.message}`, {
       retryable: true,
     });
+  }
+  if (error instanceof ToolOutcomeUnknownError) {
+    return createFailure('tool.outcome_unknown', `The outcome of tool '${tool.name}' is unknown: ${error.message}`);
   }
   const message = error instanceof Error ? error.message : String(error);
   return createFailure('tool.failed', `Tool '${tool.name}' failed: ${message}`, {

@@ -4,7 +4,10 @@
  * a JSONL file, so a test can count what the server saw across its own restarts and Baton's.
  *
  *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio
- *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T]   (prints {"url": …})
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T] [--sse]   (prints {"url": …})
+ *
+ * Over HTTP it answers each request with one JSON body, or with `--sse` with an SSE stream per
+ * request, as the SDK's example servers (server-everything among them) do.
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -143,6 +146,7 @@ async function serveHttp(
   port: number,
   token: string | undefined,
   staleSession: number,
+  sse: boolean,
 ): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -166,7 +170,7 @@ async function serveHttp(
       if (!transport) {
         const fresh = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          enableJsonResponse: true,
+          enableJsonResponse: !sse,
           onsessioninitialized: (sid) => void sessions.set(sid, fresh),
         });
         fresh.onclose = () => {
@@ -195,9 +199,13 @@ const { values } = parseArgs({
     port: { type: 'string' },
     token: { type: 'string' },
     'stale-session': { type: 'string' },
+    sse: { type: 'boolean' },
   },
 });
 if (values.journal && (values.stdio || values.http)) {
   if (values.stdio) await makeServer(values.journal).connect(new StdioServerTransport());
-  else await serveHttp(values.journal, Number(values.port ?? 0), values.token, Number(values['stale-session'] ?? 404));
+  else {
+    const staleSession = Number(values['stale-session'] ?? 404);
+    await serveHttp(values.journal, Number(values.port ?? 0), values.token, staleSession, values.sse ?? false);
+  }
 }

@@ -21,6 +21,7 @@ export async function httpNotes(
   port?: number,
   token?: string,
   staleSession?: 400 | 404,
+  sse?: boolean,
 ): Promise<RunningChild<{ url: string; pid: number }>> {
   const args = [
     MCP_SERVER,
@@ -30,6 +31,7 @@ export async function httpNotes(
     ...(port ? ['--port', String(port)] : []),
     ...(token ? ['--token', token] : []),
     ...(staleSession ? ['--stale-session', String(staleSession)] : []),
+    ...(sse ? ['--sse'] : []),
   ];
   return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
 }

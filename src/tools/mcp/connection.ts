@@ -3,13 +3,16 @@
  * Streamable HTTP, connected on first use and again after the server went away (the process
  * exited, the connection closed, the server forgot the session). Calls that find no server
  * report it as unavailable (nothing was sent); a call in flight when the connection is lost has
- * an unknown outcome, which the runtime resolves by the tool's effect class.
+ * an unknown outcome, which the runtime resolves by the tool's effect class. A lost connection is
+ * noticed when it breaks, not at the call's timeout: a stdio server's exit closes its pipe, and
+ * over HTTP the response a call is waiting for (an SSE stream or a JSON body) breaks when the
+ * server's socket closes, which closes the client as a stdio exit would.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolUnavailableError } from '../define-tool.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolOutcomeUnknownError, ToolUnavailableError } from '../define-tool.js';
 
 /** A server started as a child process, spoken to over its stdin/stdout. */
 export interface McpStdioServer {
@@ -39,10 +42,69 @@ export function describeServer(spec: McpServerSpec): string {
   return 'url' in spec ? String(spec.url) : [spec.command, ...(spec.args ?? [])].join(' ');
 }
 
-function newTransport(spec: McpServerSpec): Transport {
+/** The request never reached a server: it was refused before anything was sent. */
+function neverDelivered(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 4; depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'EACCES') return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+// Statuses whose response cannot carry a body (the Response constructor refuses one).
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * `fetch`, with every POST watched: when it fails after the request may have reached the server
+ * (the socket closed before the answer, or while its body was read), `onBroken` is told. The SDK
+ * only reports a broken SSE stream to `onerror`, and leaves the request waiting for an answer
+ * that cannot come.
+ */
+function watchedFetch(onBroken: (error: unknown) => void): FetchLike {
+  return async (url, init) => {
+    if (init?.method !== 'POST') return fetch(url, init);
+    let response: Response;
+    try {
+      response = await fetch(url, init);
+    } catch (error) {
+      if (!neverDelivered(error) && !init.signal?.aborted) onBroken(error);
+      throw error;
+    }
+    if (!response.body || NULL_BODY.has(response.status)) return response;
+    const reader = response.body.getReader();
+    // Cancelled by its reader (the SDK drops a body it does not need): not a broken connection.
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (cancelled) return;
+          onBroken(error);
+          controller.error(error);
+          return;
+        }
+        if (cancelled) return;
+        if (chunk.done) controller.close();
+        else controller.enqueue(chunk.value);
+      },
+      cancel: (reason) => {
+        cancelled = true;
+        return reader.cancel(reason);
+      },
+    });
+    const { status, statusText, headers } = response;
+    return new Response(body, { status, statusText, headers });
+  };
+}
+
+function newTransport(spec: McpServerSpec, onBroken: (error: unknown) => void): Transport {
   if ('url' in spec) {
     return new StreamableHTTPClientTransport(new URL(spec.url), {
       ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}),
+      fetch: watchedFetch(onBroken),
       // Baton reconnects on the next call itself; the SDK's retry loop of the GET stream is not needed.
       reconnectionOptions: {
         maxRetries: 0,
@@ -61,16 +123,6 @@ function newTransport(spec: McpServerSpec): Transport {
   });
 }
 
-/** The request never reached a server: it was refused before anything was sent. */
-function neverDelivered(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth += 1) {
-    const code = (e as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'EACCES') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /**
  * The server answered that it does not know the session (it restarted): it did not run the
  * request. The spec's answer is 404; servers built on the SDK's examples (server-everything
@@ -85,6 +137,8 @@ export function sessionGone(error: unknown): boolean {
 export class McpConnection {
   private current: Promise<Client> | null = null;
   private closed = false;
+  /** Clients whose connection closed: a request that was in flight on one has an unknown outcome. */
+  private readonly ended = new WeakSet<Client>();
   /** How many times a connection was made (1 after the first). */
   connects = 0;
 
@@ -106,13 +160,20 @@ export class McpConnection {
   private connect(): Promise<Client> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     let mine: Promise<Client> | null = null;
-    // Only this connection is forgotten when it closes: a newer one may already be in place.
+    // Only this connection is forgotten when it closes: a newer one may already be in place. The
+    // SDK calls this before it fails the requests in flight, so `use` sees why they failed.
     client.onclose = () => {
+      this.ended.add(client);
       if (this.current === mine) this.current = null;
+    };
+    // A response broken mid-way: the server is gone (or the network between), and so is the
+    // session; closing the client fails every request in flight at once, as a stdio exit does.
+    const onBroken = () => {
+      if (!this.ended.has(client)) void client.close().catch(() => undefined);
     };
     mine = (async () => {
       try {
-        await client.connect(newTransport(this.spec), { timeout: this.connectTimeoutMs });
+        await client.connect(newTransport(this.spec, onBroken), { timeout: this.connectTimeoutMs });
         this.connects += 1;
         return client;
       } catch (error) {
@@ -135,7 +196,8 @@ export class McpConnection {
   /**
    * Runs `fn` on a connected client. A request that never reached a server (refused, or a
    * session the restarted server does not know) is sent once more on a new connection; if
-   * that fails too, the tool is unavailable. Anything else is the caller's to judge.
+   * that fails too, the tool is unavailable. A request whose connection closed while it was in
+   * flight has an unknown outcome (`ToolOutcomeUnknownError`). Anything else is the caller's to judge.
    */
   async use<T>(fn: (client: Client) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
@@ -143,6 +205,12 @@ export class McpConnection {
       try {
         return await fn(client);
       } catch (error) {
+        if (this.ended.has(client) && !neverDelivered(error)) {
+          const message = error instanceof Error ? error.message : String(error);
+          throw new ToolOutcomeUnknownError(
+            `the connection to MCP server ${describeServer(this.spec)} was lost mid-call (${message})`,
+          );
+        }
         if (!(sessionGone(error) || neverDelivered(error))) throw error;
         await this.drop(client);
         if (attempt >= 1) {
