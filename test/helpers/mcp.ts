@@ -6,11 +6,14 @@ import { spawnUntilJsonLine, type RunningChild } from './spawn-child.js';
 
 export const MCP_SERVER = join(REPO_ROOT, 'test/helpers/mcp-server.ts');
 
-/** The note server as a stdio server: the toolset starts it (again after it dies). */
-export function stdioNotes(journal: string): McpStdioServer {
+/**
+ * The note server as a stdio server: the toolset starts it (again after it dies); `refusing`
+ * adds the tools a client cannot simply call.
+ */
+export function stdioNotes(journal: string, refusing = false): McpStdioServer {
   return {
     command: process.execPath,
-    args: ['--import', 'tsx', MCP_SERVER, '--journal', journal, '--stdio'],
+    args: ['--import', 'tsx', MCP_SERVER, '--journal', journal, '--stdio', ...(refusing ? ['--refusing'] : [])],
     cwd: REPO_ROOT,
   };
 }
