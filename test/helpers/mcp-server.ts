@@ -3,14 +3,15 @@
  * every kind of annotation. It journals each call it receives (tool, arguments, `_meta`, pid) to
  * a JSONL file, so a test can count what the server saw across its own restarts and Baton's.
  *
- *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio [--refusing]
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio [--refusing] [--images]
  *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T] [--sse]   (prints {"url": …})
  *
  * Over HTTP it answers each request with one JSON body, or with `--sse` with an SSE stream per
  * request, as the SDK's example servers (server-everything among them) do. With `--refusing` it
  * also has two tools a client cannot simply call: `research`, which it refuses with a JSON-RPC
  * error (-32600 InvalidRequest) before running anything, and `deep_research`, which requires
- * task-augmented execution (`execution.taskSupport: "required"`).
+ * task-augmented execution (`execution.taskSupport: "required"`). With `--images` it also has
+ * `chart`, which answers with a text and a PNG (`noisePng(128, seed)`, about 49 KB).
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,6 +23,7 @@ import { ErrorCode, McpError, type JSONRPCRequest } from '@modelcontextprotocol/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { readJournal, type JournalEntry } from './mcp-journal.js';
+import { noisePng } from './png.js';
 
 type Meta = Record<string, unknown> | undefined;
 
@@ -64,7 +66,7 @@ function addRefusingTools(
   });
 }
 
-function makeServer(journal: string, refusing = false): McpServer {
+function makeServer(journal: string, refusing = false, images = false): McpServer {
   const server = new McpServer({ name: 'notes', version: '1.0.0' });
   const log = (kind: JournalEntry['kind'], tool: string, args: Record<string, unknown>, meta: Meta) => {
     const entry: JournalEntry = {
@@ -182,6 +184,26 @@ function makeServer(journal: string, refusing = false): McpServer {
     },
   );
   if (refusing) addRefusingTools(server, log);
+  if (images) {
+    server.registerTool(
+      'chart',
+      {
+        description: 'Draw a chart of the notes',
+        inputSchema: { seed: z.number().int() },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      (args, extra) => {
+        log('call', 'chart', args, extra._meta);
+        const data = noisePng(128, args.seed).toString('base64');
+        return {
+          content: [
+            { type: 'text', text: `chart ${args.seed}` },
+            { type: 'image', data, mimeType: 'image/png' },
+          ],
+        };
+      },
+    );
+  }
   return server;
 }
 
@@ -192,6 +214,7 @@ async function serveHttp(
   staleSession: number,
   sse: boolean,
   refusing: boolean,
+  images: boolean,
 ): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -221,7 +244,7 @@ async function serveHttp(
         fresh.onclose = () => {
           if (fresh.sessionId) sessions.delete(fresh.sessionId);
         };
-        await makeServer(journal, refusing).connect(fresh);
+        await makeServer(journal, refusing, images).connect(fresh);
         transport = fresh;
       }
       await transport.handleRequest(req, res);
@@ -246,11 +269,13 @@ const { values } = parseArgs({
     'stale-session': { type: 'string' },
     sse: { type: 'boolean' },
     refusing: { type: 'boolean' },
+    images: { type: 'boolean' },
   },
 });
 if (values.journal && (values.stdio || values.http)) {
   const refusing = values.refusing ?? false;
-  if (values.stdio) await makeServer(values.journal, refusing).connect(new StdioServerTransport());
+  const images = values.images ?? false;
+  if (values.stdio) await makeServer(values.journal, refusing, images).connect(new StdioServerTransport());
   else {
     const staleSession = Number(values['stale-session'] ?? 404);
     await serveHttp(
@@ -260,6 +285,7 @@ if (values.journal && (values.stdio || values.http)) {
       staleSession,
       values.sse ?? false,
       refusing,
+      images,
     );
   }
 }

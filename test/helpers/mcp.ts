@@ -8,12 +8,21 @@ export const MCP_SERVER = join(REPO_ROOT, 'test/helpers/mcp-server.ts');
 
 /**
  * The note server as a stdio server: the toolset starts it (again after it dies); `refusing`
- * adds the tools a client cannot simply call.
+ * adds the tools a client cannot simply call, `images` the tool that answers with a PNG.
  */
-export function stdioNotes(journal: string, refusing = false): McpStdioServer {
+export function stdioNotes(journal: string, refusing = false, images = false): McpStdioServer {
   return {
     command: process.execPath,
-    args: ['--import', 'tsx', MCP_SERVER, '--journal', journal, '--stdio', ...(refusing ? ['--refusing'] : [])],
+    args: [
+      '--import',
+      'tsx',
+      MCP_SERVER,
+      '--journal',
+      journal,
+      '--stdio',
+      ...(refusing ? ['--refusing'] : []),
+      ...(images ? ['--images'] : []),
+    ],
     cwd: REPO_ROOT,
   };
 }

@@ -20,6 +20,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BatonError, createFailure } from '../../failure.js';
 import { defineTool, ToolFailedError, type AnyTool, type ToolSpec } from '../define-tool.js';
+import { OutputWithImages, type ToolImage } from '../tool-images.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
 import { describeServer, McpConnection, sessionGone, type McpServerSpec } from './connection.js';
 
@@ -107,11 +108,25 @@ function textOf(result: CallToolResult): string {
   return texts.join('\n').trim();
 }
 
-/** A result as the tool's output: its structured content, else its text, else its content blocks. */
+/**
+ * A result as the tool's output: its structured content, else its text, else its content
+ * blocks; its images go with it (`OutputWithImages`), to be stored as artifacts of their media
+ * type rather than as base64 inside the output.
+ */
 function outputOf(result: CallToolResult): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  if (result.content.every((c) => c.type === 'text')) return textOf(result);
-  return result.content;
+  const images: ToolImage[] = [];
+  const rest: CallToolResult['content'] = [];
+  for (const block of result.content) {
+    if (block.type === 'image') images.push({ mediaType: block.mimeType, data: Buffer.from(block.data, 'base64') });
+    else rest.push(block);
+  }
+  const output =
+    result.structuredContent !== undefined
+      ? result.structuredContent
+      : rest.every((c) => c.type === 'text')
+        ? textOf({ ...result, content: rest })
+        : rest;
+  return images.length > 0 ? new OutputWithImages(output, images) : output;
 }
 
 /**
