@@ -54,6 +54,8 @@ export const OPENAI_PLANNER_DEFAULTS = {
   baseDelayMs: 500,
   /** Cap on any wait between retries, `Retry-After` included. */
   maxDelayMs: 30_000,
+  /** Whether the model is given the images tool calls return: off, since text-only models refuse image parts. */
+  images: false,
   /** API key sent to an OpenAI-compatible server that was configured without one (local servers need none). */
   placeholderApiKey: 'baton-no-key',
 } as const;

@@ -13,7 +13,14 @@ export {
   illFormedPath,
 } from './runtime/index.js';
 export type * from './runtime/index.js';
-export { defineTool, ToolFailedError, ToolUnavailableError, EFFECTS, RISKS } from './tools/index.js';
+export {
+  defineTool,
+  ToolFailedError,
+  ToolOutcomeUnknownError,
+  ToolUnavailableError,
+  EFFECTS,
+  RISKS,
+} from './tools/index.js';
 export type {
   AnyTool,
   Tool,

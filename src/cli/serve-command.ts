@@ -16,7 +16,7 @@ import { AGENT_OPTIONS, takePositionals } from './parse-flags.js';
 import { logEventsUntilStopped } from './log-until-stopped.js';
 import { toDurationMs } from './duration.js';
 import { describePrune, toPruneJson } from './prune-command.js';
-import { withMcpTools } from './mcp-flag.js';
+import { skippedLines, withMcpTools } from './mcp-flag.js';
 import { logBackgroundErrors } from './background-errors.js';
 
 /** The default port of `baton serve`. */
@@ -25,7 +25,7 @@ export const DEFAULT_PORT = 7420;
 /** The usage text of `baton serve`. */
 export const SERVE_USAGE = `Usage: baton serve [--db <file>|<postgres-url>] [--no-worker] [--host <host>] [--port <port>]
                    [--agent demo|<module>] [--dir <dir>] [--tokens <file>] [--model <name>]
-                   [--base-url <url>] [--mcp <command>|<url>]…
+                   [--base-url <url>] [--mcp [<name>=]<command>|<url>]…
                    [--retention <duration> [--retention-every <duration>]] [--json]
 
 Serves the Baton HTTP API (runs, SSE event streams, approvals) for one agent, on an embedded
@@ -49,7 +49,10 @@ Options:
   --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
   --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
   --mcp <server>    add an MCP server's tools to the agent's: a command line started as a
-                    child process (stdio), or an http(s):// Streamable HTTP URL; repeatable
+                    child process (stdio), or an http(s):// Streamable HTTP URL; repeatable.
+                    <name>=<server> names it and calls its tools <name>.<tool> (two servers
+                    with one tool name: --mcp a=… --mcp b=…); tools that require MCP tasks
+                    are left out, each named in the start-up report
   --retention <d>   prune runs that finished longer ago than this on a schedule, as
                     'baton prune' does: a number with its unit (30d, 12h, 15m, 90s, 500ms;
                     a bare number is refused); printed at start, and each prune is logged
@@ -160,6 +163,7 @@ export const runServeCommand = defineCommand({
         [
           `Inspector: ${inspector}`,
           `Agent: ${agent.name} (planner: ${description}; ${agent.tools.length} tools${mcp.servers.length > 0 ? `, MCP: ${mcp.servers.join(', ')}` : ''})`,
+          ...skippedLines(mcp.skipped),
           `Database: ${describeDatabase(database)} (${worker ? `resumed ${resumed.length} unfinished runs` : 'no worker: runs are driven by workers'})`,
           `Retention: ${retentionLine}`,
           `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
@@ -171,6 +175,7 @@ export const runServeCommand = defineCommand({
           planner: description,
           tools: agent.tools.map((t) => t.name),
           mcp_servers: mcp.servers,
+          mcp_skipped: mcp.skipped,
           database: describeDatabase(database),
           retention: retentionJson,
           worker,

@@ -15,12 +15,12 @@ import { loadAgent } from './load-agent.js';
 import { DEFAULT_DB, databaseOf } from './open-backend.js';
 import { describeDatabase } from './mask.js';
 import { AGENT_OPTIONS, takePositionals, toPositiveInt } from './parse-flags.js';
-import { withMcpTools } from './mcp-flag.js';
+import { skippedLines, withMcpTools } from './mcp-flag.js';
 
 /** The usage text of `baton worker`. */
 export const WORKER_USAGE = `Usage: baton worker [--db <file>|<postgres-url>] [--agent demo|<module>] [--dir <dir>]
                     [--max-runs <n>] [--lease <ms>] [--model <name>] [--base-url <url>]
-                    [--mcp <command>|<url>]… [--json]
+                    [--mcp [<name>=]<command>|<url>]… [--json]
 
 Drives runs and serves no HTTP: any number of workers and 'baton serve' processes may share one
 database. A worker claims the runs no live process holds, renews its claims every third of the
@@ -36,7 +36,8 @@ Options:
   --model <name>    model to plan with (default $OPENAI_MODEL, else gpt-4.1-mini)
   --base-url <url>  an OpenAI-compatible endpoint (default $OPENAI_BASE_URL)
   --mcp <server>    add an MCP server's tools to the agent's (a command line, or an http(s)://
-                    URL); give the workers the same --mcp servers as 'baton serve'; repeatable
+                    URL; <name>=<server> calls its tools <name>.<tool>); give the workers the
+                    same --mcp servers as 'baton serve'; repeatable
   --json            log as JSON lines
   -h, --help        show this help
 
@@ -90,7 +91,9 @@ export const runWorkerCommand = defineCommand({
         agent: agent.name,
         planner: description,
         pid: process.pid,
+        mcp_skipped: mcp.skipped,
       });
+      for (const line of skippedLines(mcp.skipped)) if (!values.json) io.stdout.write(`${line}\n`);
       for (const [runId, failure] of runtime.recoveryFailures) {
         io.stderr.write(`baton worker: run ${runId} cannot be driven: ${failure.message} (${failure.code})\n`);
       }

@@ -3,11 +3,20 @@ import { z } from 'zod';
 import type { Usage } from '../../machines/types.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 
+/** An image a tool call returned (stored as an artifact), for a model that accepts images. */
+export interface PlannerImage {
+  sha256: string;
+  /** e.g. `image/png`. */
+  mediaType: string;
+  /** The bytes, base64: given only to a planner that says it accepts images (`images: true`). */
+  data?: string;
+}
+
 /** One message of the context the planner sees. */
 export type PlannerMessage =
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string; toolCalls?: { id: string; tool: string; args: unknown }[] }
-  | { role: 'tool'; toolCallId: string; tool: string; content: string };
+  | { role: 'tool'; toolCallId: string; tool: string; content: string; images?: PlannerImage[] };
 
 /** A tool as the planner sees it: name, description, JSON Schema of its input. */
 export interface PlannerTool {
@@ -88,4 +97,9 @@ export interface Planner {
    * run restored after a crash never asks the model again for the same step.
    */
   cheap?: boolean;
+  /**
+   * True when the model accepts images: the images tool calls returned are then given to it
+   * (`images` of a tool message, with their bytes). Otherwise it sees them named in the text.
+   */
+  images?: boolean;
 }

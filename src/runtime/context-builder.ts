@@ -16,7 +16,7 @@ import type { PlannerMessage } from '../planner/types.js';
 import type { MessageRow } from '../store/index.js';
 import { toolCallId } from './ids.js';
 import type { RunMemory } from './run-memory.js';
-import { toObservation } from './transcript.js';
+import { imagesOf, toObservation } from './transcript.js';
 
 /** What the context of one step held, stored with the step and shown in traces. */
 export interface ContextReport {
@@ -107,18 +107,21 @@ function extend(transcript: Transcript, run: { id: string }, stepIndex: number, 
     const messages: PlannerMessage[] = [{ role: 'assistant', content: decision.text ?? '', toolCalls: calls }];
     for (const call of calls) {
       const row = memory.ledger.get(call.id);
+      const images = row ? imagesOf(row).map(({ sha256, mediaType }) => ({ sha256, mediaType })) : [];
       messages.push({
         role: 'tool',
         toolCallId: call.id,
         tool: call.tool,
         content: row ? toObservation(row) : 'Not run.',
+        ...(images.length > 0 ? { images } : {}),
       });
       const sha = row?.result
         ? (JSON.parse(row.result) as { artifact?: { sha256: string } }).artifact?.sha256
         : undefined;
-      if (sha && !transcript.artifacts.has(sha)) {
-        transcript.artifacts.add(sha);
-        added.push(sha);
+      for (const ref of [...(sha ? [sha] : []), ...images.map((image) => image.sha256)]) {
+        if (transcript.artifacts.has(ref)) continue;
+        transcript.artifacts.add(ref);
+        added.push(ref);
       }
     }
     const tokens = messages.reduce((sum, m) => sum + estimateTokens(m), 0);
@@ -135,8 +138,11 @@ function cut(block: Block): { saved: number; calls: string[] } {
   const calls: string[] = [];
   block.messages = block.messages.map((message) => {
     if (message.role !== 'tool' || message.content.length <= PREVIEW_CHARS) return message;
+    // A preview keeps no images: cutting is to make room.
     const preview: PlannerMessage = {
-      ...message,
+      role: 'tool',
+      toolCallId: message.toolCallId,
+      tool: message.tool,
       content: `${message.content.slice(0, PREVIEW_CHARS)}\n[truncated to fit the context: ${message.content.length} characters in all]`,
     };
     saved += estimateTokens(message) - estimateTokens(preview);

@@ -11,7 +11,14 @@
 import { DEFAULTS } from '../defaults.js';
 import { createFailure, toFailure, type Failure } from '../failure.js';
 import type { ToolResult } from '../tools/tool-result.js';
-import { normalizeOutput, reconcileTool, runTool, type ToolRun, type UnknownCause } from '../tools/run-tool.js';
+import {
+  normalizeOutput,
+  reconcileTool,
+  runTool,
+  type ArtifactBlob,
+  type ToolRun,
+  type UnknownCause,
+} from '../tools/run-tool.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { callRow, pendingApproval, resultEventData, type Recovery } from './ledger.js';
 import type { PreparedCall } from './prepared-call.js';
@@ -181,10 +188,14 @@ function unreconciled(call: PreparedCall, reconcileError: Failure): ToolResult {
   return { status: 'error', content: failure.message, durationMs: 0, truncated: false, retryable: false, failure };
 }
 
-/** Stages a large output as an artifact, stored once by content hash. */
+/** Stages a large output and the images of a result as artifacts, each stored once by content hash. */
 export function storeArtifact(scope: Pick<CallScope, 'env' | 'live'>, outcome: ToolRun): void {
-  const blob = outcome.artifact;
-  if (!blob) return;
+  for (const blob of [...(outcome.artifact ? [outcome.artifact] : []), ...(outcome.images ?? [])]) {
+    stageBlob(scope, blob);
+  }
+}
+
+function stageBlob(scope: Pick<CallScope, 'env' | 'live'>, blob: ArtifactBlob): void {
   scope.live.driver.stage((writer) =>
     writer.putArtifact(
       {

@@ -6,8 +6,8 @@
 import { fromPromise } from 'xstate';
 import type { PlannerActorInput, PlannerOutcome, Usage } from '../../machines/types.js';
 import { createFailure, toFailure } from '../failure.js';
-import { decisionSchema, type Decision } from '../planner/types.js';
-import type { RuntimeEnv } from './env.js';
+import { decisionSchema, type Decision, type PlannerImage, type PlannerMessage } from '../planner/types.js';
+import type { LiveRun, RuntimeEnv } from './env.js';
 import { failpoint } from './failpoints.js';
 import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from './event-data.js';
@@ -32,6 +32,23 @@ function versionsOf(env: RuntimeEnv, calls: readonly { tool: string }[]): Record
     if (tool) versions[call.tool] = tool.version;
   }
   return versions;
+}
+
+/** Fills in the bytes (base64) of the images tool messages name, from their artifacts; an image whose artifact is gone is left out. */
+async function withImageData(env: RuntimeEnv, live: LiveRun, messages: PlannerMessage[]): Promise<void> {
+  if (!messages.some((message) => message.role === 'tool' && message.images)) return;
+  // An image of the last step may still be staged with the run's next commit (a `read` call's
+  // result is not flushed on its own): made durable first, so the store has it.
+  await live.driver.flush();
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== 'tool' || !message.images) continue;
+    const images: PlannerImage[] = [];
+    for (const image of message.images) {
+      const row = await env.store.getArtifact(image.sha256);
+      if (row) images.push({ ...image, data: Buffer.from(row.content).toString('base64') });
+    }
+    messages[index] = { ...message, images };
+  }
 }
 
 /** Creates the planner actor logic for a runtime. */
@@ -61,6 +78,8 @@ export function createPlannerActor(env: RuntimeEnv) {
       env.contextTokens,
       (live.transcript ??= createTranscript()),
     );
+    // A model that accepts images gets the bytes of those the context names (read outside any write).
+    if (env.planner.images) await withImageData(env, live, messages);
     const request = { runId, stepIndex, input: live.input, messages, tools: env.toolSpecs, context: live.context };
     // Budgets are checked against what the next call may cost, so usage does not overshoot.
     const estimate = env.planner.estimate?.(request);

@@ -153,6 +153,18 @@ export class ToolUnavailableError extends Error {
   }
 }
 
+/**
+ * Thrown by a tool that knows it cannot tell whether its effect happened (the connection to the
+ * service was lost while the request was in flight): an unknown outcome, `tool.outcome_unknown`,
+ * resolved by the tool's effect class like any other.
+ */
+export class ToolOutcomeUnknownError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolOutcomeUnknownError';
+  }
+}
+
 /** Thrown by a tool to report a failure the model may work around; `retryable` tells it whether to try again. */
 export class ToolFailedError extends Error {
   readonly retryable: boolean;

@@ -9,11 +9,13 @@ import { DEFAULTS } from '../defaults.js';
 import { BatonError, createFailure } from '../failure.js';
 import {
   ToolFailedError,
+  ToolOutcomeUnknownError,
   ToolUnavailableError,
   type AnyTool,
   type Reconciliation,
   type ToolContext,
 } from './define-tool.js';
+import { OutputWithImages } from './tool-images.js';
 import { toErrorResult, type ToolResult } from './tool-result.js';
 
 /** An output too large for the ledger, to be stored once by content hash. */
@@ -36,6 +38,8 @@ export type UnknownCause = 'timed_out' | 'aborted' | 'threw';
 export interface ToolRun {
   result: ToolResult;
   artifact?: ArtifactBlob;
+  /** The images the tool returned, to be stored as artifacts (the result names them). */
+  images?: ArtifactBlob[];
   /** Set when the call may or may not have taken effect. */
   unknown?: UnknownCause;
 }
@@ -68,8 +72,30 @@ async function withTimeout<T>(
   }
 }
 
-/** Normalizes an output: validates it, and moves it to an artifact when it is too large. */
+/** Images as artifacts, each stored once by its hash. */
+function toImageBlobs(images: OutputWithImages['images']): ArtifactBlob[] {
+  return images.map((image) => ({
+    sha256: createHash('sha256').update(image.data).digest('hex'),
+    size: image.data.length,
+    mediaType: image.mediaType,
+    content: image.data,
+  }));
+}
+
+/**
+ * Normalizes an output: validates it, moves it to an artifact when it is too large, and moves the
+ * images that came with it (`OutputWithImages`) to artifacts of their own, named by the result.
+ */
 export function normalizeOutput(tool: AnyTool, output: unknown, durationMs: number): ToolRun {
+  if (!(output instanceof OutputWithImages)) return normalizeValue(tool, output, durationMs);
+  const run = normalizeValue(tool, output.output, durationMs);
+  if (output.images.length === 0 || run.result.status !== 'ok') return run;
+  const images = toImageBlobs(output.images);
+  run.result.images = images.map(({ sha256, size, mediaType }) => ({ sha256, size, mediaType }));
+  return { ...run, images };
+}
+
+function normalizeValue(tool: AnyTool, output: unknown, durationMs: number): ToolRun {
   if (tool.output) {
     const parsed = tool.output.safeParse(output);
     if (!parsed.success) {
@@ -121,6 +147,9 @@ function toToolFailure(tool: AnyTool, error: unknown, signal: AbortSignal) {
     return createFailure('tool.unavailable', `Tool '${tool.name}' is unavailable: ${error.message}`, {
       retryable: true,
     });
+  }
+  if (error instanceof ToolOutcomeUnknownError) {
+    return createFailure('tool.outcome_unknown', `The outcome of tool '${tool.name}' is unknown: ${error.message}`);
   }
   const message = error instanceof Error ? error.message : String(error);
   return createFailure('tool.failed', `Tool '${tool.name}' failed: ${message}`, {

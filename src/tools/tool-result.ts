@@ -1,5 +1,6 @@
 /** A tool call's outcome, normalized: what the ledger stores and the model is shown. */
 import type { Failure } from '../failure.js';
+import type { ToolImageRef } from './tool-images.js';
 
 /** The normalized result of one tool call. */
 export interface ToolResult {
@@ -12,6 +13,8 @@ export interface ToolResult {
   failure?: Failure;
   /** Set when the full output was stored as an artifact. */
   artifact?: { sha256: string; size: number };
+  /** Images the tool returned besides its output, each stored as an artifact. */
+  images?: ToolImageRef[];
   /** Set when no output exists: a human recorded an interrupted call as done. */
   recordedBy?: string;
 }

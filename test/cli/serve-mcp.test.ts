@@ -1,7 +1,7 @@
 /** `baton serve --mcp "<command>"`: an MCP server's tools join the agent's, in a real serve process. */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { splitCommand, toMcpServer } from '../../src/cli/mcp-flag.js';
+import { parseMcpFlag, splitCommand, toMcpServer } from '../../src/cli/mcp-flag.js';
 import { readJournal } from '../helpers/mcp-journal.js';
 import { MCP_SERVER } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -29,6 +29,62 @@ describe('baton serve --mcp', () => {
     expect(toMcpServer('https://tools.example.com/mcp')).toEqual({ url: 'https://tools.example.com/mcp' });
     expect(() => splitCommand('node "open')).toThrow(/unclosed/);
     expect(() => toMcpServer('   ')).toThrow(/--mcp needs/);
+  });
+
+  it("takes a leading <name>= as the server's name and its tools' prefix", () => {
+    expect(parseMcpFlag('files=npx -y some-server')).toEqual({
+      spec: { command: 'npx', args: ['-y', 'some-server'] },
+      name: 'files',
+    });
+    expect(parseMcpFlag('crm=https://crm.example.com/mcp?a=b')).toEqual({
+      spec: { url: 'https://crm.example.com/mcp?a=b' },
+      name: 'crm',
+    });
+    // No name: a URL's or an option's `=` is not one.
+    expect(parseMcpFlag('https://tools.example.com/mcp?x=1')).toEqual({
+      spec: { url: 'https://tools.example.com/mcp?x=1' },
+    });
+    expect(parseMcpFlag('node server.js --port=1')).toEqual({
+      spec: { command: 'node', args: ['server.js', '--port=1'] },
+    });
+    expect(() => parseMcpFlag('files=  ')).toThrow(/--mcp files= needs a command line/);
+  });
+
+  it('adds two servers with the same tool names under their names, and says what it left out; unnamed, they collide', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const command = `"${process.execPath}" --import tsx "${MCP_SERVER}" --journal "${journal}" --stdio`;
+    const db = join(dir, 'baton.db');
+    const agent = ['--agent', 'test/cli/fixtures/mcp-agent.ts'];
+    const collided = await baton(['serve', '--port', '0', '--db', db, ...agent, '--mcp', command, '--mcp', command], {
+      timeoutMs: scaled(60_000),
+    });
+    expect(collided.code).toBe(2);
+    expect(collided.stderr).toMatch(/Two tools are named 'list_notes'.*--mcp <name>=<command or url>/);
+
+    server = await startServe([
+      '--port',
+      '0',
+      '--db',
+      db,
+      ...agent,
+      '--mcp',
+      `a=${command}`,
+      '--mcp',
+      `b=${command} --refusing`,
+    ]);
+    expect(server.output()).toMatch(/^Agent: note-taker \(planner: .*; 13 tools, MCP: a, b\)$/m);
+    expect(server.output()).toMatch(/^MCP tool left out: b: deep_research \(it requires task-augmented execution/m);
+    const tools = (await (await fetch(`${server.url}/v1/tools`)).json()) as {
+      tools: { name: string; origin: { server: string; tool: string } }[];
+    };
+    const puts = tools.tools.filter((t) => t.origin.tool === 'put_note');
+    expect(puts.map((t) => [t.name, t.origin.server])).toEqual([
+      ['a.put_note', 'a'],
+      ['b.put_note', 'b'],
+    ]);
+    expect(tools.tools.map((t) => t.name)).toContain('b.research');
+    expect(tools.tools.map((t) => t.name)).not.toContain('b.deep_research');
   });
 
   it('runs an agent module that connects to an MCP server itself, and exits when the run is over', async () => {

@@ -3,8 +3,15 @@
  * every kind of annotation. It journals each call it receives (tool, arguments, `_meta`, pid) to
  * a JSONL file, so a test can count what the server saw across its own restarts and Baton's.
  *
- *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio
- *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T]   (prints {"url": …})
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio [--refusing] [--images]
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T] [--sse]   (prints {"url": …})
+ *
+ * Over HTTP it answers each request with one JSON body, or with `--sse` with an SSE stream per
+ * request, as the SDK's example servers (server-everything among them) do. With `--refusing` it
+ * also has two tools a client cannot simply call: `research`, which it refuses with a JSON-RPC
+ * error (-32600 InvalidRequest) before running anything, and `deep_research`, which requires
+ * task-augmented execution (`execution.taskSupport: "required"`). With `--images` it also has
+ * `chart`, which answers with a text and a PNG (`noisePng(128, seed)`, about 49 KB).
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -12,13 +19,54 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { readJournal, type JournalEntry } from './mcp-journal.js';
+import { noisePng } from './png.js';
 
 type Meta = Record<string, unknown> | undefined;
 
-function makeServer(journal: string): McpServer {
+/** Adds the tools a client cannot simply call (`--refusing`). */
+function addRefusingTools(
+  server: McpServer,
+  log: (kind: JournalEntry['kind'], tool: string, args: Record<string, unknown>, meta: Meta) => void,
+): void {
+  server.registerTool(
+    'research',
+    {
+      description: 'Research a question (refused: the server runs it only as a task)',
+      inputSchema: { question: z.string() },
+    },
+    (args, extra) => {
+      log('call', 'research', args, extra._meta);
+      return { content: [{ type: 'text', text: 'researched' }] };
+    },
+  );
+  const notHere = () => Promise.reject(new Error('tasks are not run by these tests'));
+  server.experimental.tasks.registerToolTask(
+    'deep_research',
+    {
+      description: 'Research a question at length',
+      inputSchema: { question: z.string() },
+      execution: { taskSupport: 'required' },
+    },
+    { createTask: notHere, getTask: notHere, getTaskResult: notHere },
+  );
+  // The SDK's McpServer turns every error of a tool into an isError result; a server that refuses
+  // a request answers with a JSON-RPC error instead, before any tool runs.
+  type Handler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const call = handlers.get('tools/call')!;
+  handlers.set('tools/call', (request, extra) => {
+    const params = request.params as { name?: string; arguments?: Record<string, unknown>; _meta?: Meta };
+    if (params.name !== 'research') return call(request, extra);
+    log('refused', 'research', params.arguments ?? {}, params._meta);
+    return Promise.reject(new McpError(ErrorCode.InvalidRequest, "Tool 'research' must be called as a task"));
+  });
+}
+
+function makeServer(journal: string, refusing = false, images = false): McpServer {
   const server = new McpServer({ name: 'notes', version: '1.0.0' });
   const log = (kind: JournalEntry['kind'], tool: string, args: Record<string, unknown>, meta: Meta) => {
     const entry: JournalEntry = {
@@ -135,6 +183,27 @@ function makeServer(journal: string): McpServer {
       return text(`<html>${args.url}</html>`);
     },
   );
+  if (refusing) addRefusingTools(server, log);
+  if (images) {
+    server.registerTool(
+      'chart',
+      {
+        description: 'Draw a chart of the notes',
+        inputSchema: { seed: z.number().int() },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      (args, extra) => {
+        log('call', 'chart', args, extra._meta);
+        const data = noisePng(128, args.seed).toString('base64');
+        return {
+          content: [
+            { type: 'text', text: `chart ${args.seed}` },
+            { type: 'image', data, mimeType: 'image/png' },
+          ],
+        };
+      },
+    );
+  }
   return server;
 }
 
@@ -143,6 +212,9 @@ async function serveHttp(
   port: number,
   token: string | undefined,
   staleSession: number,
+  sse: boolean,
+  refusing: boolean,
+  images: boolean,
 ): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -166,13 +238,13 @@ async function serveHttp(
       if (!transport) {
         const fresh = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          enableJsonResponse: true,
+          enableJsonResponse: !sse,
           onsessioninitialized: (sid) => void sessions.set(sid, fresh),
         });
         fresh.onclose = () => {
           if (fresh.sessionId) sessions.delete(fresh.sessionId);
         };
-        await makeServer(journal).connect(fresh);
+        await makeServer(journal, refusing, images).connect(fresh);
         transport = fresh;
       }
       await transport.handleRequest(req, res);
@@ -195,9 +267,25 @@ const { values } = parseArgs({
     port: { type: 'string' },
     token: { type: 'string' },
     'stale-session': { type: 'string' },
+    sse: { type: 'boolean' },
+    refusing: { type: 'boolean' },
+    images: { type: 'boolean' },
   },
 });
 if (values.journal && (values.stdio || values.http)) {
-  if (values.stdio) await makeServer(values.journal).connect(new StdioServerTransport());
-  else await serveHttp(values.journal, Number(values.port ?? 0), values.token, Number(values['stale-session'] ?? 404));
+  const refusing = values.refusing ?? false;
+  const images = values.images ?? false;
+  if (values.stdio) await makeServer(values.journal, refusing, images).connect(new StdioServerTransport());
+  else {
+    const staleSession = Number(values['stale-session'] ?? 404);
+    await serveHttp(
+      values.journal,
+      Number(values.port ?? 0),
+      values.token,
+      staleSession,
+      values.sse ?? false,
+      refusing,
+      images,
+    );
+  }
 }

@@ -6,11 +6,23 @@ import { spawnUntilJsonLine, type RunningChild } from './spawn-child.js';
 
 export const MCP_SERVER = join(REPO_ROOT, 'test/helpers/mcp-server.ts');
 
-/** The note server as a stdio server: the toolset starts it (again after it dies). */
-export function stdioNotes(journal: string): McpStdioServer {
+/**
+ * The note server as a stdio server: the toolset starts it (again after it dies); `refusing`
+ * adds the tools a client cannot simply call, `images` the tool that answers with a PNG.
+ */
+export function stdioNotes(journal: string, refusing = false, images = false): McpStdioServer {
   return {
     command: process.execPath,
-    args: ['--import', 'tsx', MCP_SERVER, '--journal', journal, '--stdio'],
+    args: [
+      '--import',
+      'tsx',
+      MCP_SERVER,
+      '--journal',
+      journal,
+      '--stdio',
+      ...(refusing ? ['--refusing'] : []),
+      ...(images ? ['--images'] : []),
+    ],
     cwd: REPO_ROOT,
   };
 }
@@ -21,6 +33,7 @@ export async function httpNotes(
   port?: number,
   token?: string,
   staleSession?: 400 | 404,
+  sse?: boolean,
 ): Promise<RunningChild<{ url: string; pid: number }>> {
   const args = [
     MCP_SERVER,
@@ -30,6 +43,7 @@ export async function httpNotes(
     ...(port ? ['--port', String(port)] : []),
     ...(token ? ['--token', token] : []),
     ...(staleSession ? ['--stale-session', String(staleSession)] : []),
+    ...(sse ? ['--sse'] : []),
   ];
   return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
 }

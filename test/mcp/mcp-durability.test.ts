@@ -16,6 +16,7 @@ import {
 import { readJournal } from '../helpers/mcp-journal.js';
 import { httpNotes, stdioNotes } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait-until.js';
+import { scaled } from '../helpers/limits.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { spawnUntilJsonLine, type RunningChild } from '../helpers/spawn-child.js';
 import { tempDir } from '../helpers/temp.js';
@@ -35,8 +36,8 @@ async function toolset(spec: McpServerSpec, options?: McpToolsOptions): Promise<
   return set;
 }
 
-async function httpServer(journal: string, port?: number, staleSession?: 400 | 404) {
-  const server = await httpNotes(journal, port, undefined, staleSession);
+async function httpServer(journal: string, port?: number, staleSession?: 400 | 404, sse?: boolean) {
+  const server = await httpNotes(journal, port, undefined, staleSession, sse);
   children.push(server);
   return server;
 }
@@ -179,6 +180,54 @@ describe('MCP calls across crashes', () => {
     expect(calls(journal, 'list_notes')).toHaveLength(1);
     expect(notes.connects).toBe(2);
   });
+
+  it.each([
+    ['SSE streams', true],
+    ['JSON bodies', false],
+  ] as const)(
+    'an HTTP server answering with %s SIGKILLed mid-call: the call ends at once as an unknown outcome (connection lost), and after a restart the next call works',
+    async (_mode, sse) => {
+      const dir = tempDir();
+      const journal = join(dir, 'journal.jsonl');
+      const server = await httpServer(journal, undefined, undefined, sse);
+      const port = Number(new URL(server.first.url).port);
+      // A timeout the test would never reach: only noticing the lost connection ends the call.
+      const notes = await toolset(
+        { url: server.first.url },
+        { overrides: { send_mail: { risk: 'low', timeoutMs: scaled(600_000) } } },
+      );
+      const runtime = openRuntime({
+        database: join(dir, 'baton.db'),
+        planner: createScriptedPlanner([
+          call('send_mail', { to: 'a@example.com', subject: 'hi', hold: true }),
+          call('list_notes', {}),
+          { type: 'final', answer: 'done' },
+        ]),
+        tools: notes.tools,
+      });
+      const run = await runtime.start({ input: 'mail' });
+      await waitUntil(() => calls(journal, 'send_mail').length === 1, 'the mail call to reach the server');
+      expect(await server.kill()).toBe('SIGKILL');
+      const waiting = await runtime.wait(run.id);
+      expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
+      const [mail] = await runtime.toolCalls(run.id);
+      expect(mail).toMatchObject({ status: 'unknown', attempts: 1 });
+      expect(mail!.result!.failure).toMatchObject({
+        code: 'tool.outcome_unknown',
+        message: expect.stringMatching(/connection to MCP server .* was lost mid-call/),
+      });
+      expect(mail!.result!.failure!.code).not.toBe('tool.timed_out');
+      // The server comes back on its port; the human says the mail went out; the next call works.
+      await httpServer(journal, port, undefined, sse);
+      await runtime.approve(run.id, waiting.pendingApprovalId!, { by: 'ops', resolution: 'done' });
+      expect((await runtime.wait(run.id)).status).toBe('succeeded');
+      const ledger = await runtime.toolCalls(run.id);
+      expect(ledger[1]).toMatchObject({ tool: 'list_notes', status: 'succeeded', attempts: 1 });
+      expect(calls(journal, 'send_mail')).toHaveLength(1);
+      expect(calls(journal, 'list_notes')).toHaveLength(1);
+      expect(notes.connects).toBe(2);
+    },
+  );
 
   it('a timed-out MCP call is an unknown outcome: an unsafe one waits for a human, and the server was told to cancel', async () => {
     const dir = tempDir();

@@ -287,6 +287,56 @@ describe('createMcpTools', () => {
     });
   });
 
+  it('a call the server refuses with a JSON-RPC error did not run: a known failure the model sees, not an unknown outcome', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    // No annotations: unsafe. Low risk, so it runs without approval; an unknown outcome would wait.
+    const notes = await toolset(stdioNotes(journal, true), { overrides: { research: { risk: 'low' } } });
+    expect(notes.tools.find((t) => t.name === 'research')).toMatchObject({ effect: 'unsafe' });
+    const runtime = openRuntime({
+      database: join(dir, 'baton.db'),
+      planner: createScriptedPlanner([
+        calls({ tool: 'research', args: { question: 'why' } }),
+        { type: 'final', answer: 'could not research' },
+      ]),
+      tools: notes.tools,
+    });
+    const run = await runtime.start({ input: 'research' });
+    expect((await runtime.wait(run.id)).status).toBe('succeeded');
+    const [research] = await runtime.toolCalls(run.id);
+    expect(research).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(research!.result!.failure).toMatchObject({
+      code: 'tool.failed',
+      message: expect.stringMatching(/refused the call of 'research': JSON-RPC error -32600 \(InvalidRequest\)/),
+    });
+    const results = (await eventsOf(runtime, run.id)).filter((e) => e.type === 'result');
+    expect(results.map((e) => e.data.status)).toEqual(['failed']);
+    // The server refused it before running anything, once.
+    expect(readJournal(journal).map((e) => [e.kind, e.tool])).toEqual([['refused', 'research']]);
+  });
+
+  it('leaves out a tool that requires tasks: never offered to the model, listed as skipped with the reason', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const notes = await toolset(stdioNotes(journal, true));
+    expect(notes.tools.map((t) => t.name)).toContain('research');
+    expect(notes.tools.map((t) => t.name)).not.toContain('deep_research');
+    expect(notes.skipped).toEqual([
+      { tool: 'deep_research', reason: expect.stringContaining('requires task-augmented execution') },
+    ]);
+    const runtime = openRuntime({
+      database: join(dir, 'baton.db'),
+      planner: createScriptedPlanner([{ type: 'final', answer: 'ok' }]),
+      tools: notes.tools,
+    });
+    expect(runtime.tools().map((t) => t.name)).not.toContain('deep_research');
+    // Asked for by name, it is a clear error rather than a tool that can never be called.
+    await expect(createMcpTools(stdioNotes(journal, true), { include: ['deep_research'] })).rejects.toMatchObject({
+      code: 'input.invalid',
+      message: expect.stringMatching(/'deep_research': it requires task-augmented execution/),
+    });
+  });
+
   it('sends the headers it is given with every HTTP request (a server that asks for a token)', async () => {
     const dir = tempDir();
     const journal = join(dir, 'journal.jsonl');

@@ -35,6 +35,13 @@ export interface OpenAIPlannerOptions {
   timeoutMs?: number;
   /** Stream the reply (and its drafts); default true. */
   stream?: boolean;
+  /**
+   * The model accepts images: the images tool calls return (an MCP tool's `image` content) are
+   * sent to it as `image_url` parts of a user message after the tool results. Default false: many
+   * OpenAI-compatible servers run text-only models, which refuse image parts; the model then
+   * sees each image named (media type, size, artifact) in the tool result's text.
+   */
+  images?: boolean;
 }
 
 /**
@@ -46,7 +53,7 @@ export interface OpenAIPlannerOptions {
  */
 export function createOpenAIPlanner(
   options: OpenAIPlannerOptions,
-): Planner & { readonly model: string; readonly provider: string } {
+): Planner & { readonly model: string; readonly provider: string; readonly images: boolean } {
   const { model, instructions, prices } = options;
   const stream = options.stream ?? true;
   const timeoutMs = options.timeoutMs ?? D.timeoutMs;
@@ -61,6 +68,7 @@ export function createOpenAIPlanner(
     maxCompletionTokens: options.maxCompletionTokens ?? D.maxCompletionTokens,
     completionLimitField: options.completionLimitField ?? 'max_completion_tokens',
     temperature: options.temperature,
+    images: options.images ?? D.images,
   };
   const client = createClient({ client: options.client, baseURL: options.baseURL, apiKey: options.apiKey, timeoutMs });
   const fail = (state: StepState, code: FailureCode, message: string, details?: Record<string, unknown>) =>
@@ -141,6 +149,7 @@ export function createOpenAIPlanner(
   return {
     model,
     provider: 'openai',
+    images: settings.images,
     next,
     estimate: (request) => estimateCall(instructions, request, settings.maxCompletionTokens, prices),
   };

@@ -15,6 +15,8 @@ export interface BodySettings {
   maxCompletionTokens: number;
   completionLimitField: CompletionLimitField;
   temperature?: number | undefined;
+  /** Give the model the images tool calls returned (as `image_url` parts). */
+  images: boolean;
 }
 
 /** Builds the body for the given messages; tools are offered only when there are some. */
@@ -27,7 +29,7 @@ export function toRequestBody(
 ): RequestBody {
   const body: RequestBody = {
     model: settings.model,
-    messages: toOpenAIMessages(settings.instructions, messages, names, runId),
+    messages: toOpenAIMessages(settings.instructions, messages, names, runId, settings.images),
   };
   body[settings.completionLimitField] = settings.maxCompletionTokens;
   if (settings.temperature !== undefined) body.temperature = settings.temperature;

@@ -1,6 +1,10 @@
 /** Converts the planner's context into Chat Completions messages and tools. */
 import { createHash } from 'node:crypto';
-import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import type { PlannerMessage, PlannerTool } from '../types.js';
 import type { ToolNames } from './tool-names.js';
 
@@ -28,20 +32,55 @@ function toArguments(args: unknown): string {
   return JSON.stringify(args ?? {});
 }
 
-/** The messages of one request: the instructions as the system message, then the context. */
+/**
+ * One user message with the images of the tool messages just before it: a tool message carries
+ * text only in Chat Completions, and nothing may come between an assistant's tool calls and
+ * their results, so the images follow them, each introduced by the call that returned it.
+ */
+function imageMessage(runId: string, tools: readonly ToolMessage[]): ChatCompletionMessageParam | null {
+  const parts: ChatCompletionContentPart[] = [];
+  for (const message of tools) {
+    for (const image of message.images ?? []) {
+      if (image.data === undefined) continue;
+      const call = toWireCallId(runId, message.toolCallId);
+      parts.push({
+        type: 'text',
+        text: `Image returned by tool call ${call} (${message.tool}), artifact sha256:${image.sha256}:`,
+      });
+      parts.push({ type: 'image_url', image_url: { url: `data:${image.mediaType};base64,${image.data}` } });
+    }
+  }
+  return parts.length > 0 ? { role: 'user', content: parts } : null;
+}
+
+type ToolMessage = Extract<PlannerMessage, { role: 'tool' }>;
+
+/**
+ * The messages of one request: the instructions as the system message, then the context. With
+ * `images`, the images tool calls returned follow their results as a user message.
+ */
 export function toOpenAIMessages(
   instructions: string,
   messages: readonly PlannerMessage[],
   names: ToolNames,
   runId: string,
+  images = false,
 ): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   if (instructions) out.push({ role: 'system', content: instructions });
+  let results: ToolMessage[] = [];
+  const flushImages = () => {
+    const message = images ? imageMessage(runId, results) : null;
+    if (message) out.push(message);
+    results = [];
+  };
   for (const message of messages) {
+    if (message.role !== 'tool') flushImages();
     if (message.role === 'user') {
       out.push({ role: 'user', content: message.content });
     } else if (message.role === 'tool') {
       out.push({ role: 'tool', tool_call_id: toWireCallId(runId, message.toolCallId), content: message.content });
+      results.push(message);
     } else if (message.toolCalls?.length) {
       out.push({
         role: 'assistant',
@@ -56,6 +95,7 @@ export function toOpenAIMessages(
       out.push({ role: 'assistant', content: message.content });
     }
   }
+  flushImages();
   return out;
 }
 

@@ -3,14 +3,18 @@
  * Streamable HTTP, connected on first use and again after the server went away (the process
  * exited, the connection closed, the server forgot the session). Calls that find no server
  * report it as unavailable (nothing was sent); a call in flight when the connection is lost has
- * an unknown outcome, which the runtime resolves by the tool's effect class.
+ * an unknown outcome, which the runtime resolves by the tool's effect class. A lost connection is
+ * noticed when it breaks, not at the call's timeout: a stdio server's exit closes its pipe, and
+ * over HTTP the response a call is waiting for (an SSE stream or a JSON body) breaks when the
+ * server's socket closes, which closes the client as a stdio exit would.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolUnavailableError } from '../define-tool.js';
+import { ToolOutcomeUnknownError, ToolUnavailableError } from '../define-tool.js';
 import type { McpServerSpec } from './server-spec.js';
+import { neverDelivered, watchedFetch } from './watched-fetch.js';
 
 /** What a client sends with `initialize`. */
 const CLIENT_INFO = { name: 'baton', version: '0.1.0' };
@@ -20,10 +24,11 @@ export function describeServer(spec: McpServerSpec): string {
   return 'url' in spec ? String(spec.url) : [spec.command, ...(spec.args ?? [])].join(' ');
 }
 
-function newTransport(spec: McpServerSpec): Transport {
+function newTransport(spec: McpServerSpec, onBroken: (error: unknown) => void): Transport {
   if ('url' in spec) {
     return new StreamableHTTPClientTransport(new URL(spec.url), {
       ...(spec.headers ? { requestInit: { headers: spec.headers } } : {}),
+      fetch: watchedFetch(onBroken),
       // Baton reconnects on the next call itself; the SDK's retry loop of the GET stream is not needed.
       reconnectionOptions: {
         maxRetries: 0,
@@ -42,16 +47,6 @@ function newTransport(spec: McpServerSpec): Transport {
   });
 }
 
-/** The request never reached a server: it was refused before anything was sent. */
-function neverDelivered(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 4; depth += 1) {
-    const code = (e as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOENT' || code === 'EACCES') return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /**
  * The server answered that it does not know the session (it restarted): it did not run the
  * request. The spec's answer is 404; servers built on the SDK's examples (server-everything
@@ -66,6 +61,8 @@ export function sessionGone(error: unknown): boolean {
 export class McpConnection {
   private current: Promise<Client> | null = null;
   private closed = false;
+  /** Clients whose connection closed: a request that was in flight on one has an unknown outcome. */
+  private readonly ended = new WeakSet<Client>();
   /** How many times a connection was made (1 after the first). */
   connects = 0;
 
@@ -87,13 +84,20 @@ export class McpConnection {
   private connect(): Promise<Client> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     let mine: Promise<Client> | null = null;
-    // Only this connection is forgotten when it closes: a newer one may already be in place.
+    // Only this connection is forgotten when it closes: a newer one may already be in place. The
+    // SDK calls this before it fails the requests in flight, so `use` sees why they failed.
     client.onclose = () => {
+      this.ended.add(client);
       if (this.current === mine) this.current = null;
+    };
+    // A response broken mid-way: the server is gone (or the network between), and so is the
+    // session; closing the client fails every request in flight at once, as a stdio exit does.
+    const onBroken = () => {
+      if (!this.ended.has(client)) void client.close().catch(() => undefined);
     };
     mine = (async () => {
       try {
-        await client.connect(newTransport(this.spec), { timeout: this.connectTimeoutMs });
+        await client.connect(newTransport(this.spec, onBroken), { timeout: this.connectTimeoutMs });
         this.connects += 1;
         return client;
       } catch (error) {
@@ -116,7 +120,8 @@ export class McpConnection {
   /**
    * Runs `fn` on a connected client. A request that never reached a server (refused, or a
    * session the restarted server does not know) is sent once more on a new connection; if
-   * that fails too, the tool is unavailable. Anything else is the caller's to judge.
+   * that fails too, the tool is unavailable. A request whose connection closed while it was in
+   * flight has an unknown outcome (`ToolOutcomeUnknownError`). Anything else is the caller's to judge.
    */
   async use<T>(fn: (client: Client) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt += 1) {
@@ -124,6 +129,12 @@ export class McpConnection {
       try {
         return await fn(client);
       } catch (error) {
+        if (this.ended.has(client) && !neverDelivered(error)) {
+          const message = error instanceof Error ? error.message : String(error);
+          throw new ToolOutcomeUnknownError(
+            `the connection to MCP server ${describeServer(this.spec)} was lost mid-call (${message})`,
+          );
+        }
         if (!(sessionGone(error) || neverDelivered(error))) throw error;
         await this.drop(client);
         if (attempt >= 1) {

@@ -3,17 +3,19 @@
  * Schema (shown to the model as is, and validated before a call), runs with the effect class,
  * risk and trust its annotations map to (or the application's override), and sends the call id
  * as the idempotency key in the request's `_meta`. A result with `isError` is a tool failure the
- * model sees; a connection lost mid-call or a timeout leaves the outcome unknown, which the
- * runtime resolves by effect class like any tool's.
+ * model sees, and so is a request the server refused (a JSON-RPC error, an HTTP 4xx): it did not
+ * run. Only a connection lost mid-call or a timeout leaves the outcome unknown, which the runtime
+ * resolves by effect class like any tool's. A tool Baton cannot call (one that requires MCP
+ * tasks) is left out, and listed in `skipped` with the reason.
  */
 import { z } from 'zod';
-import { ErrorCode, McpError, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { BatonError, createFailure } from '../../failure.js';
 import { defineTool, ToolFailedError, type AnyTool, type ToolSpec } from '../define-tool.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
-import { describeServer, McpConnection, sessionGone } from './connection.js';
+import { outputOf, refusal, textOf } from './call-result.js';
+import { describeServer, McpConnection } from './connection.js';
 import type { McpServerSpec } from './server-spec.js';
 
 /** The `_meta` keys a server receives with every call Baton makes. */
@@ -58,11 +60,20 @@ export interface McpToolsOptions {
   connectTimeoutMs?: number;
 }
 
+/** A server tool that is not offered to the model, and why. */
+export interface McpSkippedTool {
+  /** Its name on the server. */
+  tool: string;
+  reason: string;
+}
+
 /** A server's tools, and the connection they share. */
 export interface McpToolset {
   /** The server's name. */
   server: string;
   tools: AnyTool[];
+  /** The server's tools Baton cannot call (so the model is never offered them), with the reason. */
+  skipped: McpSkippedTool[];
   /** How many times the connection was made (it is made again after the server went away). */
   readonly connects: number;
   /** Closes the connection (a stdio server's process exits). */
@@ -85,32 +96,14 @@ function inputOf(schema: Record<string, unknown>): z.ZodType<unknown> {
   }
 }
 
-/** The result's text, for a failure message. */
-function textOf(result: CallToolResult): string {
-  const texts = result.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text);
-  return texts.join('\n').trim();
-}
-
-/** A result as the tool's output: its structured content, else its text, else its content blocks. */
-function outputOf(result: CallToolResult): unknown {
-  if (result.structuredContent !== undefined) return result.structuredContent;
-  if (result.content.every((c) => c.type === 'text')) return textOf(result);
-  return result.content;
-}
-
-/**
- * The server refused the request before running it: an unknown tool or invalid params, or an
- * HTTP 4xx (unauthorized, forbidden, bad request) before the request reached MCP at all. A
- * `404` for a lost session (or a `400` that says the session is unknown) is not among them: the
- * connection sends it again on a new session.
- */
-function refused(error: unknown): boolean {
-  if (error instanceof StreamableHTTPError) {
-    return error.code !== undefined && error.code >= 400 && error.code < 500 && !sessionGone(error);
+/** Why Baton cannot call a listed tool, or null when it can. */
+function uncallable(tool: McpTool): string | null {
+  // A tool that requires task-augmented execution refuses a plain call (JSON-RPC -32600), and
+  // Baton does not run MCP tasks yet.
+  if (tool.execution?.taskSupport === 'required') {
+    return 'it requires task-augmented execution (execution.taskSupport: "required"), which Baton does not support yet';
   }
-  return (
-    error instanceof McpError && (error.code === ErrorCode.InvalidParams || error.code === ErrorCode.MethodNotFound)
-  );
+  return null;
 }
 
 function toolName(options: McpToolsOptions, name: string): string {
@@ -155,24 +148,32 @@ function toBatonTool(connection: McpConnection, server: string, tool: McpTool, o
     async execute(input, ctx) {
       let result: CallToolResult;
       try {
-        result = (await connection.use((client) =>
-          client.callTool(
+        // A plain request rather than `client.callTool`: every McpError it can end with is then
+        // the server's answer (callTool adds its own, some after the tool ran).
+        result = await connection.use((client) =>
+          client.request(
             {
-              name: tool.name,
-              arguments: input as Record<string, unknown>,
-              _meta: {
-                [MCP_META.idempotencyKey]: ctx.idempotencyKey,
-                [MCP_META.runId]: ctx.runId,
-                [MCP_META.attempt]: ctx.attempt,
+              method: 'tools/call',
+              params: {
+                name: tool.name,
+                arguments: input as Record<string, unknown>,
+                _meta: {
+                  [MCP_META.idempotencyKey]: ctx.idempotencyKey,
+                  [MCP_META.runId]: ctx.runId,
+                  [MCP_META.attempt]: ctx.attempt,
+                },
               },
             },
-            undefined,
+            CallToolResultSchema,
             // The runtime's timeout aborts the signal; the SDK's own must not come first.
             { signal: ctx.signal, timeout: 2_147_483_647 },
           ),
-        )) as CallToolResult;
+        );
       } catch (error) {
-        if (refused(error)) throw new ToolFailedError((error as Error).message);
+        const refused = refusal(error);
+        if (refused !== null) {
+          throw new ToolFailedError(`MCP server '${server}' refused the call of '${tool.name}': ${refused}`);
+        }
         throw error;
       }
       if (result.isError) throw new ToolFailedError(textOf(result) || `MCP tool '${tool.name}' returned an error`);
@@ -211,10 +212,23 @@ export async function createMcpTools(spec: McpServerSpec, options: McpToolsOptio
       );
     }
     const chosen = options.include ? listed.filter((t) => options.include!.includes(t.name)) : listed;
-    const tools = chosen.map((tool) => toBatonTool(connection, server, tool, options));
+    const skipped = chosen.flatMap((tool) => {
+      const reason = uncallable(tool);
+      return reason === null ? [] : [{ tool: tool.name, reason }];
+    });
+    const included = skipped.filter((s) => options.include?.includes(s.tool));
+    if (included.length > 0) {
+      const list = included.map((s) => `'${s.tool}': ${s.reason}`).join('; ');
+      throw new BatonError(
+        createFailure('input.invalid', `MCP server '${server}' has tools Baton cannot call: ${list}`),
+      );
+    }
+    const callable = chosen.filter((tool) => !skipped.some((s) => s.tool === tool.name));
+    const tools = callable.map((tool) => toBatonTool(connection, server, tool, options));
     return {
       server,
       tools,
+      skipped,
       get connects() {
         return connection.connects;
       },

@@ -7,6 +7,7 @@ export {
   createMcpTools,
   MCP_META,
   type McpToolset,
+  type McpSkippedTool,
   type McpToolsOptions,
   type McpToolOverride,
 } from './create-mcp-tools.js';
