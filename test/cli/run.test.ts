@@ -1,6 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { runCli, type CliIo } from '../../src/cli/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { tempDir } from '../helpers/temp.js';
 import { baton, batonInProcess, jsonLines } from './cli-child.js';
@@ -116,6 +118,34 @@ describe('baton run (in process)', () => {
     const json = await batonInProcess(['run', hostile, '--reject', '--json', ...place()]);
     // JSON keeps the text exactly, escaped the JSON way.
     expect(jsonLines(json.stdout)[0]).toMatchObject({ type: 'run.created', data: { input: hostile } });
+  });
+
+  it('shows bidi controls in the approval question as escapes, so the question reads as sent', async () => {
+    const flags = place();
+    const dir = flags[3]!;
+    mkdirSync(dir, { recursive: true });
+    // Shown raw, U+202E would render this name as "old-exe.json…" read backwards.
+    const name = 'old-\u202enosj.exe\u2066x\u2069.json';
+    const old = new Date(Date.now() - 400 * 86_400_000);
+    writeFileSync(join(dir, name), JSON.stringify({ updated_at: old.toISOString() }));
+    utimesSync(join(dir, name), old, old);
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let shown = '';
+    stdout.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+      if (/\[y\/N\] $/.test(shown)) stdin.write('n\n');
+    });
+    const io: CliIo = { stdin, stdout, stderr, interactive: true };
+
+    const code = await runCli(['run', 'Archive the stale configs', ...flags], io);
+
+    expect(code, String(stderr.read() ?? '')).toBe(0);
+    const question = /^Approve configs\.archive .*\? \[y\/N\] /m.exec(shown)?.[0];
+    expect(question).toContain('old-\\u202enosj.exe\\u2066x\\u2069.json');
+    expect(shown).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(shown).toMatch(/^Answer: Nothing was archived/m);
   });
 
   it('says a database file that is not there does not exist, instead of reading it as empty', async () => {
