@@ -11,6 +11,7 @@ import {
   createRuntime,
   createScriptedPlanner,
   describeTools,
+  quoteId,
   resolveAgentPlanner,
   type Agent,
   type ModelSettings,
@@ -35,7 +36,7 @@ export interface LocalOptions {
 }
 
 function notFound(runId: string): BatonError {
-  return new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`));
+  return new BatonError(createFailure('run.not_found', `Run ${quoteId(runId)} does not exist`));
 }
 
 /** Opens the runs of `options.database` (lazily: the database is opened on first use). */

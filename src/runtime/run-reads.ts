@@ -3,7 +3,7 @@
  * its artifacts, a page of its events, where its snapshot stands. Each answers `run.not_found`
  * for a run that does not exist, and reads only what is committed.
  */
-import { fail } from '../failure.js';
+import { fail, quoteId } from '../failure.js';
 import type { Store } from '../store/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { artifactOf, artifactsOf } from './artifacts.js';
@@ -25,7 +25,7 @@ export function createRunReads({ store, tools, get }: RunReadsDeps) {
   /** A run's row, or `run.not_found`. */
   async function rowOf(runId: string) {
     const row = await store.getRun(runId);
-    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
     return row;
   }
 

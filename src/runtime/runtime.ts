@@ -13,7 +13,7 @@ import { stateName } from '../../machines/run-status.js';
 import { batonRunMachine, checkRunMachine } from '../../machines/variants.js';
 import { TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { BatonError, fail, toFailure, type Failure } from '../failure.js';
+import { BatonError, fail, quoteId, toFailure, type Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
 import { assertPendingApproval, decideApproval, type DecisionInput } from './approvals.js';
@@ -128,7 +128,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** A run's row, or `run.not_found`. */
   async function rowOf(runId: string) {
     const row = await store.getRun(runId);
-    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
     return row;
   }
 

@@ -308,4 +308,33 @@ describe('bad input found by trying Baton as a new user', () => {
     }
     expect((await apiClient(server.url, ADMIN)('GET', '/v1/runs')).body.runs).toHaveLength(1);
   });
+
+  it('names ids in error messages as the client sent them, never as stored with the tenant, and cuts long ones', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const body = { input: 'hello', options: { idempotency_key: 'k-1', max_steps: 5 } };
+    const first = await call('POST', '/v1/runs', body);
+    const mismatch = await call('POST', '/v1/runs', { ...body, input: 'hello again' });
+    expect(mismatch.status).toBe(409);
+    expect(mismatch.body.error.message).toBe(
+      `Idempotency key 'k-1' belongs to run '${first.body.id}', started with a different input`,
+    );
+
+    const long = 'r'.repeat(5_000);
+    const view = apiClient(server.url, ADMIN);
+    const cut = `'${'r'.repeat(79)}…'`;
+    const missingRun = await view('GET', `/v1/runs/${long}`);
+    expect(missingRun.status).toBe(404);
+    expect(missingRun.body.error.message).toBe(`Run ${cut} does not exist`);
+    const missingApproval = await view('POST', `/v1/runs/${first.body.id}/approvals/${'a'.repeat(5_000)}`, {
+      decision: 'approve',
+    });
+    expect(missingApproval.status).toBe(404);
+    expect(missingApproval.body.error.message).toBe(
+      `Approval '${'a'.repeat(79)}…' does not exist on run '${first.body.id}'`,
+    );
+    const missingArtifact = await view('GET', `/v1/runs/${first.body.id}/artifacts/${'f'.repeat(5_000)}`);
+    expect(missingArtifact.status).toBe(404);
+    expect(missingArtifact.body.error.message).toBe(`Run '${first.body.id}' has no artifact '${'f'.repeat(79)}…'`);
+  });
 });
