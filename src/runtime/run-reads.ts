@@ -16,12 +16,14 @@ import type { Approval, Artifact, ArtifactRef, Run, RunEventRecord, Step, ToolCa
 export interface RunReadsDeps {
   store: Store;
   tools: ReadonlyMap<string, AnyTool>;
+  /** The runtime's agent: its tools describe (risk, origin) the calls of its own runs only. */
+  agent: string;
   /** The run as `Runtime.get` reports it. */
   get(runId: string): Promise<Run>;
 }
 
 /** The runtime's read members (see `Runtime`). */
-export function createRunReads({ store, tools, get }: RunReadsDeps) {
+export function createRunReads({ store, tools, agent, get }: RunReadsDeps) {
   /** A run's row, or `run.not_found`. */
   async function rowOf(runId: string) {
     const row = await store.getRun(runId);
@@ -38,8 +40,10 @@ export function createRunReads({ store, tools, get }: RunReadsDeps) {
 
     /** The tool-call ledger of a run, in step and call order; compensations after the calls, newest call first. */
     async toolCalls(runId: string): Promise<ToolCall[]> {
-      await rowOf(runId);
-      const rows = (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)));
+      const run = await rowOf(runId);
+      // Another agent's tool of the same name is not this call's tool: its risk would be a guess.
+      const known = run.agent === null || run.agent === agent ? tools : new Map<string, AnyTool>();
+      const rows = (await store.listToolCalls(runId)).map((row) => toToolCall(row, known.get(row.tool)));
       const calls = rows.filter((c) => c.compensates === null);
       // Made newest call first: later steps first, and in a step the higher call (index −1 − i) first.
       const undone = rows

@@ -132,7 +132,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     return row;
   }
 
-  const reads = createRunReads({ store, tools, get: (runId) => runtime.get(runId) });
+  const reads = createRunReads({ store, tools, agent: agent.name, get: (runId) => runtime.get(runId) });
 
   const follow: FollowContext = {
     store,
