@@ -65,6 +65,19 @@ describe('baton run (in process)', () => {
     expect(again.stderr).toMatch(/is succeeded and waits for no approval \(run\.invalid_transition\)/);
   });
 
+  it('exits 1 when the run an approval drives then fails, as the exit table says', async () => {
+    const db = ['--db', join(tempDir(), 'b.db')];
+    const agent = ['--agent', 'test/cli/fixtures/doomed-agent.ts'];
+    const waiting = await baton(['run', 'Launch', '--json', ...agent, ...db]);
+    expect(waiting.code, waiting.stderr).toBe(3);
+    const { run } = jsonLines(waiting.stdout).at(-1) as { run: { id: string } };
+
+    const approved = await baton(['approve', run.id, ...agent, ...db]);
+    expect(approved.code, approved.stderr).toBe(1);
+    expect(approved.stdout).toMatch(/^Failure: planner\.invalid_output: The script has no step 1/m);
+    expect(approved.stdout).toMatch(new RegExp(`^Run ${run.id} failed`, 'm'));
+  });
+
   it('ends the run when a rejection says --terminate', async () => {
     const flags = place();
     const waiting = await batonInProcess(['run', 'Archive', '--json', ...flags]);
