@@ -227,6 +227,51 @@ describe('baton run (in process)', () => {
     expect(bounds[2]!.stderr).toMatch(/--after must be a positive integer, not '-1'/);
   });
 
+  it('writes an error as one JSON object under --json, with the exit code of its failure', async () => {
+    const db = place().slice(0, 2);
+    openDatabase(db[1]!).sqlite.close();
+    const missing = await baton(['show', 'run_missing', '--json', ...db]);
+    expect(missing.code).toBe(4);
+    expect(JSON.parse(missing.stderr)).toEqual({
+      error: { code: 'run.not_found', kind: 'user', message: "Run 'run_missing' does not exist" },
+    });
+    const usage = await batonInProcess(['runs', '--limit', 'ten', '--json', ...db]);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stderr)).toEqual({
+      error: { code: 'usage', message: "--limit must be a positive integer, not 'ten'" },
+      hint: "Run 'baton runs --help' for usage.",
+    });
+    for (const args of [
+      ['demo', '--force', '--json'],
+      ['frobnicate', '--json'],
+      ['run', '--approve', '--json'],
+    ]) {
+      const outcome = await batonInProcess(args);
+      expect(outcome.code, args.join(' ')).toBe(2);
+      expect(JSON.parse(outcome.stderr), args.join(' ')).toMatchObject({ error: { code: 'usage' } });
+    }
+    // Without --json, the same failure is one line of text.
+    expect((await batonInProcess(['runs', '--limit', 'ten', ...db])).stderr).toBe(
+      "baton runs: --limit must be a positive integer, not 'ten'\nRun 'baton runs --help' for usage.\n",
+    );
+  });
+
+  it('suggests the flag or command a typo most likely meant', async () => {
+    const cases = [
+      [['runs', '--jsn'], "baton runs: Unknown option '--jsn'; did you mean '--json'?"],
+      [['prune', '--dry', '--older-than', '30d'], "baton prune: Unknown option '--dry'; did you mean '--dry-run'?"],
+      [['show', 'run_x', '--tokne', 't'], "baton show: Unknown option '--tokne'; did you mean '--token'?"],
+      [['runs', '--frobnicate'], "baton runs: Unknown option '--frobnicate'\n"],
+      [['rnus'], "baton: unknown command 'rnus'; did you mean 'runs'?"],
+      [['approev', 'run_x'], "baton: unknown command 'approev'; did you mean 'approve'?"],
+    ] as const;
+    for (const [args, message] of cases) {
+      const outcome = await batonInProcess([...args]);
+      expect(outcome.code, args.join(' ')).toBe(2);
+      expect(outcome.stderr, args.join(' ')).toContain(message);
+    }
+  });
+
   it('documents every command and the exit codes in --help', async () => {
     const commands = ['serve', 'run', 'runs', 'show', 'events', 'approve', 'reject', 'cancel'];
     const helps = [];
