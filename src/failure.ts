@@ -68,6 +68,8 @@ export const FAILURE_CODES = {
   'stream.limit': 'user',
   'stream.lagging': 'system',
   'server.closing': 'system',
+  // The server could not listen where it was told: the port is taken, or the host is not this machine's.
+  'server.listen_failed': 'user',
 } as const satisfies Record<string, FailureKind>;
 export type FailureCode = keyof typeof FAILURE_CODES;
 

@@ -76,6 +76,10 @@ function hintOf(command: string, failure: CliFailure): string | undefined {
       return `Another process drives this run (is 'baton serve' running on this file?): use --url.`;
     case 'run.agent_mismatch':
       return `Pass --agent <the module of agent '${String(failure.details?.run_agent ?? '?')}'>, or --url for a server that runs it.`;
+    case 'server.listen_failed':
+      return failure.details?.cause === 'EADDRNOTAVAIL'
+        ? 'Choose an address of this machine with --host.'
+        : 'Choose another port with --port (--port 0 picks a free one).';
     default:
       return undefined;
   }
