@@ -62,7 +62,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (problems.length > 0) {
     fail(
       'machine.incompatible',
-      `The run machine '${String(definition.name)}' cannot be driven: ${problems.join('; ')}`,
+      `The run machine${typeof definition.name === 'string' ? ` '${definition.name}'` : ''} cannot be driven: ${problems.join('; ')}`,
       { details: { machine: definition.name, problems } },
     );
   }
