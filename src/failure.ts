@@ -64,6 +64,8 @@ export const FAILURE_CODES = {
   'auth.forbidden': 'policy',
   'route.not_found': 'user',
   'request.too_large': 'user',
+  // The client closed the connection before its request body was complete: nothing was done.
+  'request.aborted': 'user',
   'rate.limited': 'user',
   'stream.limit': 'user',
   'stream.lagging': 'system',

@@ -236,6 +236,31 @@ describe('the app in process', () => {
     const missing = await app.request('/v1/runs/run_nope');
     expect(await missing.json()).toMatchObject({ error: { code: 'run.not_found' } });
   });
+
+  it('takes a client that goes away mid-body as request.aborted, not as an unexpected error', async () => {
+    const { db, effects } = tempFiles();
+    const agent = createServerAgent(effects);
+    const runtime = openRuntime({ database: db, planner: agent.planner, tools: agent.tools });
+    const unexpected: unknown[] = [];
+    const { app } = createServer({ runtime, auth: { tokens: [] }, onError: (error) => unexpected.push(error) });
+    // What @hono/node-server's request body does when the socket closes mid-body: node's 'aborted'.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"input": "hel'));
+        controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      },
+    });
+    const reply = await app.request('/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toMatchObject({ error: { code: 'request.aborted' } });
+    expect(unexpected).toEqual([]);
+    expect((await runtime.list()).runs).toEqual([]);
+  });
 });
 
 describe('bad input found by trying Baton as a new user', () => {
