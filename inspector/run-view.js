@@ -138,7 +138,7 @@ export function mountRunView(root, runId, machine, onConnection) {
           attempts: row.attempts,
           ok: result ? result.status === 'ok' : null,
           failure: result?.failure ?? null,
-          durationMs: result?.durationMs ?? null,
+          durationMs: result?.duration_ms ?? null,
           truncated: result?.truncated === true,
           recovery: folded?.recovery ?? [],
           result: result && result.status === 'ok' ? result.content : undefined,

@@ -81,7 +81,7 @@ export interface ToolCallJson {
     failure?: FailureJson;
     truncated?: boolean;
     artifact?: unknown;
-    durationMs?: number;
+    duration_ms?: number;
   } | null;
   attempts: number;
   started_at: number | null;

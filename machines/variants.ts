@@ -92,12 +92,26 @@ const CHECK_LIMITS: MachineLimits = {
   loopThreshold: 1,
 };
 
+/** True for an XState machine itself (it has a root state node and no `machine` of its own). */
+function isStateMachine(value: unknown): value is AnyStateMachine {
+  return typeof value === 'object' && value !== null && 'root' in value && !('machine' in value);
+}
+
 /**
  * What keeps a machine from being driven by the runtime, one sentence each; empty when it can
  * be. Pure: the machine is only read (its initial context is computed, no actor starts).
  */
 export function checkRunMachine(definition: RunMachineDefinition): string[] {
   const problems: string[] = [];
+  // An XState machine passed as it is has neither the name nor the version its snapshots are
+  // stored under: say what is expected, rather than "name 'undefined' is not a lowercase name".
+  if (isStateMachine(definition)) {
+    return [
+      `it is an XState machine${typeof definition.id === 'string' ? ` ('${definition.id}')` : ''}, not a run machine ` +
+        'definition: pass defineRunMachine({ name, version, machine }) (or extendRunMachine) with a lowercase name ' +
+        'and a version stored with every snapshot',
+    ];
+  }
   if (typeof definition.name !== 'string' || !NAME.test(definition.name)) {
     problems.push(`name '${String(definition.name)}' is not a lowercase name ([a-z][a-z0-9_.-]*, at most 64)`);
   }

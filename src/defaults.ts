@@ -31,6 +31,8 @@ export const DEFAULTS = {
   writeRetryMaxMs: 5_000,
   /** How long a refused write keeps `health()` degraded when no commit has landed since. */
   writeFailureHealthMs: 60_000,
+  /** Longest id a failure message quotes whole (ids from a URL path can be any length); longer ones are cut with `…`. */
+  messageIdChars: 80,
 } as const;
 
 /** Per-run limits; `undefined` means unlimited (except `maxSteps`). */

@@ -3,6 +3,7 @@
  * They are plain JSON so they can be persisted, streamed and fed to the machine.
  */
 import { z } from 'zod';
+import { DEFAULTS } from './defaults.js';
 
 /** Who a failure is addressed to, and how HTTP maps it. */
 export const FAILURE_KINDS = ['user', 'model', 'tool', 'policy', 'system'] as const;
@@ -65,10 +66,14 @@ export const FAILURE_CODES = {
   'auth.forbidden': 'policy',
   'route.not_found': 'user',
   'request.too_large': 'user',
+  // The client closed the connection before its request body was complete: nothing was done.
+  'request.aborted': 'user',
   'rate.limited': 'user',
   'stream.limit': 'user',
   'stream.lagging': 'system',
   'server.closing': 'system',
+  // The server could not listen where it was told: the port is taken, or the host is not this machine's.
+  'server.listen_failed': 'user',
 } as const satisfies Record<string, FailureKind>;
 export type FailureCode = keyof typeof FAILURE_CODES;
 
@@ -131,6 +136,12 @@ export function toFailure(error: unknown, fallback: FailureCode = 'internal.erro
   if (isFailure(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   return createFailure(fallback, message);
+}
+
+/** An id as a message names it: in single quotes, cut to `DEFAULTS.messageIdChars` with `…` when longer. */
+export function quoteId(id: string): string {
+  const max = DEFAULTS.messageIdChars;
+  return `'${id.length > max ? `${id.slice(0, max - 1)}…` : id}'`;
 }
 
 /** An expected outcome: a value or a failure, never a throw. */

@@ -47,7 +47,7 @@ export type {
 } from './planner/index.js';
 export { defaultDecision, POLICY_DECISIONS } from './policy/index.js';
 export type { Policy, PolicyDecision, PolicyRequest, PolicyVerdict } from './policy/index.js';
-export { BatonError, createFailure, toFailure, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
+export { BatonError, createFailure, toFailure, isFailure, quoteId, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
 export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
 export { describeMachine } from '../machines/describe-machine.js';

@@ -4,7 +4,7 @@
  */
 import type { toApprovalJson, toEventJson, toRunJson } from '../server/index.js';
 
-export { toApprovalJson, toEventJson, toRunJson, toSnakeJson } from '../server/index.js';
+export { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson } from '../server/index.js';
 
 /** A run, as `GET /v1/runs/{id}` answers it. */
 export type RunJson = ReturnType<typeof toRunJson>;

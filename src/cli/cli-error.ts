@@ -43,10 +43,52 @@ export function toExitCode(failure: CliFailure): number {
   return EXIT.failed;
 }
 
+/** True when the command line asks for JSON output (`--json` before any `--`). */
+export function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
 /**
- * Writes `baton <command>: <message> (<code>)` to stderr and answers the exit code. A URL's
- * password is masked, and so are the passwords of the URLs in `argv` (the command line) wherever
- * the message quotes them.
+ * Writes a failure to stderr: `baton <command>: <message> (<code>)` and a hint on the next line,
+ * or with `json`, one object `{"error":{code,message,…},"hint"?}` (the API's error body), so a
+ * script reading `--json` output never has to parse text.
+ */
+export function writeFailure(
+  stderr: NodeJS.WritableStream,
+  where: string,
+  failure: CliFailure,
+  options: { hint?: string; json: boolean },
+): void {
+  if (options.json) {
+    stderr.write(`${JSON.stringify({ error: failure, ...(options.hint ? { hint: options.hint } : {}) })}\n`);
+    return;
+  }
+  const code = failure.code === 'usage' ? '' : ` (${failure.code})`;
+  stderr.write(`${where}: ${terminalText(failure.message)}${code}${options.hint ? `\n${options.hint}` : ''}\n`);
+}
+
+function hintOf(command: string, failure: CliFailure): string | undefined {
+  switch (failure.code) {
+    case 'usage':
+      return `Run 'baton ${command} --help' for usage.`;
+    case 'run.version_conflict':
+      return `Another process drives this run (is 'baton serve' running on this file?): use --url.`;
+    case 'run.agent_mismatch':
+      return `Pass --agent <the module of agent '${String(failure.details?.run_agent ?? '?')}'>, or --url for a server that runs it.`;
+    case 'server.listen_failed':
+      return failure.details?.cause === 'EADDRNOTAVAIL'
+        ? 'Choose an address of this machine with --host.'
+        : 'Choose another port with --port (--port 0 picks a free one).';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Reports what a command failed with (see `writeFailure`; JSON when `argv` has `--json`) and
+ * answers the exit code. A URL's password is masked, and so are the passwords of the URLs in
+ * `argv` (the command line) wherever the message quotes them.
  */
 export function reportError(
   command: string,
@@ -59,15 +101,12 @@ export function reportError(
     failure.message,
     argv.map((arg) => arg.replace(/^--[a-z-]+=/, '')),
   );
-  const code = failure.code === 'usage' ? '' : ` (${failure.code})`;
-  const hint =
-    failure.code === 'usage'
-      ? `\nRun 'baton ${command} --help' for usage.`
-      : failure.code === 'run.version_conflict'
-        ? `\nAnother process drives this run (is 'baton serve' running on this file?): use --url.`
-        : failure.code === 'run.agent_mismatch'
-          ? `\nPass --agent <the module of agent '${String(failure.details?.run_agent ?? '?')}'>, or --url for a server that runs it.`
-          : '';
-  stderr.write(`baton ${command}: ${terminalText(message)}${code}${hint}\n`);
+  const hint = hintOf(command, failure);
+  writeFailure(
+    stderr,
+    `baton ${command}`,
+    { ...failure, message },
+    { json: wantsJson(argv), ...(hint ? { hint } : {}) },
+  );
   return toExitCode(failure);
 }

@@ -86,9 +86,12 @@ function defineDecide(verb: 'approve' | 'reject') {
         ...(compensate ? { compensate } : {}),
       });
       const run = await backend.settle(runId!);
+      // The exit code says how the run this decision moved on ended, as `baton run`'s does; a
+      // rejection with --terminate ends it failed, which is what was asked.
+      const code = run.status === 'failed' && !terminate ? EXIT.failed : EXIT.ok;
       if (values.json) {
         io.stdout.write(`${JSON.stringify({ approval, run })}\n`);
-        return EXIT.ok;
+        return code;
       }
       const line =
         approval.status === 'pending'
@@ -96,7 +99,7 @@ function defineDecide(verb: 'approve' | 'reject') {
           : `Approval ${approval.id} ${approval.status} by ${String(approval.decided_by)}`;
       io.stdout.write(terminalText(`${line}\n`));
       summarizeRun(run, io, false);
-      return EXIT.ok;
+      return code;
     },
   });
 }

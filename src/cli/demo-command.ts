@@ -3,7 +3,6 @@
  * is committed, and puts the archive approval to the user (or to `--approve` / `--reject`).
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { resolveAgentPlanner } from '../agent/index.js';
 import { DEMO_AGENT, DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../demo/index.js';
 import {
@@ -17,11 +16,13 @@ import {
 } from '../index.js';
 import { toEventJson, toRunJson } from './api-json.js';
 import { askYesNo } from './ask.js';
+import { reportError, usageError, writeFailure } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
 import { describeDatabase, maskCredentials } from './mask.js';
 import { databaseOf } from './open-backend.js';
 import { cliUser } from './os-user.js';
+import { parseFlags, takePositionals } from './parse-flags.js';
 import { terminalText } from './terminal-text.js';
 
 /** The demo's usage text. */
@@ -133,32 +134,27 @@ function demoConfigsIn(dir: string): string[] {
 export async function runDemoCommand(argv: string[], io: CliIo): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        db: { type: 'string', default: './.baton/baton.db' },
-        dir: { type: 'string', default: './.baton/demo-configs' },
-        approve: { type: 'boolean', default: false },
-        reject: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        model: { type: 'string' },
-        'base-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    const parsed = parseFlags(argv, {
+      db: { type: 'string', default: './.baton/baton.db' },
+      dir: { type: 'string', default: './.baton/demo-configs' },
+      approve: { type: 'boolean', default: false },
+      reject: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      model: { type: 'string' },
+      'base-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    });
+    takePositionals(parsed.positionals, { required: [] });
+    values = parsed.values;
   } catch (error) {
-    io.stderr.write(`baton demo: ${error instanceof Error ? error.message : String(error)}\n\n${DEMO_USAGE}`);
-    return 2;
+    return reportError('demo', error, io.stderr, argv);
   }
   if (values.help) {
     io.stdout.write(DEMO_USAGE);
     return 0;
   }
   if (values.approve && values.reject) {
-    io.stderr.write('baton demo: --approve and --reject cannot be used together\n');
-    return 2;
+    return reportError('demo', usageError('--approve and --reject cannot be used together'), io.stderr, argv);
   }
   const dir = resolve(values.dir);
   const database = databaseOf(values.db);
@@ -188,7 +184,8 @@ export async function runDemoCommand(argv: string[], io: CliIo): Promise<number>
     return final.status === 'succeeded' ? 0 : 1;
   } catch (error) {
     const failure = toFailure(error);
-    io.stderr.write(`baton demo: ${maskCredentials(failure.message, [database])} (${failure.code})\n`);
+    const message = maskCredentials(failure.message, [database]);
+    writeFailure(io.stderr, 'baton demo', { ...failure, message }, { json: values.json });
     return 1;
   } finally {
     await runtime?.close();

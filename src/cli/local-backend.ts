@@ -11,6 +11,7 @@ import {
   createRuntime,
   createScriptedPlanner,
   describeTools,
+  quoteId,
   resolveAgentPlanner,
   type Agent,
   type ModelSettings,
@@ -18,10 +19,11 @@ import {
 } from '../index.js';
 import { isPostgresUrl } from '../store/open-store.js';
 import { abortable } from './abortable.js';
-import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, type ToolJson } from './api-json.js';
+import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson, type ToolJson } from './api-json.js';
 import type { Backend } from './backend.js';
 import { describeDatabase } from './mask.js';
 import { buildRunExport } from '../server/run-export.js';
+import { DEMO_AGENT } from '../demo/index.js';
 
 /** How a local backend opens its runtime. */
 export interface LocalOptions {
@@ -35,7 +37,7 @@ export interface LocalOptions {
 }
 
 function notFound(runId: string): BatonError {
-  return new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`));
+  return new BatonError(createFailure('run.not_found', `Run ${quoteId(runId)} does not exist`));
 }
 
 /** Opens the runs of `options.database` (lazily: the database is opened on first use). */
@@ -54,9 +56,12 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
     runtime = createRuntime({
       database,
       planner: resolved?.planner ?? createScriptedPlanner([]),
-      tools: options.agent?.tools ?? [],
+      // Reading without an agent, the calls of the default agent's (the demo's) runs are
+      // described by its tools, as `baton serve` describes them: a call's risk is the same in
+      // process as over HTTP. Its tools are never run here: nothing reads without an agent drives.
+      tools: options.agent?.tools ?? DEMO_AGENT.tools,
       ...(options.agent?.policy ? { policy: options.agent.policy } : {}),
-      ...(options.agent ? { agent: options.agent.name } : {}),
+      agent: options.agent?.name ?? DEMO_AGENT.name,
       recover: false,
     });
     return runtime;
@@ -121,7 +126,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       return describeTools(options.agent?.tools ?? []).map((tool) => toSnakeJson(tool) as ToolJson);
     },
     async toolCalls(runId) {
-      return (await must(runId).toolCalls(runId)).map(toSnakeJson);
+      return (await must(runId).toolCalls(runId)).map(toToolCallJson);
     },
     events,
     async decide(runId, approvalId, body) {

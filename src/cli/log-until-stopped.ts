@@ -1,5 +1,6 @@
 /** What `baton serve` and `baton worker` do while they run: log the runs' events until a signal stops them. */
 import type { Runtime } from '../index.js';
+import { toEventJson } from './api-json.js';
 import { toEventLine } from './format-event.js';
 
 /** Logs events of `types` as they commit until `signal` aborts. */
@@ -11,7 +12,8 @@ export async function logEventsUntilStopped(
 ): Promise<void> {
   const unwatch = runtime.watch((event) => {
     if (!types.includes(event.type)) return;
-    log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event });
+    // The event as the API and `baton events --json` give it: snake_case, `run_id`, `created_at`.
+    log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event: toEventJson(event) });
   });
   try {
     await new Promise<void>((resolveStop) => {

@@ -1,6 +1,7 @@
 /** Command-line parsing shared by the commands: strict flags, a usage error for anything wrong. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { usageError } from './cli-error.js';
+import { closestName } from './closest-name.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -61,8 +62,22 @@ export function parseFlags<const O extends Options>(
   try {
     return parseArgs({ args, options, strict: true, allowPositionals: true });
   } catch (error) {
-    throw usageError(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    const unknown = (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    throw usageError(unknown ? unknownOption(message, options) : message);
   }
+}
+
+/** Node's "Unknown option" text, told as a mistyped flag with the one it most likely meant. */
+function unknownOption(message: string, options: Options): string {
+  const typed = /'(-[^']*)'/.exec(message)?.[1];
+  if (!typed) return message;
+  const flags = Object.entries(options).flatMap(([name, option]) => [
+    `--${name}`,
+    ...(option.short ? [`-${option.short}`] : []),
+  ]);
+  const meant = closestName(typed.split('=')[0]!, flags);
+  return meant ? `Unknown option '${typed}'; did you mean '${meant}'?` : `Unknown option '${typed}'`;
 }
 
 /** The positionals of a command, checked against how many it takes. */

@@ -1,7 +1,9 @@
 /** The `baton` command dispatcher: picks the subcommand and maps the outcome to an exit code. */
 import { runArtifactCommand, runExportCommand } from './artifact-command.js';
 import { runCancelCommand } from './cancel-command.js';
+import { usageError, wantsJson, writeFailure } from './cli-error.js';
 import { processIo, type CliIo } from './cli-io.js';
+import { closestName } from './closest-name.js';
 import { runApproveCommand, runRejectCommand } from './decide-command.js';
 import { runDemoCommand } from './demo-command.js';
 import { runEventsCommand } from './events-command.js';
@@ -83,7 +85,12 @@ export async function runCli(argv: string[], io: CliIo = processIo()): Promise<n
   }
   const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!run) {
-    io.stderr.write(`baton: unknown command '${command}'\nRun 'baton --help' for usage.\n`);
+    const meant = closestName(command, Object.keys(COMMANDS));
+    const message = `unknown command '${command}'${meant ? `; did you mean '${meant}'?` : ''}`;
+    writeFailure(io.stderr, 'baton', usageError(message).failure, {
+      hint: "Run 'baton --help' for usage.",
+      json: wantsJson(rest),
+    });
     return EXIT.usage;
   }
   return run(rest, io);

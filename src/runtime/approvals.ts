@@ -8,7 +8,7 @@
 import { getNextSnapshot, type StateValue } from 'xstate';
 import { stateName, statusOf } from '../../machines/run-status.js';
 import type { RunEvent } from '../../machines/types.js';
-import { BatonError, createFailure, fail } from '../failure.js';
+import { BatonError, createFailure, fail, quoteId } from '../failure.js';
 import { isWriteFailure, type ApprovalRow, type Store } from '../store/index.js';
 import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
@@ -123,7 +123,7 @@ export async function decideApproval(
   // The run's approvals are in its memory: this runtime holds its lease, no one else writes them.
   const existing = driver.memory.approvals.get(approvalId);
   if (!existing || existing.run_id !== runId) {
-    fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
+    fail('approval.not_found', `Approval ${quoteId(approvalId)} does not exist on run ${quoteId(runId)}`);
   }
   const event = decisionEvent(approvalId, input);
   const decision = input.approve ? ('approved' as const) : ('rejected' as const);
@@ -247,10 +247,10 @@ export function resumeAfterDecision(live: LiveRun, approval: ApprovalRow): void 
 
 /** Checks an approval before its run is loaded, so a decided one always answers `already_decided`. */
 export async function assertPendingApproval(store: Store, runId: string, approvalId: string): Promise<ApprovalRow> {
-  if (!(await store.getRun(runId))) fail('run.not_found', `Run '${runId}' does not exist`);
+  if (!(await store.getRun(runId))) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
   const approval = await store.getApproval(approvalId);
   if (!approval || approval.run_id !== runId) {
-    fail('approval.not_found', `Approval '${approvalId}' does not exist on run '${runId}'`);
+    fail('approval.not_found', `Approval ${quoteId(approvalId)} does not exist on run ${quoteId(runId)}`);
   }
   if (approval.status !== 'pending') throw new BatonError(alreadyDecided(approval));
   return approval;

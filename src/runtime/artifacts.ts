@@ -2,7 +2,7 @@
  * What a run stored as artifacts. Content is kept once by its hash and may be shared by runs;
  * a run answers only for the artifacts its own `artifact` events name.
  */
-import { fail } from '../failure.js';
+import { fail, quoteId } from '../failure.js';
 import type { Store } from '../store/index.js';
 import { artifactRefs } from './rows.js';
 import type { Artifact, ArtifactRef } from './types.js';
@@ -16,7 +16,7 @@ export async function artifactsOf(store: Store, runId: string): Promise<Artifact
 export async function artifactOf(store: Store, runId: string, sha256: string): Promise<Artifact> {
   const refs = await artifactsOf(store, runId);
   const row = refs.some((ref) => ref.sha256 === sha256) ? await store.getArtifact(sha256) : undefined;
-  if (!row) fail('artifact.not_found', `Run '${runId}' has no artifact '${sha256.slice(0, 80)}'`);
+  if (!row) fail('artifact.not_found', `Run ${quoteId(runId)} has no artifact ${quoteId(sha256)}`);
   return {
     sha256: row.sha256,
     size: row.size,

@@ -2,7 +2,7 @@
  * Following runs: the committed events of a run then its live ones, and waiting until a run
  * settles. Only committed events are delivered: the hub publishes after each COMMIT.
  */
-import { BatonError, createFailure, fail, type Failure } from '../failure.js';
+import { BatonError, createFailure, fail, quoteId, type Failure } from '../failure.js';
 import type { Store } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
 import { isTerminalEvent, toEvent, toRun } from './rows.js';
@@ -54,7 +54,7 @@ export async function* followEvents(
   opts: FollowOptions,
 ): AsyncGenerator<RunEventRecord> {
   const { store, hub } = ctx;
-  if (!(await store.getRun(runId))) fail('run.not_found', `Run '${runId}' does not exist`);
+  if (!(await store.getRun(runId))) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
   const pending: RunEventRecord[] = [];
   let behind = false;
   let wake: (() => void) | undefined;
@@ -203,7 +203,7 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       const row = await store.getRun(runId);
       if (done) return true;
       if (!row) {
-        reject(new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`)));
+        reject(new BatonError(createFailure('run.not_found', `Run ${quoteId(runId)} does not exist`)));
         return true;
       }
       // Durable and current: a live run may already have moved on (e.g. a decision

@@ -15,7 +15,7 @@ import { fail } from '../failure.js';
 import type { RunRow, Store } from '../store/index.js';
 import { toLimitsData } from './event-data.js';
 import { newId } from './ids.js';
-import { scopeKey } from './tenant-keys.js';
+import { DEFAULT_TENANT, scopeKey } from './tenant-keys.js';
 import type { RunDriver } from './run-driver.js';
 import type { Budget, StartRequest } from './types.js';
 
@@ -52,7 +52,7 @@ export interface NewRun {
   sessionId: string;
   /** The idempotency key as stored (scoped), if any. */
   idempotencyKey: string | null;
-  tenantId: string | null;
+  tenantId: string;
   request: z.infer<typeof startSchema>;
   limits: MachineLimits;
   deadlineAt: number | null;
@@ -67,7 +67,9 @@ export function planNewRun(request: StartRequest, defaults: { maxSteps?: number;
   const req = parsed.data;
   const now = Date.now();
   const budget = { ...defaults.budget, ...req.options?.budget };
-  const tenantId = typeof req.context?.tenant_id === 'string' ? req.context.tenant_id : null;
+  // A run started without a tenant is the default tenant's, stored so: a server's token of that
+  // tenant lists it, and in-process reads say `default` as the API does.
+  const tenantId = typeof req.context?.tenant_id === 'string' ? req.context.tenant_id : DEFAULT_TENANT;
   const clientSessionId = req.sessionId ?? newId('ses');
   const key = req.options?.idempotencyKey;
   return {

@@ -1,7 +1,7 @@
 /** Conversions from stored rows to the public API's shapes. */
 import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../machines/types.js';
 import { corruptRow } from './quarantine.js';
-import { unscopeKey } from './tenant-keys.js';
+import { DEFAULT_TENANT, unscopeKey } from './tenant-keys.js';
 import { fail, type Failure } from '../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../store/index.js';
 import type { Usage } from '../../machines/types.js';
@@ -55,7 +55,8 @@ export function toRun(row: RunRow): Run {
     input: row.input,
     answer: row.answer,
     context,
-    tenantId: row.tenant_id,
+    // Runs stored without a tenant (started in process before tenants were stored) are the default tenant's.
+    tenantId: row.tenant_id ?? DEFAULT_TENANT,
     idempotencyKey: unscopeKey(row.tenant_id, row.idempotency_key),
     // Each step is one planner decision acted upon.
     usage: {

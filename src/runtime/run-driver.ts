@@ -122,6 +122,20 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   let persistedJson = origin.kind === 'restore' ? origin.snapshot : '';
   let dirty = false;
   let pendingFlush: Promise<void> | null = null;
+  // Flushes are numbered as they begin and settle in that order (one run's writes queue up).
+  let flushesBegun = 0;
+  let flushesSettled = 0;
+  /** Drafts waiting for the flush `after` (and those before it) to publish its events. */
+  let heldDrafts: { after: number; data: Record<string, unknown>; createdAt: number }[] = [];
+
+  /** Publishes, in order, the drafts whose preceding events are out now. */
+  function releaseDrafts(): void {
+    const ready = heldDrafts.filter((draft) => draft.after <= flushesSettled);
+    if (ready.length === 0) return;
+    heldDrafts = heldDrafts.filter((draft) => draft.after > flushesSettled);
+    if (retired) return;
+    hub.publish(ready.map(({ data, createdAt }) => ({ runId, seq, type: 'draft' as const, data, createdAt })));
+  }
   let retired = false;
   let stopped = false;
   let lastStatus = statusOf(actor.getSnapshot().value);
@@ -318,7 +332,22 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     /** Publishes streamed model text at once: live only, never a row, never an answer. */
     publishDraft(data: Record<string, unknown>): void {
       if (retired) return;
-      hub.publish([{ runId, seq, type: 'draft', data, createdAt: Date.now() }]);
+      // A model may stream its first tokens while the events before them (the last step's
+      // result, the move to planning) are still being committed: the draft waits for them, so a
+      // reader never sees a step's text ahead of what led to it.
+      const createdAt = Date.now();
+      if (pendingFlush !== null || buffer.length > 0 || dirty) {
+        // Events staged and not written yet: the draft takes its place among them, and goes out
+        // with them, numbered after the last event before it (never stored).
+        buffer.push(() => written.push({ runId, seq, type: 'draft', data, createdAt }));
+        return;
+      }
+      if (flushesBegun > flushesSettled || heldDrafts.length > 0) {
+        // Events written and not committed yet: the draft follows them once they are out.
+        heldDrafts.push({ after: flushesBegun, data, createdAt });
+        return;
+      }
+      hub.publish([{ runId, seq, type: 'draft', data, createdAt }]);
     },
     /** Makes everything buffered so far durable; resolves after the COMMIT. */
     flush(): Promise<void> {
@@ -326,14 +355,27 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
         return Promise.reject(new BatonError(createFailure('run.closed', `Run '${runId}' is no longer driven here`)));
       }
       if (!pendingFlush) {
+        flushesBegun += 1;
+        let settled = false;
+        const settle = () => {
+          if (!settled) flushesSettled += 1;
+          settled = true;
+        };
         pendingFlush = store.write(write, fence).then((committed) => {
           failpoint('commit.publishing');
           hub.publish(committed);
-          deps.onCommitted?.(committed);
+          settle();
+          releaseDrafts();
+          deps.onCommitted?.(committed.filter((event) => event.type !== 'draft'));
           if (TERMINAL.has(lastStatus) && !dirty && buffer.length === 0) retire(null);
           else if (lastStatus === 'waiting_human' && driver.idle && !retired) deps.onIdleWaiting?.(driver);
         });
-        pendingFlush.catch((error: unknown) => retire(toFailure(error, 'store.checkpoint_failed')));
+        pendingFlush.catch((error: unknown) => {
+          // The run is retired: its held drafts are dropped (they are live text, never kept).
+          settle();
+          heldDrafts = [];
+          retire(toFailure(error, 'store.checkpoint_failed'));
+        });
       }
       return pendingFlush;
     },

@@ -4,7 +4,7 @@
  * for a run that does not exist, and reads only what is committed.
  */
 import { randomBytes } from 'node:crypto';
-import { fail } from '../failure.js';
+import { fail, quoteId } from '../failure.js';
 import type { Store } from '../store/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { artifactOf, artifactsOf } from './artifacts.js';
@@ -17,16 +17,18 @@ import type { Approval, Artifact, ArtifactRef, FeedEvent, Run, RunEventRecord, S
 export interface RunReadsDeps {
   store: Store;
   tools: ReadonlyMap<string, AnyTool>;
+  /** The runtime's agent: its tools describe (risk, origin) the calls of its own runs only. */
+  agent: string;
   /** The run as `Runtime.get` reports it. */
   get(runId: string): Promise<Run>;
 }
 
 /** The runtime's read members (see `Runtime`). */
-export function createRunReads({ store, tools, get }: RunReadsDeps) {
+export function createRunReads({ store, tools, agent, get }: RunReadsDeps) {
   /** A run's row, or `run.not_found`. */
   async function rowOf(runId: string) {
     const row = await store.getRun(runId);
-    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
     return row;
   }
 
@@ -39,8 +41,10 @@ export function createRunReads({ store, tools, get }: RunReadsDeps) {
 
     /** The tool-call ledger of a run, in step and call order; compensations after the calls, newest call first. */
     async toolCalls(runId: string): Promise<ToolCall[]> {
-      await rowOf(runId);
-      const rows = (await store.listToolCalls(runId)).map((row) => toToolCall(row, tools.get(row.tool)));
+      const run = await rowOf(runId);
+      // Another agent's tool of the same name is not this call's tool: its risk would be a guess.
+      const known = run.agent === null || run.agent === agent ? tools : new Map<string, AnyTool>();
+      const rows = (await store.listToolCalls(runId)).map((row) => toToolCall(row, known.get(row.tool)));
       const calls = rows.filter((c) => c.compensates === null);
       // Made newest call first: later steps first, and in a step the higher call (index −1 − i) first.
       const undone = rows

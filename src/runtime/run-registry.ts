@@ -12,7 +12,7 @@ import { createActor, type Snapshot, type SnapshotFrom } from 'xstate';
 import type { RunMachine } from '../../machines/run-machine.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { ACTIVE_STATUSES, RUN_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
-import { BatonError, fail, toFailure, type Failure } from '../failure.js';
+import { BatonError, fail, quoteId, toFailure, type Failure } from '../failure.js';
 import type { Claim, RunRow, Store } from '../store/index.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import { resumeAfterDecision } from './approvals.js';
@@ -261,7 +261,7 @@ export function createRunRegistry(deps: RegistryDeps) {
   /** A run's row if it can be loaded: it exists, is not damaged, and is not finished. */
   async function loadableRow(runId: string, eventType: string): Promise<RunRow> {
     const row = await store.getRun(runId);
-    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
     const damage = checkRunRow(row);
     if (damage) {
       reportRun(runId, damage);

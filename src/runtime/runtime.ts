@@ -13,7 +13,7 @@ import { stateName } from '../../machines/run-status.js';
 import { batonRunMachine, checkRunMachine } from '../../machines/variants.js';
 import { TERMINAL_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
-import { BatonError, fail, toFailure, type Failure } from '../failure.js';
+import { BatonError, fail, quoteId, toFailure, type Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
 import { openStore } from '../store/open-store.js';
 import { assertPendingApproval, decideApproval, type DecisionInput } from './approvals.js';
@@ -64,7 +64,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   if (problems.length > 0) {
     fail(
       'machine.incompatible',
-      `The run machine '${String(definition.name)}' cannot be driven: ${problems.join('; ')}`,
+      `The run machine${typeof definition.name === 'string' ? ` '${definition.name}'` : ''} cannot be driven: ${problems.join('; ')}`,
       { details: { machine: definition.name, problems } },
     );
   }
@@ -130,11 +130,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   /** A run's row, or `run.not_found`. */
   async function rowOf(runId: string) {
     const row = await store.getRun(runId);
-    if (!row) fail('run.not_found', `Run '${runId}' does not exist`);
+    if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
     return row;
   }
 
-  const reads = createRunReads({ store, tools, get: (runId) => runtime.get(runId) });
+  const reads = createRunReads({ store, tools, agent: agent.name, get: (runId) => runtime.get(runId) });
 
   const follow: FollowContext = {
     store,

@@ -6,7 +6,7 @@
  */
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { AgentIdentity } from './agent-identity.js';
-import { fail } from '../failure.js';
+import { fail, quoteId } from '../failure.js';
 import { isUniqueViolation, type Store } from '../store/index.js';
 import { failpoint } from './failpoints.js';
 import { findCollision, planNewRun, requestDifferences, stageCreation, toNewRow, type Creation } from './new-run.js';
@@ -60,7 +60,7 @@ export async function startRun(ctx: StartContext, request: StartRequest): Promis
     if (differences.length > 0) {
       fail(
         'idempotency.mismatch',
-        `Idempotency key '${result.row.idempotency_key}' belongs to run '${result.row.id}', started with a different ${differences.join(', ')}`,
+        `Idempotency key ${quoteId(run.request.options?.idempotencyKey ?? '')} belongs to run '${result.row.id}', started with a different ${differences.join(', ')}`,
         { details: { run_id: result.row.id, differences } },
       );
     }
@@ -68,7 +68,7 @@ export async function startRun(ctx: StartContext, request: StartRequest): Promis
   }
   if (result.kind === 'busy') {
     const active = result.runId ? ` '${result.runId}'` : '';
-    fail('session.busy', `Session '${run.clientSessionId}' already has an active run${active}`, {
+    fail('session.busy', `Session ${quoteId(run.clientSessionId)} already has an active run${active}`, {
       details: { session_id: run.clientSessionId, active_run_id: result.runId },
     });
   }

@@ -50,7 +50,8 @@ export interface Run {
   input: string;
   answer: string | null;
   context: RunUserContext;
-  tenantId: string | null;
+  /** The tenant of the run: its context's `tenant_id`, else (in process, in a server's dev mode) `default`. */
+  tenantId: string;
   idempotencyKey: string | null;
   usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number; costUsd: number };
   deadlineAt: number | null;

@@ -7,6 +7,7 @@ import { httpError, toApiError } from './http-error.js';
 import { inspectorRoutes } from './inspector/index.js';
 import { approvalRoutes, eventRoutes, metaRoutes, runRoutes } from './routes/index.js';
 import type { ServerDeps } from './server-deps.js';
+import { clientGone } from './client-gone.js';
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -73,7 +74,7 @@ export function createApp(deps: ServerDeps): Hono<AppEnv> {
     return c.json({ error: failure }, 404);
   });
   app.onError((error, c) => {
-    const { failure, status, headers } = toApiError(error);
+    const { failure, status, headers } = toApiError(clientGone(error, c.req.raw) ?? error);
     if (failure.code === 'internal.error') deps.onError(error);
     return c.json({ error: failure }, status, headers);
   });

@@ -72,7 +72,7 @@ export function createServer(options: ServerOptions): {
         createFailure(
           'input.invalid',
           `Refusing to listen on '${host}' without tokens: anyone who can reach it could start and approve runs. ` +
-            'Configure tokens (BATON_TOKENS or BATON_TOKENS_FILE) or listen on 127.0.0.1.',
+            'Configure tokens (baton serve --tokens <file>, or BATON_TOKENS / BATON_TOKENS_FILE) or listen on 127.0.0.1.',
           { details: { host } },
         ),
       );
@@ -90,15 +90,16 @@ export function createServer(options: ServerOptions): {
       },
       hostname: host,
     });
+    const port = at.port ?? 7420;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(at.port ?? 7420, host, () => {
-        server.off('error', reject);
+      const refused = (error: Error) => reject(listenFailure(error, host, port));
+      server.once('error', refused);
+      server.listen(port, host, () => {
+        server.off('error', refused);
         resolve();
       });
     });
-    const { port } = server.address() as AddressInfo;
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`;
     let closed: Promise<void> | undefined;
     return {
       url,
@@ -128,6 +129,23 @@ export function createServer(options: ServerOptions): {
   }
 
   return { app, listen };
+}
+
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is in use (by another server, or another baton serve)',
+  EACCES: 'this process may not use that port (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'the address is not one of this machine',
+};
+
+/** Why `listen` failed, as a `server.listen_failed` failure naming the address and the cause. */
+function listenFailure(error: Error, host: string, port: number): Error {
+  const cause = (error as NodeJS.ErrnoException).code;
+  const why = (cause && LISTEN_ERRORS[cause]) ?? error.message;
+  return new BatonError(
+    createFailure('server.listen_failed', `Cannot listen on ${host}:${port}: ${why}`, {
+      details: { host, port, cause: cause ?? null },
+    }),
+  );
 }
 
 /** A server made by `createServer`. */

@@ -4,7 +4,7 @@
  * `GET /v1/runs/{id}/export` and `baton export` give it. Importing is not supported.
  */
 import type { Runtime } from '../index.js';
-import { toApprovalJson, toEventJson, toRunJson, toSnakeJson } from './to-json.js';
+import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson } from './to-json.js';
 
 /** Pages of events read at once while exporting. */
 const PAGE = 10_000;
@@ -32,7 +32,7 @@ export async function buildRunExport(runtime: Runtime, runId: string): Promise<R
     run: toRunJson(run),
     events: events.map(toEventJson),
     steps: steps.map(toSnakeJson),
-    tool_calls: toolCalls.map(toSnakeJson),
+    tool_calls: toolCalls.map(toToolCallJson),
     approvals: approvals.map(toApprovalJson),
     trace: { steps: trace.steps.map(toSnakeJson), spans: trace.spans.map(toSnakeJson) },
     artifacts: artifacts.map((ref) => ({

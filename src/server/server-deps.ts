@@ -9,7 +9,7 @@ import type { Tickets } from './auth/tickets.js';
 import type { AppEnv } from './app-env.js';
 import type { ServerLimits } from './defaults.js';
 import { httpError } from './http-error.js';
-import { BatonError, createFailure } from '../index.js';
+import { BatonError, createFailure, quoteId } from '../index.js';
 import type { StreamSlots } from './sse/stream-slots.js';
 
 /** Everything a route needs, built once per server. */
@@ -41,7 +41,7 @@ export function requireRole(c: Context<AppEnv>, role: Role): Principal {
 export async function visibleRun(runtime: Runtime, principal: Principal, runId: string): Promise<Run> {
   const run = await runtime.get(runId);
   if (!canSee(principal, run.tenantId)) {
-    throw new BatonError(createFailure('run.not_found', `Run '${runId}' does not exist`));
+    throw new BatonError(createFailure('run.not_found', `Run ${quoteId(runId)} does not exist`));
   }
   return run;
 }

@@ -1,5 +1,5 @@
 /** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
-import type { Approval, CompensationJson, Run, RunEventRecord } from '../index.js';
+import type { Approval, CompensationJson, Run, RunEventRecord, ToolCall } from '../index.js';
 
 /** A run as the API answers it. */
 export function toRunJson(run: Run) {
@@ -54,6 +54,24 @@ export function toApprovalJson(approval: Approval) {
 /** An event as the API sends it (an SSE frame's data, a `--json` line). */
 export function toEventJson(event: RunEventRecord) {
   return { run_id: event.runId, seq: event.seq, type: event.type, data: event.data, created_at: event.createdAt };
+}
+
+/**
+ * A ledger row as the API answers it. Its `result` is Baton's envelope around the tool's output:
+ * the envelope in snake_case (`duration_ms`, `recorded_by`), the output (`content`) and the
+ * failure as they are. Stored results keep their camelCase keys, so old rows read the same.
+ */
+export function toToolCallJson(call: ToolCall) {
+  return { ...(toSnakeJson(call) as Record<string, unknown>), result: toToolResultJson(call.result) };
+}
+
+function toToolResultJson(result: unknown): unknown {
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) return result;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(result)) {
+    out[toSnakeKey(key)] = key === 'content' || key === 'failure' ? inner : toSnakeJson(inner);
+  }
+  return out;
 }
 
 // Values under these keys are user or model data, or already in their final shape.

@@ -1,6 +1,8 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { runCli, type CliIo } from '../../src/cli/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { tempDir } from '../helpers/temp.js';
 import { baton, batonInProcess, jsonLines } from './cli-child.js';
@@ -63,6 +65,19 @@ describe('baton run (in process)', () => {
     expect(again.stderr).toMatch(/is succeeded and waits for no approval \(run\.invalid_transition\)/);
   });
 
+  it('exits 1 when the run an approval drives then fails, as the exit table says', async () => {
+    const db = ['--db', join(tempDir(), 'b.db')];
+    const agent = ['--agent', 'test/cli/fixtures/doomed-agent.ts'];
+    const waiting = await baton(['run', 'Launch', '--json', ...agent, ...db]);
+    expect(waiting.code, waiting.stderr).toBe(3);
+    const { run } = jsonLines(waiting.stdout).at(-1) as { run: { id: string } };
+
+    const approved = await baton(['approve', run.id, ...agent, ...db]);
+    expect(approved.code, approved.stderr).toBe(1);
+    expect(approved.stdout).toMatch(/^Failure: planner\.invalid_output: The script has no step 1/m);
+    expect(approved.stdout).toMatch(new RegExp(`^Run ${run.id} failed`, 'm'));
+  });
+
   it('ends the run when a rejection says --terminate', async () => {
     const flags = place();
     const waiting = await batonInProcess(['run', 'Archive', '--json', ...flags]);
@@ -116,6 +131,34 @@ describe('baton run (in process)', () => {
     const json = await batonInProcess(['run', hostile, '--reject', '--json', ...place()]);
     // JSON keeps the text exactly, escaped the JSON way.
     expect(jsonLines(json.stdout)[0]).toMatchObject({ type: 'run.created', data: { input: hostile } });
+  });
+
+  it('shows bidi controls in the approval question as escapes, so the question reads as sent', async () => {
+    const flags = place();
+    const dir = flags[3]!;
+    mkdirSync(dir, { recursive: true });
+    // Shown raw, U+202E would render this name as "old-exe.json…" read backwards.
+    const name = 'old-\u202enosj.exe\u2066x\u2069.json';
+    const old = new Date(Date.now() - 400 * 86_400_000);
+    writeFileSync(join(dir, name), JSON.stringify({ updated_at: old.toISOString() }));
+    utimesSync(join(dir, name), old, old);
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let shown = '';
+    stdout.on('data', (chunk: Buffer) => {
+      shown += chunk.toString();
+      if (/\[y\/N\] $/.test(shown)) stdin.write('n\n');
+    });
+    const io: CliIo = { stdin, stdout, stderr, interactive: true };
+
+    const code = await runCli(['run', 'Archive the stale configs', ...flags], io);
+
+    expect(code, String(stderr.read() ?? '')).toBe(0);
+    const question = /^Approve configs\.archive .*\? \[y\/N\] /m.exec(shown)?.[0];
+    expect(question).toContain('old-\\u202enosj.exe\\u2066x\\u2069.json');
+    expect(shown).not.toMatch(/[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    expect(shown).toMatch(/^Answer: Nothing was archived/m);
   });
 
   it('says a database file that is not there does not exist, instead of reading it as empty', async () => {
@@ -182,6 +225,51 @@ describe('baton run (in process)', () => {
     expect(bounds[0]!.stderr).toMatch(/--limit must be a positive integer, not '-1'/);
     expect(bounds[1]!.stderr).toMatch(/--limit must be at most 200, not 201/);
     expect(bounds[2]!.stderr).toMatch(/--after must be a positive integer, not '-1'/);
+  });
+
+  it('writes an error as one JSON object under --json, with the exit code of its failure', async () => {
+    const db = place().slice(0, 2);
+    openDatabase(db[1]!).sqlite.close();
+    const missing = await baton(['show', 'run_missing', '--json', ...db]);
+    expect(missing.code).toBe(4);
+    expect(JSON.parse(missing.stderr)).toEqual({
+      error: { code: 'run.not_found', kind: 'user', message: "Run 'run_missing' does not exist" },
+    });
+    const usage = await batonInProcess(['runs', '--limit', 'ten', '--json', ...db]);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stderr)).toEqual({
+      error: { code: 'usage', message: "--limit must be a positive integer, not 'ten'" },
+      hint: "Run 'baton runs --help' for usage.",
+    });
+    for (const args of [
+      ['demo', '--force', '--json'],
+      ['frobnicate', '--json'],
+      ['run', '--approve', '--json'],
+    ]) {
+      const outcome = await batonInProcess(args);
+      expect(outcome.code, args.join(' ')).toBe(2);
+      expect(JSON.parse(outcome.stderr), args.join(' ')).toMatchObject({ error: { code: 'usage' } });
+    }
+    // Without --json, the same failure is one line of text.
+    expect((await batonInProcess(['runs', '--limit', 'ten', ...db])).stderr).toBe(
+      "baton runs: --limit must be a positive integer, not 'ten'\nRun 'baton runs --help' for usage.\n",
+    );
+  });
+
+  it('suggests the flag or command a typo most likely meant', async () => {
+    const cases = [
+      [['runs', '--jsn'], "baton runs: Unknown option '--jsn'; did you mean '--json'?"],
+      [['prune', '--dry', '--older-than', '30d'], "baton prune: Unknown option '--dry'; did you mean '--dry-run'?"],
+      [['show', 'run_x', '--tokne', 't'], "baton show: Unknown option '--tokne'; did you mean '--token'?"],
+      [['runs', '--frobnicate'], "baton runs: Unknown option '--frobnicate'\n"],
+      [['rnus'], "baton: unknown command 'rnus'; did you mean 'runs'?"],
+      [['approev', 'run_x'], "baton: unknown command 'approev'; did you mean 'approve'?"],
+    ] as const;
+    for (const [args, message] of cases) {
+      const outcome = await batonInProcess([...args]);
+      expect(outcome.code, args.join(' ')).toBe(2);
+      expect(outcome.stderr, args.join(' ')).toContain(message);
+    }
   });
 
   it('documents every command and the exit codes in --help', async () => {

@@ -24,6 +24,24 @@ describe('baton serve with the demo agent', () => {
     expect(second).toBe(`Inspector: ${server.url}/inspector/`);
   });
 
+  it('says a port in use is in use, with --port, and a public address without tokens needs --tokens', async () => {
+    const port = new URL(server.url).port;
+    const flags = ['--db', join(dir, 'refused.db'), '--dir', join(dir, 'c3')];
+    const taken = await baton(['serve', '--port', port, ...flags]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toBe(
+      `baton serve: Cannot listen on 127.0.0.1:${port}: the port is in use (by another server, or another baton serve) (server.listen_failed)\n` +
+        'Choose another port with --port (--port 0 picks a free one).\n',
+    );
+    const json = await baton(['serve', '--port', port, '--json', ...flags]);
+    expect(JSON.parse(json.stderr)).toMatchObject({
+      error: { code: 'server.listen_failed', details: { host: '127.0.0.1', port: Number(port), cause: 'EADDRINUSE' } },
+    });
+    const open = await baton(['serve', '--host', '0.0.0.0', '--port', '0', ...flags]);
+    expect(open.code).toBe(1);
+    expect(open.stderr).toMatch(/Refusing to listen on '0\.0\.0\.0' without tokens.*--tokens <file>/);
+  });
+
   it('serves the inspector from the package, whatever the working directory', async () => {
     const elsewhere = await startServe(['--port', '0', '--db', join(dir, 'other.db'), '--dir', join(dir, 'c2')], {
       cwd: dir,

@@ -100,6 +100,15 @@ export function errorReply(
   return { kind: 'error', status, body: { error }, headers: options.headers ?? {} };
 }
 
+/** An HTTP error with the flat body of older vLLM and FastChat: `{ "object": "error", "message", … }`. */
+export function flatErrorReply(status: number, message: string): FakeResponse {
+  return {
+    kind: 'error',
+    status,
+    body: { object: 'error', message, type: 'BadRequestError', param: null, code: status },
+  };
+}
+
 /** A 429 asking the client to wait `seconds`. */
 export function rateLimited(seconds: number): FakeResponse {
   return errorReply(429, 'Rate limit reached', { type: 'requests', headers: { 'retry-after': String(seconds) } });

@@ -6,6 +6,7 @@ import {
   delayed,
   emptyReply,
   errorReply,
+  flatErrorReply,
   rateLimited,
   refusalReply,
   startFakeOpenAI,
@@ -187,6 +188,14 @@ describe('createOpenAIPlanner', () => {
     expect(error.failure.details).toMatchObject({ attempts: 2, usage: { inputTokens: 20, outputTokens: 10 } });
   });
 
+  it('says after two empty replies that the context is the likely cause, with the prompt size', async () => {
+    server.enqueue(emptyReply(), emptyReply());
+    const error = await failureOf(plannerFor().next(request()));
+    expectCode(error, 'planner.empty_response');
+    expect(error.message).toMatch(/replied with nothing twice at step 0 of run 'run_abc'/);
+    expect(error.message).toMatch(/likely cause is a prompt of ~\d+ tokens that does not fit the model's context/);
+  });
+
   it('waits as long as a 429 says in retry-after, then succeeds', async () => {
     server.enqueue(rateLimited(1), textReply('Done.'));
     const response = await plannerFor().next(request());
@@ -276,6 +285,45 @@ describe('createOpenAIPlanner', () => {
     const error = await failureOf(plannerFor().next(request()));
     expectCode(error, 'planner.context_too_large');
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('reads the flat error body of older vLLM and FastChat: its message reaches the failure', async () => {
+    server.enqueue(flatErrorReply(400, "[{'type': 'missing', 'loc': ('body', 'messages')}]"), textReply('no'));
+    const error = await failureOf(plannerFor().next(request()));
+    expectCode(error, 'planner.failed');
+    expect(error.message).toMatch(/answered 400 at step 0 of run 'run_abc': \[\{'type': 'missing'/);
+    expect(error.message).not.toMatch(/no body/);
+    // vLLM's numeric `code` is the status again, not an error code.
+    expect(error.failure.details).toMatchObject({ status: 400 });
+    expect(error.failure.details?.code).toBeUndefined();
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('reads a context-length error in the flat shape as one, and compacts after it', async () => {
+    const vllm =
+      "This model's maximum context length is 4096 tokens. However, you requested 9000 tokens " +
+      '(8000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.';
+    server.enqueue(flatErrorReply(400, vllm), textReply('Fits now.'));
+    const messages: PlannerRequest['messages'] = [{ role: 'user', content: 'Compare the files.' }];
+    for (const [i, c] of ['a', 'b'].entries()) {
+      const id = `run_abc.s${i}.c0`;
+      messages.push({ role: 'assistant', content: '', toolCalls: [{ id, tool: 'fs.read', args: { path: c } }] });
+      messages.push({ role: 'tool', toolCallId: id, tool: 'fs.read', content: c.repeat(4_000) });
+    }
+    const response = await plannerFor().next(request({ stepIndex: 2, messages, tools: [readTool] }));
+    expect(response.decision).toEqual({ type: 'final', answer: 'Fits now.' });
+    expect(response.contextNotes![0]).toMatch(/Context length exceeded: replaced the \d+ oldest tool outputs/);
+    server.enqueue(flatErrorReply(400, vllm));
+    const error = await failureOf(plannerFor().next(request()));
+    expectCode(error, 'planner.context_too_large');
+    expect(error.message).toMatch(/maximum context length is 4096 tokens/);
+  });
+
+  it('reads an error body whose error is a plain string', async () => {
+    server.enqueue({ kind: 'error', status: 400, body: { error: 'model "x" not found' } });
+    const error = await failureOf(plannerFor().next(request()));
+    expectCode(error, 'planner.failed');
+    expect(error.message).toMatch(/answered 400 at step 0 of run 'run_abc': model "x" not found$/);
   });
 
   it('surfaces a streamed refusal as planner.refused with its text', async () => {

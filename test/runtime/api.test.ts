@@ -70,11 +70,15 @@ describe('runtime API for services', () => {
     const runtime = setup();
     const a = await runtime.start({ input: 'a', context: { tenant_id: 'acme', user_id: 'u1' } });
     await runtime.start({ input: 'b', context: { tenant_id: 'globex' } });
-    await runtime.start({ input: 'c' });
+    const c = await runtime.start({ input: 'c' });
     expect(a.tenantId).toBe('acme');
     expect((await runtime.list({ tenantId: 'acme' })).runs.map((r) => r.id)).toEqual([a.id]);
     expect((await runtime.list({ tenantId: 'nobody' })).runs).toEqual([]);
     expect((await runtime.list()).runs).toHaveLength(3);
+    // A run started without a tenant is the default tenant's, as a server in dev mode says.
+    expect(c.tenantId).toBe('default');
+    expect((await runtime.get(c.id)).tenantId).toBe('default');
+    expect((await runtime.list({ tenantId: 'default' })).runs.map((r) => r.id)).toEqual([c.id]);
   });
 
   it('reports the ledger and a trace with timed spans', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createScriptedPlanner, defineTool, type RunEventRecord } from '../../src/index.js';
+import { createScriptedPlanner, defineTool, type Planner, type RunEventRecord } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -51,6 +51,55 @@ describe('events', () => {
     for await (const event of runtime.events(run.id, { after: 5 })) rest.push(event.seq);
     expect(rest).toEqual(live.slice(5).map((e) => e.seq));
     expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it("publishes a step's drafts after the events committed before it, never ahead of them", async () => {
+    const { db, effects } = tempFiles();
+    const world = createWorld(effects);
+    const scripted = createScriptedPlanner([
+      { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: 'v' } }] },
+      { type: 'final', answer: 'ok' },
+    ]);
+    // A model whose first token arrives at once, while the previous step's events are being committed.
+    // It answers once the reader has the draft, as a model's answer ends its stream.
+    let drafted: () => void = () => undefined;
+    const seen = new Promise<void>((resolve) => (drafted = resolve));
+    const planner: Planner = {
+      async next(request) {
+        // Step 0 streams before any reader can subscribe (the run is just started): only later steps draft.
+        if (request.stepIndex > 0) {
+          request.onDraft?.(`text of step ${request.stepIndex}`);
+          await seen;
+        }
+        return scripted.next(request);
+      },
+    };
+    const runtime = openRuntime({ database: db, planner, tools: world.all() });
+    const run = await runtime.start({ input: 'x' });
+    const live: RunEventRecord[] = [];
+    for await (const event of runtime.events(run.id)) {
+      live.push(event);
+      if (event.type === 'draft') drafted();
+    }
+    const order = live.map((e) =>
+      e.type === 'draft' ? `draft ${String(e.data.text)}` : e.type === 'state' ? `${String(e.data.to)}` : e.type,
+    );
+    expect(order).toEqual([
+      'run.created',
+      'planning',
+      'step',
+      'executing',
+      'action',
+      'result',
+      'planning',
+      'draft text of step 1',
+      'step',
+      'executing',
+      'succeeded',
+    ]);
+    // A draft carries the seq of the last event before it, so a reader can place it.
+    const draft = live.findIndex((e) => e.type === 'draft');
+    expect(live[draft]!.seq).toBe(live[draft - 1]!.seq);
   });
 
   it('passes XState inspection events to the inspect tap', async () => {

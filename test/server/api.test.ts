@@ -236,6 +236,31 @@ describe('the app in process', () => {
     const missing = await app.request('/v1/runs/run_nope');
     expect(await missing.json()).toMatchObject({ error: { code: 'run.not_found' } });
   });
+
+  it('takes a client that goes away mid-body as request.aborted, not as an unexpected error', async () => {
+    const { db, effects } = tempFiles();
+    const agent = createServerAgent(effects);
+    const runtime = openRuntime({ database: db, planner: agent.planner, tools: agent.tools });
+    const unexpected: unknown[] = [];
+    const { app } = createServer({ runtime, auth: { tokens: [] }, onError: (error) => unexpected.push(error) });
+    // What @hono/node-server's request body does when the socket closes mid-body: node's 'aborted'.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"input": "hel'));
+        controller.error(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      },
+    });
+    const reply = await app.request('/v1/runs', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(reply.status).toBe(400);
+    expect(await reply.json()).toMatchObject({ error: { code: 'request.aborted' } });
+    expect(unexpected).toEqual([]);
+    expect((await runtime.list()).runs).toEqual([]);
+  });
 });
 
 describe('bad input found by trying Baton as a new user', () => {
@@ -307,5 +332,34 @@ describe('bad input found by trying Baton as a new user', () => {
       });
     }
     expect((await apiClient(server.url, ADMIN)('GET', '/v1/runs')).body.runs).toHaveLength(1);
+  });
+
+  it('names ids in error messages as the client sent them, never as stored with the tenant, and cuts long ones', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const body = { input: 'hello', options: { idempotency_key: 'k-1', max_steps: 5 } };
+    const first = await call('POST', '/v1/runs', body);
+    const mismatch = await call('POST', '/v1/runs', { ...body, input: 'hello again' });
+    expect(mismatch.status).toBe(409);
+    expect(mismatch.body.error.message).toBe(
+      `Idempotency key 'k-1' belongs to run '${first.body.id}', started with a different input`,
+    );
+
+    const long = 'r'.repeat(5_000);
+    const view = apiClient(server.url, ADMIN);
+    const cut = `'${'r'.repeat(79)}…'`;
+    const missingRun = await view('GET', `/v1/runs/${long}`);
+    expect(missingRun.status).toBe(404);
+    expect(missingRun.body.error.message).toBe(`Run ${cut} does not exist`);
+    const missingApproval = await view('POST', `/v1/runs/${first.body.id}/approvals/${'a'.repeat(5_000)}`, {
+      decision: 'approve',
+    });
+    expect(missingApproval.status).toBe(404);
+    expect(missingApproval.body.error.message).toBe(
+      `Approval '${'a'.repeat(79)}…' does not exist on run '${first.body.id}'`,
+    );
+    const missingArtifact = await view('GET', `/v1/runs/${first.body.id}/artifacts/${'f'.repeat(5_000)}`);
+    expect(missingArtifact.status).toBe(404);
+    expect(missingArtifact.body.error.message).toBe(`Run '${first.body.id}' has no artifact '${'f'.repeat(79)}…'`);
   });
 });

@@ -193,6 +193,26 @@ describe('the two-approver variant in the runtime', () => {
     expect(readEffects(effects).map((e) => e.value)).toEqual(['drop']);
   });
 
+  it('says that a definition is expected when given an XState machine as it is', () => {
+    const dir = tempDir();
+    const database = join(dir, 'never.db');
+    const base = destructiveSetup(database, join(dir, 'effects.jsonl'));
+    const raw = twoApprovers.machine as unknown as RunMachineDefinition;
+    let failure: BatonError['failure'] | undefined;
+    try {
+      openRuntime({ ...base, machine: raw });
+    } catch (error) {
+      failure = (error as BatonError).failure;
+    }
+    expect(failure).toMatchObject({ code: 'machine.incompatible' });
+    expect(failure!.message).toBe(
+      `The run machine cannot be driven: it is an XState machine ('${twoApprovers.machine.id}'), not a run machine ` +
+        'definition: pass defineRunMachine({ name, version, machine }) (or extendRunMachine) with a lowercase name ' +
+        'and a version stored with every snapshot',
+    );
+    expect(existsSync(database)).toBe(false);
+  });
+
   it('refuses an incompatible machine before opening the file, naming what is missing', () => {
     const dir = tempDir();
     const database = join(dir, 'never.db');

@@ -81,7 +81,7 @@ describe.skipIf(!hasPostgres())('events across processes on PostgreSQL', () => {
         expect(frameData<{ data: { to: string } }>(after.at(-1)!).data.to).toBe('succeeded');
         expect(after.some((f) => f.event === 'approval_result')).toBe(true);
         // The run was driven by the worker, never by A.
-        expect(worker.lines().some((l) => l.type === 'event' && (l.event as { runId: string }).runId === runId)).toBe(
+        expect(worker.lines().some((l) => l.type === 'event' && (l.event as { run_id: string }).run_id === runId)).toBe(
           true,
         );
       } finally {

@@ -47,7 +47,8 @@ function classifyApiError(error: APIError): RequestError {
       (status === 408 || status === 409 || status === 429 || status >= 500));
   if (!retryable) {
     const failed: RequestError = { type: 'failed', status, message };
-    if (error.code) failed.code = error.code;
+    // Older vLLM sends the HTTP status as a number in `code`: only a string names an error.
+    if (typeof error.code === 'string' && error.code) failed.code = error.code;
     return failed;
   }
   const transient: RequestError = { type: 'transient', status, message: `HTTP ${status}: ${message}` };

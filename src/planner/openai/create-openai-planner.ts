@@ -7,7 +7,7 @@ import type { RequestError } from './classify-error.js';
 import { compactMessages } from './compact-messages.js';
 import { createClient } from './create-client.js';
 import { EMPTY_REPLY_NOTE, OPENAI_PLANNER_DEFAULTS as D } from './defaults.js';
-import { estimateCall, type ModelPrices } from './estimate.js';
+import { estimateCall, promptChars, type ModelPrices } from './estimate.js';
 import { toRequestBody, type CompletionLimitField } from './request-body.js';
 import { abortError, retryDelay, sleep, type RetryOptions } from './retry.js';
 import { addUsage, createStepState, stepFailure, usageOf, type StepState } from './step-state.js';
@@ -139,7 +139,13 @@ export function createOpenAIPlanner(
         throw fail(state, 'planner.refused', message, { refusal: outcome.refusal });
       }
       if (state.emptyRetried) {
-        throw fail(state, 'planner.empty_response', `Model '${model}' replied with nothing twice at ${step}`);
+        // Some servers (LM Studio) answer a prompt that overflows the context with an empty
+        // stream instead of an error: say so, since it is the likely cause a user can act on.
+        const tokens = Math.ceil(promptChars(instructions, state.messages, request.tools) / 4);
+        const message =
+          `Model '${model}' replied with nothing twice at ${step}; the likely cause is a prompt of ` +
+          `~${tokens} tokens that does not fit the model's context (some servers answer so instead of with an error)`;
+        throw fail(state, 'planner.empty_response', message);
       }
       state.emptyRetried = true;
       state.messages = [...state.messages, { role: 'user', content: EMPTY_REPLY_NOTE }];

@@ -10,7 +10,7 @@ import type { AppEnv } from '../app-env.js';
 import { parseInput, readBody } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
 import { buildRunExport } from '../run-export.js';
-import { toApprovalJson, toRunJson, toSnakeJson } from '../to-json.js';
+import { toApprovalJson, toRunJson, toSnakeJson, toToolCallJson } from '../to-json.js';
 import { startBodySchema, toStartRequest } from './start-run.js';
 import { waitSettled } from './wait-settled.js';
 
@@ -78,7 +78,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get('/:id/tool-calls', async (c) => {
     const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
-    return c.json({ tool_calls: (await runtime.toolCalls(run.id)).map(toSnakeJson) });
+    return c.json({ tool_calls: (await runtime.toolCalls(run.id)).map(toToolCallJson) });
   });
 
   app.get('/:id/trace', async (c) => {
