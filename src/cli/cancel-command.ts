@@ -42,7 +42,7 @@ export const runCancelCommand = defineCommand({
   },
   async run({ values, positionals }, { io, open, signal }) {
     const [runId] = takePositionals(positionals, { required: ['run'] });
-    const backend = await open(values, { drive: true });
+    const backend = await open(values, { drive: true, runId });
     const cancelled = await backend.cancel(runId!, {
       ...(values.reason === undefined ? {} : { reason: values.reason }),
       ...(values.compensate ? { compensate: true } : {}),

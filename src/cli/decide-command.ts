@@ -35,8 +35,8 @@ ${HELP_FLAG}
 
 With --url the decision is recorded as the token's name and the server goes on with the run.
 In process the decision is recorded as cli:<user>, and this command drives the run on the
---db database until it ends or waits again, so the same --agent (and --dir) as the run's is
-needed.
+--db database until it ends or waits again, so the same --agent as the run's is needed. The
+demo's tools act in the directory the run started with (a different --dir is refused).
 With --json, prints one object: { "approval": {...}, "run": {...} }.
 
 ${EXIT_HELP}
@@ -64,7 +64,7 @@ function defineDecide(verb: 'approve' | 'reject') {
       if (resolution !== undefined && resolution !== 'retry' && resolution !== 'done') {
         throw usageError(`--resolution must be retry or done, not '${resolution}'`);
       }
-      const backend = await open(values, { drive: true });
+      const backend = await open(values, { drive: true, runId });
       let approvalId = given;
       if (approvalId === undefined) {
         const run = await backend.get(runId!);

@@ -18,7 +18,7 @@ export interface CommandContext {
   /** Aborted by Ctrl-C or SIGTERM. */
   signal: AbortSignal;
   /** Opens the backend the flags name; it is closed when the command ends. */
-  open(flags: TargetFlags, options: { drive: boolean }): Promise<OpenedBackend>;
+  open(flags: TargetFlags, options: { drive: boolean; runId?: string | undefined }): Promise<OpenedBackend>;
 }
 
 /** A command: its name, usage text, flags and body. */

@@ -11,6 +11,11 @@ import { CliError } from './cli-error.js';
 /** The demo's config directory when `--dir` is not given. */
 export const DEFAULT_DEMO_DIR = './.baton/demo-configs';
 
+/** The demo's config directory for `--dir` (absolute, as runs record it). */
+export function demoDir(dir: string | undefined): string {
+  return resolve(dir ?? DEFAULT_DEMO_DIR);
+}
+
 /**
  * The demo agent with its tools bound to `dir`: whatever a run's context says, they act there,
  * so a client of `baton serve` cannot point them elsewhere. Listing the root first puts back
@@ -53,7 +58,7 @@ function loadError(spec: string, message: string): CliError {
  */
 export async function loadAgent(spec: string, options: { dir?: string | undefined } = {}): Promise<Agent> {
   if (spec === 'demo') {
-    const dir = resolve(options.dir ?? DEFAULT_DEMO_DIR);
+    const dir = demoDir(options.dir);
     ensureDemoConfigs(dir);
     return bindDemo(dir);
   }

@@ -10,7 +10,7 @@ import { usageError } from './cli-error.js';
 import { createHttpBackend } from './http-backend.js';
 import { requireBatonDatabase } from './database-exists.js';
 import { createLocalBackend } from './local-backend.js';
-import { loadAgent } from './load-agent.js';
+import { demoDir, loadAgent } from './load-agent.js';
 import { cliUser } from './os-user.js';
 
 /** The default database file of in-process commands. */
@@ -42,7 +42,12 @@ export type OpenedBackend = Backend & { planner?: string | undefined };
  */
 export async function openBackend(
   flags: TargetFlags,
-  options: { drive: boolean; env?: Record<string, string | undefined> },
+  options: {
+    drive: boolean;
+    env?: Record<string, string | undefined>;
+    /** The run a decision or cancel moves on: the demo's tools act where it recorded (see recordedDemoDir). */
+    runId?: string | undefined;
+  },
 ): Promise<OpenedBackend> {
   const env = options.env ?? process.env;
   const url = flags.url ?? env.BATON_URL;
@@ -59,7 +64,8 @@ export async function openBackend(
   // Reading a file that is not there would create an empty one and say "No runs." (and reading
   // a PostgreSQL database would create Baton's tables in it).
   if (!options.drive) await requireBatonDatabase(database, flags.db ?? DEFAULT_DB);
-  const agent = options.drive ? await loadAgent(flags.agent ?? 'demo', { dir: flags.dir }) : undefined;
+  const dir = options.drive && options.runId ? await recordedDemoDir(database, flags, options.runId) : flags.dir;
+  const agent = options.drive ? await loadAgent(flags.agent ?? 'demo', { dir }) : undefined;
   return createLocalBackend({
     database,
     agent,
@@ -75,4 +81,29 @@ export function toStatus(value: string | undefined, statuses: readonly RunStatus
     throw usageError(`--status must be one of ${statuses.join(', ')}, not '${value}'`);
   }
   return value as RunStatus;
+}
+
+/**
+ * The directory the demo's tools act in for a decision or cancel of `runId` driven here: the one
+ * the run recorded when `baton run` or `baton demo` started it here (`context.configDir`), so
+ * the approved calls act where the run listed and read, not in whatever `--dir` (or its default)
+ * this command got. A `--dir` that names another directory is refused; a run with none recorded
+ * (started by a server, whose tools are bound to its own `--dir`) keeps `--dir`.
+ */
+async function recordedDemoDir(database: string, flags: TargetFlags, runId: string): Promise<string | undefined> {
+  if ((flags.agent ?? 'demo') !== 'demo') return flags.dir;
+  const peek = createLocalBackend({ database, agent: undefined, model: {}, by: cliUser() });
+  let recorded: unknown;
+  try {
+    recorded = (await peek.get(runId)).context?.configDir;
+  } finally {
+    await peek.close();
+  }
+  if (typeof recorded !== 'string' || recorded === '') return flags.dir;
+  if (flags.dir !== undefined && demoDir(flags.dir) !== recorded) {
+    throw usageError(
+      `Run '${runId}' acts in ${recorded} (the --dir it started with), not in ${demoDir(flags.dir)}: leave --dir out, or give that one`,
+    );
+  }
+  return recorded;
 }

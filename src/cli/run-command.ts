@@ -3,6 +3,7 @@ import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { followRun, type Decider } from './follow-run.js';
+import { demoDir } from './load-agent.js';
 import { describeDatabase } from './mask.js';
 import { cliUser } from './os-user.js';
 import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
@@ -53,8 +54,16 @@ export const runRunCommand = defineCommand({
     const run = await backend.start({
       input,
       ...(values.session ? { session_id: values.session } : {}),
-      // On a server the caller's identity comes from its token.
-      ...(backend.inProcess ? { context: { user_id: cliUser() } } : {}),
+      // On a server the caller's identity comes from its token. The demo's directory is recorded,
+      // so a later decision here acts where this run listed and read (see openBackend).
+      ...(backend.inProcess
+        ? {
+            context: {
+              user_id: cliUser(),
+              ...((values.agent ?? 'demo') === 'demo' ? { configDir: demoDir(values.dir) } : {}),
+            },
+          }
+        : {}),
     });
     if (!values.json) {
       io.stdout.write(terminalText(`Run ${run.id} (session ${run.session_id}) on ${backend.where}\n`));
@@ -75,9 +84,8 @@ export const runRunCommand = defineCommand({
       // The commands that work from here: the same server, or the same database (a URL's
       // password masked: stderr may well end up in a log).
       const target = backend.inProcess
-        ? values.db === undefined
-          ? ''
-          : ` --db ${describeDatabase(values.db)}`
+        ? (values.db === undefined ? '' : ` --db ${describeDatabase(values.db)}`) +
+          (values.agent === undefined ? '' : ` --agent ${values.agent}`)
         : ` --url ${backend.where}`;
       io.stderr.write(
         `Run ${run.id} is left waiting for approval ${outcome.approvalId}: stdin is not a terminal and neither ` +

@@ -283,3 +283,27 @@ describe('baton run (in process)', () => {
     }
   });
 });
+
+describe('a decision in process on a run started with --dir', () => {
+  it('acts in the directory the run listed and read, not in the default one, and refuses another --dir', async () => {
+    const cwd = tempDir();
+    const db = join(cwd, 'in.db');
+    const dir = join(cwd, 'in-configs');
+    const started = await baton(['run', 'Archive the stale configs', '--db', db, '--dir', dir, '--json'], { cwd });
+    expect(started.code, started.stderr).toBe(3);
+    const runId = (jsonLines(started.stdout).at(-1) as { run: { id: string } }).run.id;
+
+    const elsewhere = await baton(['approve', runId, '--db', db, '--dir', join(cwd, 'other')], { cwd });
+    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.stderr).toContain(`acts in ${dir}`);
+
+    // No --dir, as the hint says: the approved archive happens where the run looked.
+    const approved = await baton(['approve', runId, '--db', db], { cwd });
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/succeeded/);
+    for (const file of ['service-b.json', 'service-d.json', 'service-f.json']) {
+      expect(existsSync(join(dir, 'archive', file)), file).toBe(true);
+    }
+    expect(existsSync(join(cwd, '.baton', 'demo-configs'))).toBe(false);
+  });
+});
