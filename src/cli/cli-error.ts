@@ -7,8 +7,10 @@ import { terminalText } from './terminal-text.js';
 /** A failure as the CLI reports it: a runtime failure, an API error body, or a usage mistake. */
 export interface CliFailure {
   code: string;
+  /** As the runtime's failures say it (`user`, `system`, …); a server's answer carries its own. */
+  kind?: string;
   message: string;
-  /** The HTTP status, when the failure came from a server. */
+  /** The HTTP status, when the failure came from a server (for retrying; not printed). */
   status?: number;
   details?: Record<string, unknown>;
 }
@@ -61,7 +63,15 @@ export function writeFailure(
   options: { hint?: string; json: boolean },
 ): void {
   if (options.json) {
-    stderr.write(`${JSON.stringify({ error: failure, ...(options.hint ? { hint: options.hint } : {}) })}\n`);
+    // The API's error body, whichever way the failure came: a server's answer, the runtime in
+    // process, or the command line itself.
+    const error = {
+      code: failure.code,
+      kind: failure.kind ?? (failure.code === 'usage' ? 'user' : 'system'),
+      message: failure.message,
+      ...(failure.details ? { details: failure.details } : {}),
+    };
+    stderr.write(`${JSON.stringify({ error, ...(options.hint ? { hint: options.hint } : {}) })}\n`);
     return;
   }
   const code = failure.code === 'usage' ? '' : ` (${failure.code})`;
@@ -72,6 +82,10 @@ function hintOf(command: string, failure: CliFailure): string | undefined {
   switch (failure.code) {
     case 'usage':
       return `Run 'baton ${command} --help' for usage.`;
+    case 'auth.required':
+      return 'Pass the token with --token <token>, or set $BATON_TOKEN.';
+    case 'auth.forbidden':
+      return "This token's roles do not allow it (see the server's tokens file).";
     case 'run.version_conflict':
       return `Another process drives this run (is 'baton serve' running on this file?): use --url.`;
     case 'run.agent_mismatch':

@@ -17,7 +17,7 @@ export function unreachable(url: string, error: unknown): CliError {
 /** The failure an error response carries (`{ error: { code, message } }`), or one made from its status. */
 export async function toResponseError(response: Response): Promise<CliError> {
   const text = await response.text().catch(() => '');
-  let error: { code?: unknown; message?: unknown; details?: unknown } | undefined;
+  let error: { code?: unknown; kind?: unknown; message?: unknown; details?: unknown } | undefined;
   try {
     error = (JSON.parse(text) as { error?: typeof error }).error;
   } catch {
@@ -28,6 +28,8 @@ export async function toResponseError(response: Response): Promise<CliError> {
     message:
       typeof error?.message === 'string' ? error.message : `HTTP ${response.status} ${response.statusText}`.trim(),
     status: response.status,
+    // A body without a kind (not Baton's, or a proxy's page): the status says whose the fault is.
+    kind: typeof error?.kind === 'string' ? error.kind : response.status < 500 ? 'user' : 'system',
     ...(typeof error?.details === 'object' && error.details !== null
       ? { details: error.details as Record<string, unknown> }
       : {}),

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, type CliIo } from '../../src/cli/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { tempDir } from '../helpers/temp.js';
-import { baton, batonInProcess, jsonLines } from './cli-child.js';
+import { baton, batonInProcess, jsonLines, startServe } from './cli-child.js';
 
 /** A fresh database file and demo config directory, as flags. */
 function place(): string[] {
@@ -238,9 +238,18 @@ describe('baton run (in process)', () => {
     const usage = await batonInProcess(['runs', '--limit', 'ten', '--json', ...db]);
     expect(usage.code).toBe(2);
     expect(JSON.parse(usage.stderr)).toEqual({
-      error: { code: 'usage', message: "--limit must be a positive integer, not 'ten'" },
+      error: { code: 'usage', kind: 'user', message: "--limit must be a positive integer, not 'ten'" },
       hint: "Run 'baton runs --help' for usage.",
     });
+    // Against a server, the same object as in process: the API's error body, no HTTP status.
+    const server = await startServe(['--port', '0', '--db', join(tempDir(), 's.db'), '--dir', join(tempDir(), 'c')]);
+    try {
+      const remote = await baton(['show', 'run_missing', '--json', '--url', server.url]);
+      expect(remote.code).toBe(4);
+      expect(JSON.parse(remote.stderr)).toEqual(JSON.parse(missing.stderr));
+    } finally {
+      await server.stop();
+    }
     for (const args of [
       ['demo', '--force', '--json'],
       ['frobnicate', '--json'],

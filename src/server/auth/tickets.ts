@@ -6,7 +6,8 @@
  *
  * Two times: a ticket opens new streams until `expiresAt` (short: it travels in URLs); until
  * `renewableUntil` (counted from when the token was traded, and kept through renewals) it still
- * reopens a stream it was used on (an EventSource reconnecting sends `Last-Event-ID`) and can be
+ * reopens event streams on a reconnect (a request with `Last-Event-ID`, as an EventSource sends;
+ * a ticket is not bound to one stream: within its tenant and roles it reads any) and can be
  * traded for a fresh ticket, so a long-lived stream survives drops without the token.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
