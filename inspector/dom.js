@@ -96,12 +96,30 @@ export function s(tag, attrs = {}, ...children) {
 }
 
 /**
- * Replaces an element's children.
+ * Replaces an element's children. A control inside that has the keyboard focus is focused again
+ * in the new children (the same kind, label and text), so a person tabbing through a run's
+ * approval is not thrown back to the page's start each time the view redraws.
  * @param {Element} element
  * @param {...Child} children
  */
 export function fill(element, ...children) {
+  const focused = typeof document === 'undefined' ? null : document.activeElement;
+  const key = focused && focused !== document.body && element.contains(focused) ? focusKey(focused) : null;
   element.replaceChildren();
   append(element, children);
+  if (key !== null) {
+    const again = [...element.querySelectorAll(FOCUSABLE)].find((candidate) => focusKey(candidate) === key);
+    if (again instanceof HTMLElement) again.focus();
+  }
   return element;
+}
+
+const FOCUSABLE = 'a[href], button, input, select, textarea, [tabindex]';
+
+/** What tells a control from its siblings across a redraw. @param {Element} el */
+function focusKey(el) {
+  const attrs = ['data-testid', 'data-tab', 'data-decision', 'name', 'aria-label', 'href'];
+  return [el.tagName, ...attrs.map((name) => el.getAttribute(name) ?? ''), (el.textContent ?? '').trim()].join(
+    '\u0000',
+  );
 }

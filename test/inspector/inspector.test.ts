@@ -150,7 +150,8 @@ describe('inspector (Chromium, dev mode)', () => {
 
 describe('inspector (Chromium, rate limits)', () => {
   it('waits out a 429 on its reads instead of showing it as an error', async () => {
-    const server = await startDemoServer({ limits: { rateBurst: 2, ratePerSecond: 20 } });
+    // One request a second after a burst of two: the page's first reads hit it however slow the machine.
+    const server = await startDemoServer({ limits: { rateBurst: 2, ratePerSecond: 1 } });
     const runId: string = (await apiClient(server.url)('POST', '/v1/runs?wait=true', { input: 'Archive' })).body.id;
     const watched = await openPage(server.url);
     const { page } = watched;

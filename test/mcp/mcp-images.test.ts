@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenAIPlanner } from '../../src/planner/index.js';
+import { toToolCallJson } from '../../src/server/index.js';
 import { createMcpTools, type McpToolset } from '../../src/tools/mcp/index.js';
 import { startFakeOpenAI, textReply, toolCallsReply, type FakeOpenAI } from '../helpers/fake-openai.js';
 import { stdioNotes } from '../helpers/mcp.js';
@@ -68,6 +69,10 @@ describe('MCP images', () => {
         content: `chart ${seed}`,
         truncated: false,
         images: [{ sha256: sha256(png(seed)), size: png(seed).length, mediaType: 'image/png' }],
+      });
+      // On the wire (/tool-calls, /export, show --json) the result's own fields are snake_case.
+      expect(toToolCallJson(ledger[index]!).result).toMatchObject({
+        images: [{ sha256: sha256(png(seed)), size: png(seed).length, media_type: 'image/png' }],
       });
       const artifact = await runtime.artifact(runId, sha256(png(seed)));
       expect(artifact.mediaType).toBe('image/png');
