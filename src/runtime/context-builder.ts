@@ -16,33 +16,8 @@ import type { PlannerMessage } from '../planner/types.js';
 import type { MessageRow } from '../store/index.js';
 import { toolCallId } from './ids.js';
 import type { RunMemory } from './run-memory.js';
+import type { Block, ContextReport, Transcript } from './types.js';
 import { imagesOf, toObservation } from './transcript.js';
-
-/** What the context of one step held, stored with the step and shown in traces. */
-export interface ContextReport {
-  estimatedTokens: number;
-  budgetTokens: number;
-  /** Messages the planner was given. */
-  included: number;
-  /** Session history messages left out, oldest first, to fit the budget. */
-  dropped: number;
-  /** Earlier steps of the run itself left out, oldest first, to fit the budget. */
-  droppedSteps: number;
-  /** Tool calls whose output was cut to a preview at this step (earlier steps' reports list theirs). */
-  truncated: string[];
-  /** Tool calls whose output is cut to a preview in this context, in all. */
-  truncatedTotal: number;
-  /** Messages replaced by a summary (none yet: Baton does not summarize). */
-  summarized: number;
-  /** Artifacts first referenced at this step, instead of their full content. */
-  artifacts: string[];
-  /** Artifacts the run's context has referenced, in all. */
-  artifactsTotal: number;
-  /** What the planner itself did to the context (e.g. compaction after a context-length error). */
-  notes: string[];
-  /** Requests the planner made for this step (retries included). */
-  attempts: number;
-}
 
 const PREVIEW_CHARS = 200;
 
@@ -50,31 +25,6 @@ const PREVIEW_CHARS = 200;
 export function estimateTokens(message: PlannerMessage): number {
   const toolCalls = message.role === 'assistant' && message.toolCalls ? JSON.stringify(message.toolCalls) : '';
   return Math.ceil((message.content.length + toolCalls.length) / 4) + 4;
-}
-
-/** One past tool step of the run: its messages (assistant call, one observation per call) and their tokens. */
-interface Block {
-  messages: PlannerMessage[];
-  tokens: number;
-}
-
-/** What a live run keeps between steps; start one with `createTranscript()`. */
-export interface Transcript {
-  /** Steps turned into blocks so far (steps below this one). */
-  builtThrough: number;
-  blocks: Block[];
-  /** Blocks before this index are left out of the context. */
-  firstKept: number;
-  /** Blocks before this index have had their long outputs cut. */
-  cutThrough: number;
-  /** Tokens of the kept blocks. */
-  blockTokens: number;
-  /** Session history, as messages with their tokens, and how many of the oldest are left out. */
-  history: { message: PlannerMessage; tokens: number }[] | null;
-  historyDropped: number;
-  historyTokens: number;
-  truncatedTotal: number;
-  artifacts: Set<string>;
 }
 
 /** An empty transcript, for a run that has not built a context in this process yet. */

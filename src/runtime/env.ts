@@ -3,7 +3,7 @@ import type { Planner, PlannerTool } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import type { MessageRow, Store } from '../store/index.js';
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
-import type { Transcript } from './context-builder.js';
+import type { Transcript } from './types.js';
 import type { RunDriver } from './run-driver.js';
 
 /** A run being driven by this runtime, with the data its actors read at every step. */

@@ -13,7 +13,7 @@ import { toErrorResult, type ToolResult } from '../tools/tool-result.js';
 import { executeCall, type CallScope } from './execute-call.js';
 import { failpoint } from './failpoints.js';
 import { hashOf, stepApprovalId } from './ids.js';
-import { loadDecision } from './planner-actor.js';
+import { loadDecision } from './run-memory.js';
 import {
   approvalHash,
   FAILED_STATUSES,
@@ -38,7 +38,7 @@ export function createExecutorActor(env: RuntimeEnv) {
     // Stopped while it waited to begin (a cancel): it stages nothing.
     if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     if (input.compensating) return compensateRun(env, live, runId, signal);
-    const decision = loadDecision(env, runId, stepIndex);
+    const decision = loadDecision(env.live(runId).driver.memory, stepIndex);
     if (!decision) {
       return {
         type: 'exec_error',

@@ -13,7 +13,7 @@ import type { AnyTool } from '../tools/define-tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from './env.js';
 import { hashOf, toolCallId } from './ids.js';
-import { loadDecision } from './planner-actor.js';
+import { loadDecision } from './run-memory.js';
 import type { RunDriver } from './run-driver.js';
 
 export {
@@ -38,7 +38,7 @@ export interface LedgerCall {
 
 /** The calls of a step, from its journaled decision: no validation, no policy (see `prepareCalls`). */
 export function stepCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): LedgerCall[] {
-  const decision = loadDecision(env, runId, stepIndex);
+  const decision = loadDecision(env.live(runId).driver.memory, stepIndex);
   if (!decision || decision.type !== 'tool_calls') return [];
   return decision.calls.map((call, index) => {
     const id = toolCallId(runId, stepIndex, index);

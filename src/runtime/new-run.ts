@@ -6,7 +6,7 @@
  */
 import { assertWellFormed } from './well-formed.js';
 import type { AgentIdentity } from './agent-identity.js';
-import { parseTraceparent } from './otel.js';
+import { parseTraceparent } from './traceparent.js';
 import { z } from 'zod';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { MachineLimits } from '../../machines/types.js';

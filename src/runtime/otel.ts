@@ -26,6 +26,7 @@ import {
 } from '@opentelemetry/api';
 import type { Store } from '../store/index.js';
 import type { RunEventRecord } from './types.js';
+import { parseTraceparent } from './traceparent.js';
 
 /** How runs are traced (`RuntimeOptions.tracing`). */
 export interface TracingOptions {
@@ -58,13 +59,6 @@ export const batonIdGenerator = {
     return ids ? ids.spanId : randomBytes(8).toString('hex');
   },
 };
-
-/** A W3C `traceparent` header's span context, or null when it is not one. */
-export function parseTraceparent(header: string | undefined | null): SpanContext | null {
-  const match = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec((header ?? '').trim());
-  if (!match || match[1] === 'ff' || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return null;
-  return { traceId: match[2]!, spanId: match[3]!, traceFlags: Number.parseInt(match[4]!, 16), isRemote: true };
-}
 
 /** A context whose parent is the run's `invoke_agent` span, whichever process writes under it. */
 function underRun(runId: string) {

@@ -13,11 +13,6 @@ import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from './event-data.js';
 import { stepTurn } from './yield-turn.js';
 
-/** The journaled decision of a step, if the planner answered it. */
-export function loadDecision(env: RuntimeEnv, runId: string, stepIndex: number): Decision | undefined {
-  return env.live(runId).driver.memory.journal.get(stepIndex)?.decision;
-}
-
 function summarize(decision: Decision): Record<string, unknown> {
   return decision.type === 'final'
     ? { type: 'final', answer: decision.answer }

@@ -6,19 +6,13 @@
  */
 import { isRunStateValue } from '../../machines/run-status.js';
 import { RUN_STATUSES, type RunStatus } from '../../machines/types.js';
-import { BatonError, createFailure, type Failure } from '../failure.js';
+import { BatonError, type Failure } from '../failure.js';
 import type { RunRow, Store } from '../store/index.js';
 import type { EventHub } from './event-hub.js';
+import { corruptRow } from './rows.js';
 import type { RunEventRecord } from './types.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
-
-/** The failure of a run with a damaged column. */
-export function corruptRow(runId: string, column: string, why: string): Failure {
-  return createFailure('store.corrupt_row', `Run '${runId}' has a corrupt '${column}' column: ${why}`, {
-    details: { run_id: runId, column },
-  });
-}
 
 function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -1,12 +1,11 @@
 /** Conversions from stored rows to the public API's shapes. */
 import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../machines/types.js';
-import { corruptRow } from './quarantine.js';
 import { DEFAULT_TENANT, unscopeKey } from './tenant-keys.js';
-import { fail, type Failure } from '../failure.js';
+import { createFailure, fail, type Failure } from '../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../store/index.js';
 import type { Usage } from '../../machines/types.js';
 import { decisionSchema } from '../planner/types.js';
-import type { ContextReport } from './context-builder.js';
+import type { ContextReport } from './types.js';
 import type { RunUserContext } from '../tools/define-tool.js';
 import type {
   Approval,
@@ -22,6 +21,13 @@ import type { ToolResult } from '../tools/tool-result.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { RunCompensation } from './event-data.js';
 import { COMPENSATION_SUFFIX } from './ids.js';
+
+/** The failure of a run with a damaged column. */
+export function corruptRow(runId: string, column: string, why: string): Failure {
+  return createFailure('store.corrupt_row', `Run '${runId}' has a corrupt '${column}' column: ${why}`, {
+    details: { run_id: runId, column },
+  });
+}
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
 

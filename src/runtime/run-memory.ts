@@ -54,3 +54,8 @@ export async function loadRunMemory(store: Store, runId: string): Promise<RunMem
   for (const row of approvals) memory.approvals.set(row.id, row);
   return memory;
 }
+
+/** The journaled decision of a step, if the planner answered it. */
+export function loadDecision(memory: RunMemory, stepIndex: number): Decision | undefined {
+  return memory.journal.get(stepIndex)?.decision;
+}

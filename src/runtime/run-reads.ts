@@ -9,9 +9,18 @@ import type { Store } from '../store/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { artifactOf, artifactsOf } from './artifacts.js';
 import { toApproval, toEvent, toStep, toToolCall } from './rows.js';
-import type { Checkpoint } from './runtime-api.js';
 import { buildTrace, type Trace } from './trace.js';
-import type { Approval, Artifact, ArtifactRef, FeedEvent, Run, RunEventRecord, Step, ToolCall } from './types.js';
+import type {
+  Approval,
+  Artifact,
+  ArtifactRef,
+  Checkpoint,
+  FeedEvent,
+  Run,
+  RunEventRecord,
+  Step,
+  ToolCall,
+} from './types.js';
 
 /** What the reads need from the runtime. */
 export interface RunReadsDeps {

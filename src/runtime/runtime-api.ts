@@ -19,9 +19,10 @@ import type {
   Approval,
   Artifact,
   ArtifactRef,
-  Budget,
+  Checkpoint,
   FeedEvent,
   Run,
+  RunDefaults,
   RunEventRecord,
   StartRequest,
   Step,
@@ -41,7 +42,7 @@ export interface RuntimeOptions {
   tools: AnyTool[];
   policy?: Policy;
   /** Defaults for every run of this runtime; a run's own options win. */
-  defaults?: { maxSteps?: number; budget?: Budget };
+  defaults?: RunDefaults;
   /** XState's inspection tap, for inspectors and tracing. */
   inspect?: (event: InspectionEvent) => void;
   /**
@@ -113,16 +114,6 @@ export interface RuntimeHealth {
   stalledRuns: StalledRun[];
   /** The last write the database refused (in the last minute), when no commit has landed since; null otherwise. */
   writeFailure: { failure: Failure; since: number } | null;
-}
-
-/** A run's persisted snapshot, as `checkpoint()` reports it. */
-export interface Checkpoint {
-  /** How many times the snapshot was written (the compare-and-set version). */
-  version: number;
-  /** Size of the stored snapshot JSON, in bytes. */
-  bytes: number;
-  /** The machine and version the snapshot belongs to. */
-  machine: { name: string; version: number };
 }
 
 /** What `stats()` counts. */

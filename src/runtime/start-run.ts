@@ -13,8 +13,7 @@ import { findCollision, planNewRun, requestDifferences, stageCreation, toNewRow,
 import { createDriver } from './run-driver.js';
 import type { RunRegistry } from './run-registry.js';
 import { toRun } from './rows.js';
-import type { Run, StartRequest } from './types.js';
-import type { RuntimeOptions } from './runtime-api.js';
+import type { Run, RunDefaults, StartRequest } from './types.js';
 
 /** What starting a run needs from its runtime. */
 export interface StartContext {
@@ -25,7 +24,7 @@ export interface StartContext {
   leaseMs: number;
   /** False for an API-only runtime: the run is recorded for a worker to claim. */
   drive: boolean;
-  defaults: RuntimeOptions['defaults'];
+  defaults: RunDefaults | undefined;
   /** The runtime's agent: recorded on the run, which only runtimes of that agent drive. */
   agent: AgentIdentity;
 }

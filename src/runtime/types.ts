@@ -1,7 +1,6 @@
 /** The public shapes of the runtime API. */
 import type { Effect, Risk, RunStatus, StopReason, Usage, WaitReason } from '../../machines/types.js';
-import type { Decision as PlannerDecision } from '../planner/types.js';
-import type { ContextReport } from './context-builder.js';
+import type { Decision as PlannerDecision, PlannerMessage } from '../planner/types.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { Failure } from '../failure.js';
 import type { RunUserContext, ToolOrigin } from '../tools/define-tool.js';
@@ -173,4 +172,71 @@ export interface ArtifactRef {
 export interface Artifact extends ArtifactRef {
   content: Buffer;
   createdAt: number;
+}
+
+/** What the context of one step held, stored with the step and shown in traces. */
+export interface ContextReport {
+  estimatedTokens: number;
+  budgetTokens: number;
+  /** Messages the planner was given. */
+  included: number;
+  /** Session history messages left out, oldest first, to fit the budget. */
+  dropped: number;
+  /** Earlier steps of the run itself left out, oldest first, to fit the budget. */
+  droppedSteps: number;
+  /** Tool calls whose output was cut to a preview at this step (earlier steps' reports list theirs). */
+  truncated: string[];
+  /** Tool calls whose output is cut to a preview in this context, in all. */
+  truncatedTotal: number;
+  /** Messages replaced by a summary (none yet: Baton does not summarize). */
+  summarized: number;
+  /** Artifacts first referenced at this step, instead of their full content. */
+  artifacts: string[];
+  /** Artifacts the run's context has referenced, in all. */
+  artifactsTotal: number;
+  /** What the planner itself did to the context (e.g. compaction after a context-length error). */
+  notes: string[];
+  /** Requests the planner made for this step (retries included). */
+  attempts: number;
+}
+
+/** One past tool step of the run: its messages (assistant call, one observation per call) and their tokens. */
+export interface Block {
+  messages: PlannerMessage[];
+  tokens: number;
+}
+
+/** What a live run keeps between steps; start one with `createTranscript()`. */
+export interface Transcript {
+  /** Steps turned into blocks so far (steps below this one). */
+  builtThrough: number;
+  blocks: Block[];
+  /** Blocks before this index are left out of the context. */
+  firstKept: number;
+  /** Blocks before this index have had their long outputs cut. */
+  cutThrough: number;
+  /** Tokens of the kept blocks. */
+  blockTokens: number;
+  /** Session history, as messages with their tokens, and how many of the oldest are left out. */
+  history: { message: PlannerMessage; tokens: number }[] | null;
+  historyDropped: number;
+  historyTokens: number;
+  truncatedTotal: number;
+  artifacts: Set<string>;
+}
+
+/** A run's persisted snapshot, as `checkpoint()` reports it. */
+export interface Checkpoint {
+  /** How many times the snapshot was written (the compare-and-set version). */
+  version: number;
+  /** Size of the stored snapshot JSON, in bytes. */
+  bytes: number;
+  /** The machine and version the snapshot belongs to. */
+  machine: { name: string; version: number };
+}
+
+/** What a run gets where its request says nothing (`RuntimeOptions.defaults`). */
+export interface RunDefaults {
+  maxSteps?: number;
+  budget?: Budget;
 }
