@@ -8,7 +8,7 @@ import SQLite from 'better-sqlite3';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { createRuntime, createScriptedPlanner, defineTool, type Runtime } from '../src/index.js';
-import { hashOf } from '../src/runtime/ids.js';
+import { hashOf } from '../src/runtime/model/ids.js';
 
 /** What one size measured. */
 export interface WaitingScale {

@@ -10,7 +10,7 @@
 import { fromPromise } from 'xstate';
 import { BatonError, createFailure } from '../failure.js';
 import type { Runtime } from '../runtime/index.js';
-import type { RunEventRecord, StartRequest } from '../runtime/types.js';
+import type { RunEventRecord, StartRequest } from '../runtime/model/types.js';
 
 /** What a parent gives the actor: the run's request and the key that names it for good. */
 export interface BatonRunInput {

@@ -4,17 +4,17 @@ import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { Planner } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
-import type { RuntimeHooks } from './env.js';
+import type { RuntimeHooks } from './drive/env.js';
 import type { Failure } from '../failure.js';
 import type { RunFilter } from '../store/index.js';
-import type { FollowOptions } from './follow.js';
-import type { Trace } from './trace.js';
-import type { ToolInfo } from './tool-registry.js';
-import type { PruneOptions, PruneReport, RetentionOptions } from './prune.js';
-import type { TracingOptions } from './otel.js';
-import type { BackgroundErrorContext, StalledRun } from './run-registry.js';
+import type { FollowOptions } from './read/follow.js';
+import type { Trace } from './observe/trace.js';
+import type { ToolInfo } from './ledger/tool-registry.js';
+import type { PruneOptions, PruneReport, RetentionOptions } from './retention/prune.js';
+import type { TracingOptions } from './observe/otel.js';
+import type { BackgroundErrorContext, StalledRun } from './registry/run-registry.js';
 
-export type { BackgroundErrorContext, StalledRun } from './run-registry.js';
+export type { BackgroundErrorContext, StalledRun } from './registry/run-registry.js';
 import type {
   Approval,
   Artifact,
@@ -28,7 +28,7 @@ import type {
   Step,
   ToolCall,
   UncertainResolution,
-} from './types.js';
+} from './model/types.js';
 
 /** How a runtime is created. */
 export interface RuntimeOptions {

@@ -2,7 +2,7 @@
  * Gates: the harness holds each actor of a run at its start and lets it go on command, so a
  * test decides exactly when every event is produced (and can restart the runtime in between).
  */
-import type { RuntimeHooks } from '../runtime/env.js';
+import type { RuntimeHooks } from '../runtime/drive/env.js';
 
 /** One actor waiting at its gate. */
 export interface GateHit {

@@ -7,7 +7,7 @@
 import { stateName, statusOf } from '../../machines/run-status.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
-import type { Run } from '../runtime/types.js';
+import type { Run } from '../runtime/model/types.js';
 import { createGates, type GateHit } from './gates.js';
 import { createPathScenario } from './path-scenario.js';
 import type { RunPath, RunSnapshot } from './run-model.js';

@@ -8,7 +8,7 @@ import type { RunEvent } from '../../machines/types.js';
 import { createScriptedPlanner } from '../planner/scripted-planner.js';
 import type { Decision } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
-import type { Budget } from '../runtime/types.js';
+import type { Budget } from '../runtime/model/types.js';
 import { defineTool, type AnyTool } from '../tools/define-tool.js';
 import { LOOP_SIGNATURE, MODEL_LIMITS, type RunPath } from './run-model.js';
 

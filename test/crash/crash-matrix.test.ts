@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
 import { createRuntime, EFFECTS, type Effect } from '../../src/index.js';
-import { FAILPOINTS } from '../../src/runtime/failpoints.js';
+import { FAILPOINTS } from '../../src/runtime/model/failpoints.js';
 import { crashPlanner } from '../helpers/crash-scenario.js';
 import { DIALECTS, freshDatabaseOf, type DialectName } from '../helpers/dialects.js';
 import { integrityProblems, runProblems } from '../helpers/invariants.js';

@@ -16,7 +16,7 @@ import { spawnChild } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorldTools } from '../helpers/world-tools.js';
 import { readEffects } from '../helpers/world.js';
-import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { scopeKey } from '../../src/runtime/model/tenant-keys.js';
 import { storeOf } from '../../src/runtime/internals.js';
 import { scaled } from '../helpers/limits.js';
 

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createScriptedPlanner, defineTool } from '../../src/index.js';
-import { buildContext, createTranscript } from '../../src/runtime/context-builder.js';
+import { buildContext, createTranscript } from '../../src/runtime/steps/context-builder.js';
 import { storeOf } from '../../src/runtime/internals.js';
-import { loadRunMemory, type RunMemory } from '../../src/runtime/run-memory.js';
+import { loadRunMemory, type RunMemory } from '../../src/runtime/drive/run-memory.js';
 import { sqliteRunStore } from '../../src/store/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';

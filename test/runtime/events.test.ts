@@ -6,7 +6,7 @@ import { tempFiles } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { storeOf } from '../../src/runtime/internals.js';
-import { BUFFER_LIMIT } from '../../src/runtime/follow.js';
+import { BUFFER_LIMIT } from '../../src/runtime/read/follow.js';
 
 describe('events', () => {
   it('streams committed events live, in order, and ends after the terminal one', async () => {

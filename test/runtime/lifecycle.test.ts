@@ -3,7 +3,7 @@ import { createScriptedPlanner, type Decision } from '../../src/index.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
-import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { scopeKey } from '../../src/runtime/model/tenant-keys.js';
 import { storeOf } from '../../src/runtime/internals.js';
 
 const call = (tool: string, value: string): Decision => ({ type: 'tool_calls', calls: [{ tool, args: { value } }] });

@@ -10,7 +10,7 @@ import { startFakeOpenAI, textReply, toolCallsReply, type FakeOpenAI } from '../
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
-import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { scopeKey } from '../../src/runtime/model/tenant-keys.js';
 import { storeOf } from '../../src/runtime/internals.js';
 import { scaled } from '../helpers/limits.js';
 

@@ -19,7 +19,7 @@ import {
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
-import { scopeKey } from '../../src/runtime/tenant-keys.js';
+import { scopeKey } from '../../src/runtime/model/tenant-keys.js';
 import { storeOf } from '../../src/runtime/internals.js';
 import { waitUntil } from '../helpers/wait-until.js';
 

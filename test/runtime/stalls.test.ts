@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createScriptedPlanner, defineTool } from '../../src/index.js';
 import { MAX_BATCH_UNITS } from '../../src/store/commit-queue.js';
-import { admitStart, STARTS_PER_TURN, YIELD_EVERY_STEPS } from '../../src/runtime/yield-turn.js';
+import { admitStart, STARTS_PER_TURN, YIELD_EVERY_STEPS } from '../../src/runtime/drive/yield-turn.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { turnCounter } from '../helpers/turns.js';

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
-import { startHeartbeat } from '../../src/runtime/leases.js';
+import { startHeartbeat } from '../../src/runtime/drive/leases.js';
 import type { Store } from '../../src/store/index.js';
 import { openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';

@@ -1,0 +1,181 @@
+/**
+ * The ledger: one module for what a tool call and an approval are on disk. The status
+ * vocabulary (one const list, `store/vocabulary.ts`), the calls of a step as the planner
+ * journaled them, the row of a call in each status, the `result` event that goes with it, and
+ * "settle" — the one way a call gets a final row, used alike by the executor (running calls) and
+ * by human decisions (refusing them, or recording an uncertain one). Approvals: the pending row,
+ * bound to call ids and their argument hashes, and the failure of a second decision.
+ */
+import { RISKS, type Risk } from '../../../machines/types.js';
+import { createFailure, type Failure } from '../../failure.js';
+import type { ApprovalKind, ApprovalRow, ToolCallRow, ToolCallStatus } from '../../store/index.js';
+import type { AnyTool } from '../../tools/define-tool.js';
+import type { ToolResult } from '../../tools/tool-result.js';
+import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { hashOf, toolCallId } from '../model/ids.js';
+import { loadDecision } from '../drive/run-memory.js';
+import type { RunDriver } from '../drive/run-driver.js';
+
+export {
+  TOOL_CALL_STATUSES,
+  SETTLED_TOOL_CALL_STATUSES as SETTLED_STATUSES,
+  FAILED_TOOL_CALL_STATUSES as FAILED_STATUSES,
+  type ToolCallStatus,
+} from '../../store/index.js';
+
+/** One call of a step as the planner journaled it, with its ledger row so far. */
+export interface LedgerCall {
+  id: string;
+  index: number;
+  toolName: string;
+  tool: AnyTool | undefined;
+  args: unknown;
+  argsHash: string;
+  /** Why the arguments could not be read, when the model sent invalid JSON. */
+  argsError?: string | undefined;
+  row: ToolCallRow | undefined;
+}
+
+/** The calls of a step, from its journaled decision: no validation, no policy (see `prepareCalls`). */
+export function stepCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): LedgerCall[] {
+  const decision = loadDecision(env.live(runId).driver.memory, stepIndex);
+  if (!decision || decision.type !== 'tool_calls') return [];
+  return decision.calls.map((call, index) => {
+    const id = toolCallId(runId, stepIndex, index);
+    return {
+      id,
+      index,
+      toolName: call.tool,
+      tool: env.tools.get(call.tool),
+      args: call.args,
+      argsHash: hashOf(call.args),
+      argsError: call.argsError,
+      row: live.driver.memory.ledger.get(id),
+    };
+  });
+}
+
+/** The ledger row of a call in a given status. */
+export function callRow(
+  runId: string,
+  stepIndex: number,
+  call: LedgerCall,
+  patch: Pick<ToolCallRow, 'status'> & Partial<ToolCallRow>,
+): ToolCallRow {
+  return {
+    id: call.id,
+    run_id: runId,
+    step_index: stepIndex,
+    call_index: call.index,
+    tool: call.toolName,
+    tool_version: call.tool?.version ?? null,
+    effect: call.tool?.effect ?? null,
+    args: JSON.stringify(call.args ?? null),
+    args_hash: call.argsHash,
+    result: null,
+    attempts: call.row?.attempts ?? 0,
+    started_at: call.row?.started_at ?? null,
+    finished_at: null,
+    deadline_at: call.row?.deadline_at ?? null,
+    ...patch,
+  };
+}
+
+/** The data of the `result` event of a settled call. */
+export function resultEventData(call: LedgerCall, status: string, result: ToolResult): Record<string, unknown> {
+  return {
+    tool_call_id: call.id,
+    tool: call.toolName,
+    status,
+    ok: result.status === 'ok',
+    ...(result.failure ? { failure: result.failure } : {}),
+    truncated: result.truncated,
+    duration_ms: result.durationMs,
+  };
+}
+
+/**
+ * How an interrupted call was resolved, as its events record it: run again (`read`,
+ * `idempotent`), found done by `reconcile()`, not found done and so run again, sent to a human
+ * (`unsafe`), or run again because a human chose `retry`.
+ */
+export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry';
+
+/** A new, pending approval of `calls`: bound to their ids and the hash of their arguments. */
+export function pendingApproval(
+  id: string,
+  runId: string,
+  stepIndex: number,
+  kind: ApprovalKind,
+  calls: readonly LedgerCall[],
+): ApprovalRow {
+  return {
+    id,
+    run_id: runId,
+    step_index: stepIndex,
+    kind,
+    tool_call_ids: JSON.stringify(calls.map((c) => c.id)),
+    args_hash: approvalHash(calls),
+    status: 'pending',
+    resolution: null,
+    decided_by: null,
+    reason: null,
+    created_at: Date.now(),
+    decided_at: null,
+    votes: '[]',
+  };
+}
+
+/** The highest declared risk among calls (null when none of their tools is known). */
+export function highestRisk(calls: readonly LedgerCall[]): Risk | null {
+  let highest: Risk | null = null;
+  for (const call of calls) {
+    const risk = call.tool?.risk;
+    if (risk && (highest === null || RISKS.indexOf(risk) > RISKS.indexOf(highest))) highest = risk;
+  }
+  return highest;
+}
+
+/** The hash an approval binds to: the exact call ids and their argument hashes. */
+export function approvalHash(calls: readonly LedgerCall[]): string {
+  return hashOf(calls.map((c) => [c.id, c.argsHash]));
+}
+
+/**
+ * Gives a call its final row and the `result` event that says so. `stage` buffers both for the
+ * run's next write (the executor); `write` writes them at once, for use inside a staged unit
+ * (human decisions, which settle calls in the same unit as the decision).
+ */
+export function settleCall(
+  driver: RunDriver,
+  stepIndex: number,
+  call: LedgerCall,
+  status: ToolCallStatus,
+  result: ToolResult,
+  opts: { mode: 'stage' | 'write'; extra?: Record<string, unknown> },
+): ToolCallRow {
+  const row = callRow(driver.runId, stepIndex, call, {
+    status,
+    result: JSON.stringify(result),
+    finished_at: Date.now(),
+  });
+  call.row = row;
+  const data = { ...resultEventData(call, status, result), ...opts.extra };
+  if (opts.mode === 'stage') {
+    driver.stageToolCall(row);
+    driver.emit('result', data);
+  } else {
+    driver.writeToolCall(row);
+    driver.writeEvent('result', data);
+  }
+  return row;
+}
+
+/** The failure of a decision on an approval that is no longer pending. */
+export function alreadyDecided(approval: ApprovalRow): Failure {
+  return createFailure(
+    'approval.already_decided',
+    `Approval '${approval.id}' was already ${approval.status} by ${approval.decided_by}`,
+    { details: { status: approval.status, decided_by: approval.decided_by } },
+  );
+}

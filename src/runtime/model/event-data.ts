@@ -1,0 +1,66 @@
+/**
+ * The shapes inside event data: snake_case like everything else on the wire (DESIGN §7), so an
+ * event is the same object in the log, on an SSE stream and in `--json` output.
+ */
+import type { Compensation, MachineLimits, Usage } from '../../../machines/types.js';
+import type { Failure } from '../../failure.js';
+
+/** A planner call's usage, as a `step` event carries it. */
+export function toUsageData(usage: Usage): Record<string, number> {
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    ...(usage.costUsd === undefined ? {} : { cost_usd: usage.costUsd }),
+  };
+}
+
+/** A run's limits, as its `run.created` event carries them. */
+export function toLimitsData(limits: MachineLimits): Record<string, number | null> {
+  return {
+    max_steps: limits.maxSteps,
+    max_llm_calls: limits.maxLlmCalls,
+    max_tool_calls: limits.maxToolCalls,
+    max_tokens: limits.maxTokens,
+    max_cost_usd: limits.maxCostUsd,
+    loop_threshold: limits.loopThreshold,
+  };
+}
+
+/** A run's compensation as it is stored on the run and shown (`Run.compensation`): under way, or done with its report. */
+export interface RunCompensation {
+  reason: Compensation['reason'];
+  /**
+   * `compensating` while it runs; `done` once every candidate was looked at; `stopped` when the
+   * run ended first (its deadline passed, or a second cancel): the ledger has what was undone.
+   */
+  status: 'compensating' | 'done' | 'stopped';
+  compensated: { toolCallId: string; tool: string }[];
+  failed: { toolCallId: string; tool: string; failure: Failure }[];
+  notCompensated: { toolCallId: string; tool: string; reason: 'no_compensator' | 'outcome_unknown' }[];
+}
+
+/** The machine's compensation as the run shows it (`ended`: the run is terminal). */
+export function toRunCompensation(c: Compensation, ended = false): RunCompensation {
+  const report = c.report ?? { compensated: [], failed: [], notCompensated: [] };
+  return { reason: c.reason, status: c.report ? 'done' : ended ? 'stopped' : 'compensating', ...report };
+}
+
+/** A run's compensation on the wire (the run's JSON, the last `state` event): snake_case. */
+export interface CompensationJson {
+  reason: RunCompensation['reason'];
+  status: RunCompensation['status'];
+  compensated: { tool_call_id: string; tool: string }[];
+  failed: { tool_call_id: string; tool: string; failure: Failure }[];
+  not_compensated: { tool_call_id: string; tool: string; reason: 'no_compensator' | 'outcome_unknown' }[];
+}
+
+/** A run's compensation in event data and the run's JSON. */
+export function toCompensationData(c: RunCompensation): CompensationJson {
+  return {
+    reason: c.reason,
+    status: c.status,
+    compensated: c.compensated.map((x) => ({ tool_call_id: x.toolCallId, tool: x.tool })),
+    failed: c.failed.map((x) => ({ tool_call_id: x.toolCallId, tool: x.tool, failure: x.failure })),
+    not_compensated: c.notCompensated.map((x) => ({ tool_call_id: x.toolCallId, tool: x.tool, reason: x.reason })),
+  };
+}

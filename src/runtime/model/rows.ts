@@ -1,0 +1,192 @@
+/** Conversions from stored rows to the public API's shapes. */
+import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../../machines/types.js';
+import { DEFAULT_TENANT, unscopeKey } from './tenant-keys.js';
+import { createFailure, fail, type Failure } from '../../failure.js';
+import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../../store/index.js';
+import type { Usage } from '../../../machines/types.js';
+import { decisionSchema } from '../../planner/types.js';
+import type { ContextReport } from './types.js';
+import type { RunUserContext } from '../../tools/define-tool.js';
+import type {
+  Approval,
+  ApprovalVote,
+  ArtifactRef,
+  Run,
+  RunEventName,
+  RunEventRecord,
+  Step,
+  ToolCall,
+} from './types.js';
+import type { ToolResult } from '../../tools/tool-result.js';
+import type { AnyTool } from '../../tools/define-tool.js';
+import type { RunCompensation } from './event-data.js';
+import { COMPENSATION_SUFFIX } from './ids.js';
+
+/** The failure of a run with a damaged column. */
+export function corruptRow(runId: string, column: string, why: string): Failure {
+  return createFailure('store.corrupt_row', `Run '${runId}' has a corrupt '${column}' column: ${why}`, {
+    details: { run_id: runId, column },
+  });
+}
+
+const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
+
+/**
+ * A run row as the API reports it. A damaged row is still reported, with a `store.corrupt_row`
+ * failure naming the column, so one bad row never breaks a listing.
+ */
+export function toRun(row: RunRow): Run {
+  let damage: Failure | null = STATUSES.has(row.status)
+    ? null
+    : corruptRow(row.id, 'status', `unknown status '${row.status}'`);
+  const parse = (column: 'context' | 'failure' | 'compensation', text: string): unknown => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      damage ??= corruptRow(row.id, column, error instanceof Error ? error.message : String(error));
+      return null;
+    }
+  };
+  const context = (parse('context', row.context) ?? {}) as RunUserContext;
+  const failure = row.failure ? (parse('failure', row.failure) as Failure | null) : null;
+  const compensation = row.compensation ? (parse('compensation', row.compensation) as RunCompensation | null) : null;
+  return {
+    id: row.id,
+    sessionId: unscopeKey(row.tenant_id, row.session_id),
+    status: row.status as RunStatus,
+    stopReason: row.stop_reason as StopReason | null,
+    failure: damage ?? failure,
+    waitReason: row.wait_reason as WaitReason | null,
+    pendingApprovalId: row.pending_approval_id,
+    input: row.input,
+    answer: row.answer,
+    context,
+    // Runs stored without a tenant (started in process before tenants were stored) are the default tenant's.
+    tenantId: row.tenant_id ?? DEFAULT_TENANT,
+    idempotencyKey: unscopeKey(row.tenant_id, row.idempotency_key),
+    // Each step is one planner decision acted upon.
+    usage: {
+      steps: row.llm_calls,
+      llmCalls: row.llm_calls,
+      toolCalls: row.tool_calls,
+      tokens: row.tokens,
+      costUsd: row.cost_usd,
+    },
+    deadlineAt: row.deadline_at,
+    compensation,
+    agent: row.agent === null ? null : { name: row.agent, toolsFingerprint: row.agent_tools },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The call a compensation row undoes, or null for an ordinary call. */
+export function compensatedCallOf(row: Pick<ToolCallRow, 'id' | 'call_index'>): string | null {
+  return row.call_index < 0 && row.id.endsWith(COMPENSATION_SUFFIX)
+    ? row.id.slice(0, -COMPENSATION_SUFFIX.length)
+    : null;
+}
+
+/** An event row as the API reports it. */
+export function toEvent(row: EventRow): RunEventRecord {
+  return {
+    runId: row.run_id,
+    seq: row.seq,
+    type: row.type as RunEventName,
+    data: JSON.parse(row.data) as Record<string, unknown>,
+    createdAt: row.created_at,
+  };
+}
+
+/** An approval row as the API reports it. */
+export function toApproval(row: ApprovalRow): Approval {
+  return {
+    id: row.id,
+    runId: row.run_id,
+    stepIndex: row.step_index,
+    kind: row.kind as Approval['kind'],
+    toolCallIds: JSON.parse(row.tool_call_ids) as string[],
+    argsHash: row.args_hash,
+    status: row.status as Approval['status'],
+    resolution: row.resolution,
+    decidedBy: row.decided_by,
+    reason: row.reason,
+    createdAt: row.created_at,
+    decidedAt: row.decided_at,
+    votes: JSON.parse(row.votes) as ApprovalVote[],
+  };
+}
+
+/** True for an event that ends a run's stream. */
+export function isTerminalEvent(event: RunEventRecord): boolean {
+  return event.type === 'state' && (event.data.to === 'succeeded' || event.data.to === 'failed');
+}
+
+/** A step row as the API reports it. */
+export function toStep(row: StepRow): Step {
+  return {
+    stepIndex: row.step_index,
+    decision: decisionSchema.parse(JSON.parse(row.decision)),
+    usage: JSON.parse(row.usage) as Usage,
+    context: row.context ? (JSON.parse(row.context) as ContextReport) : null,
+    createdAt: row.created_at,
+  };
+}
+
+/** A ledger row as the API reports it. */
+export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
+  return {
+    id: row.id,
+    stepIndex: row.step_index,
+    callIndex: row.call_index,
+    tool: row.tool,
+    toolVersion: row.tool_version,
+    effect: row.effect,
+    risk: tool?.risk ?? null,
+    origin: tool?.origin ?? null,
+    compensates: compensatedCallOf(row),
+    args: JSON.parse(row.args) as unknown,
+    status: row.status,
+    result: row.result ? (JSON.parse(row.result) as ToolResult) : null,
+    attempts: row.attempts,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    deadlineAt: row.deadline_at ?? null,
+  };
+}
+
+/** Refuses a list filter whose status is no run status or whose cursor no page gave. */
+export function checkListFilter(filter: {
+  status?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}): void {
+  // A page is 1 to 1,000 runs: a negative or zero limit must not read as "every run".
+  if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit >= 1 && filter.limit <= 1_000)) {
+    fail('input.invalid', `Invalid limit ${String(filter.limit)}: a whole number from 1 to 1000`, {
+      details: { limit: filter.limit },
+    });
+  }
+  if (filter.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(filter.status)) {
+    fail('input.invalid', `Unknown status '${String(filter.status).slice(0, 60)}': one of ${RUN_STATUSES.join(', ')}`);
+  }
+  // A cursor is `<created_at>:<run id>` as a page gave it; anything else would read as the end.
+  if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {
+    fail('input.invalid', `Invalid cursor '${filter.cursor.slice(0, 60)}': pass the next_cursor of a page`);
+  }
+}
+
+/** The artifacts a run's `artifact` events name, each once, in order. */
+export function artifactRefs(rows: readonly EventRow[]): ArtifactRef[] {
+  const refs = new Map<string, ArtifactRef>();
+  for (const row of rows) {
+    const data = JSON.parse(row.data) as { sha256?: string; size?: number; media_type?: string };
+    if (typeof data.sha256 !== 'string' || refs.has(data.sha256)) continue;
+    refs.set(data.sha256, {
+      sha256: data.sha256,
+      size: data.size ?? 0,
+      mediaType: data.media_type ?? 'application/octet-stream',
+    });
+  }
+  return [...refs.values()];
+}

@@ -1,0 +1,242 @@
+/** The public shapes of the runtime API. */
+import type { Effect, Risk, RunStatus, StopReason, Usage, WaitReason } from '../../../machines/types.js';
+import type { Decision as PlannerDecision, PlannerMessage } from '../../planner/types.js';
+import type { ToolResult } from '../../tools/tool-result.js';
+import type { Failure } from '../../failure.js';
+import type { RunUserContext, ToolOrigin } from '../../tools/define-tool.js';
+import type { ToolCallStatus } from '../../store/index.js';
+import type { RunCompensation } from './event-data.js';
+export type { RunCompensation, CompensationJson } from './event-data.js';
+
+/** Per-run budget: each one, when used up, ends the run `failed` with `budget_exceeded` (or `timeout`). */
+export interface Budget {
+  maxLlmCalls?: number;
+  maxToolCalls?: number;
+  maxTokens?: number;
+  /** Spend on model calls, from the planner's prices. */
+  maxCostUsd?: number;
+  /** Wall clock from creation; the deadline is persisted and survives restarts. */
+  timeoutMs?: number;
+}
+
+/** Options of one run. */
+export interface RunOptions {
+  /** The same key returns the same run instead of starting another. */
+  idempotencyKey?: string;
+  maxSteps?: number;
+  budget?: Budget;
+}
+
+/** What `start()` takes. */
+export interface StartRequest {
+  input: string;
+  sessionId?: string;
+  context?: RunUserContext;
+  options?: RunOptions;
+  /** The caller's W3C `traceparent`: the run's trace links to that span (an invalid one is ignored). */
+  traceparent?: string;
+}
+
+/** A run as the API reports it: only what is durable. */
+export interface Run {
+  id: string;
+  sessionId: string;
+  status: RunStatus;
+  stopReason: StopReason | null;
+  failure: Failure | null;
+  waitReason: WaitReason | null;
+  pendingApprovalId: string | null;
+  input: string;
+  answer: string | null;
+  context: RunUserContext;
+  /** The tenant of the run: its context's `tenant_id`, else (in process, in a server's dev mode) `default`. */
+  tenantId: string;
+  idempotencyKey: string | null;
+  usage: { steps: number; llmCalls: number; toolCalls: number; tokens: number; costUsd: number };
+  deadlineAt: number | null;
+  /**
+   * Set once a cancel or a terminating rejection asked to undo the run's completed calls: under
+   * way (`compensating`) or `done`, with the calls compensated, the compensations that failed,
+   * and the calls left as they are (no compensator, or an unknown outcome). Null otherwise.
+   */
+  compensation: RunCompensation | null;
+  /** The agent the run belongs to (only its runtimes drive it) and its tools' fingerprint; null for runs from before agents were recorded. */
+  agent: { name: string; toolsFingerprint: string | null } | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Event types of a run's log (DESIGN §7), plus `run.created` (one list, with the store's other vocabularies). */
+export { EVENT_TYPES, type RunEventName } from '../../store/index.js';
+import type { ApprovalKind, ApprovalResolution, ApprovalStatus, RunEventName } from '../../store/index.js';
+
+/**
+ * One entry of a run's event log; `seq` runs 1..n without gaps. A `draft` (streamed model text)
+ * is the exception: delivered live only, never stored, it carries the seq of the last event.
+ */
+export interface RunEventRecord {
+  runId: string;
+  seq: number;
+  type: RunEventName;
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+/** An event of the feed (`readFeed`): a run's `run.created` or `state` event, with its position across runs. */
+export type FeedEvent = RunEventRecord & {
+  /** Increasing in commit order across every run of the database; never reused. */
+  position: number;
+};
+
+/** A human's decision on an approval. */
+export interface Decision {
+  by: string;
+  reason?: string;
+}
+
+/** How a human resolves an `uncertain_side_effect`: run it again, or record that it happened. */
+export type UncertainResolution = 'retry' | 'done';
+
+/** An approval as the API reports it. */
+export interface Approval {
+  id: string;
+  runId: string;
+  stepIndex: number;
+  kind: ApprovalKind;
+  toolCallIds: string[];
+  argsHash: string;
+  status: ApprovalStatus;
+  resolution: ApprovalResolution | null;
+  decidedBy: string | null;
+  reason: string | null;
+  createdAt: number;
+  decidedAt: number | null;
+  /**
+   * Decisions the run's machine took while it kept waiting on this approval (a variant that
+   * asks two approvers records the first here); empty for Baton's own machine.
+   */
+  votes: ApprovalVote[];
+}
+
+/** One decision on an approval that did not decide it (see `Approval.votes`). */
+export interface ApprovalVote {
+  by: string;
+  decision: 'approved' | 'rejected';
+  reason: string | null;
+  at: number;
+}
+
+/** One planner step of a run, as the API reports it. */
+export interface Step {
+  stepIndex: number;
+  decision: PlannerDecision;
+  usage: Usage;
+  /** What the context builder gave the planner (null for steps saved before reports existed). */
+  context: ContextReport | null;
+  createdAt: number;
+}
+
+/** One tool call of the ledger, as the API reports it. */
+export interface ToolCall {
+  id: string;
+  stepIndex: number;
+  callIndex: number;
+  tool: string;
+  toolVersion: string | null;
+  effect: Effect | null;
+  /** The tool's declared risk in this runtime (null for a tool it does not know). */
+  risk: Risk | null;
+  /** Where the tool comes from in this runtime (an MCP server, with its annotations and what was overridden), else null. */
+  origin: ToolOrigin | null;
+  /** For a compensation's row: the call it undoes (its own row has `call_index` -1 − that call's). */
+  compensates: string | null;
+  args: unknown;
+  /** Where the call is in the ledger (`TOOL_CALL_STATUSES`). */
+  status: ToolCallStatus;
+  result: ToolResult | null;
+  attempts: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  /** When the attempt in progress (or the last one) times out; stored, so a restart cannot extend it. */
+  deadlineAt: number | null;
+}
+
+/** Content a run stored (a tool output too large for the context), as its `artifact` event names it. */
+export interface ArtifactRef {
+  sha256: string;
+  size: number;
+  mediaType: string;
+}
+
+/** An artifact's bytes. */
+export interface Artifact extends ArtifactRef {
+  content: Buffer;
+  createdAt: number;
+}
+
+/** What the context of one step held, stored with the step and shown in traces. */
+export interface ContextReport {
+  estimatedTokens: number;
+  budgetTokens: number;
+  /** Messages the planner was given. */
+  included: number;
+  /** Session history messages left out, oldest first, to fit the budget. */
+  dropped: number;
+  /** Earlier steps of the run itself left out, oldest first, to fit the budget. */
+  droppedSteps: number;
+  /** Tool calls whose output was cut to a preview at this step (earlier steps' reports list theirs). */
+  truncated: string[];
+  /** Tool calls whose output is cut to a preview in this context, in all. */
+  truncatedTotal: number;
+  /** Messages replaced by a summary (none yet: Baton does not summarize). */
+  summarized: number;
+  /** Artifacts first referenced at this step, instead of their full content. */
+  artifacts: string[];
+  /** Artifacts the run's context has referenced, in all. */
+  artifactsTotal: number;
+  /** What the planner itself did to the context (e.g. compaction after a context-length error). */
+  notes: string[];
+  /** Requests the planner made for this step (retries included). */
+  attempts: number;
+}
+
+/** One past tool step of the run: its messages (assistant call, one observation per call) and their tokens. */
+export interface Block {
+  messages: PlannerMessage[];
+  tokens: number;
+}
+
+/** What a live run keeps between steps; start one with `createTranscript()`. */
+export interface Transcript {
+  /** Steps turned into blocks so far (steps below this one). */
+  builtThrough: number;
+  blocks: Block[];
+  /** Blocks before this index are left out of the context. */
+  firstKept: number;
+  /** Blocks before this index have had their long outputs cut. */
+  cutThrough: number;
+  /** Tokens of the kept blocks. */
+  blockTokens: number;
+  /** Session history, as messages with their tokens, and how many of the oldest are left out. */
+  history: { message: PlannerMessage; tokens: number }[] | null;
+  historyDropped: number;
+  historyTokens: number;
+  truncatedTotal: number;
+  artifacts: Set<string>;
+}
+
+/** A run's persisted snapshot, as `checkpoint()` reports it. */
+export interface Checkpoint {
+  /** How many times the snapshot was written (the compare-and-set version). */
+  version: number;
+  /** Size of the stored snapshot JSON, in bytes. */
+  bytes: number;
+  /** The machine and version the snapshot belongs to. */
+  machine: { name: string; version: number };
+}
+
+/** What a run gets where its request says nothing (`RuntimeOptions.defaults`). */
+export interface RunDefaults {
+  maxSteps?: number;
+  budget?: Budget;
+}

@@ -1,0 +1,199 @@
+/**
+ * Creating a run: the checked request, its limits, its row, and the unit of work that inserts
+ * it. The checks for an existing idempotency key and a busy session run inside the write
+ * transaction, which holds the file's write lock, so they are atomic across processes; the
+ * unique indexes stay the last word.
+ */
+import { assertWellFormed } from '../model/well-formed.js';
+import type { AgentIdentity } from './agent-identity.js';
+import { parseTraceparent } from '../observe/traceparent.js';
+import { z } from 'zod';
+import type { RunMachineDefinition } from '../../../machines/variants.js';
+import type { MachineLimits } from '../../../machines/types.js';
+import { DEFAULTS } from '../../defaults.js';
+import { fail } from '../../failure.js';
+import type { RunRow, Store } from '../../store/index.js';
+import { toLimitsData } from '../model/event-data.js';
+import { newId } from '../model/ids.js';
+import { DEFAULT_TENANT, scopeKey } from '../model/tenant-keys.js';
+import type { RunDriver } from '../drive/run-driver.js';
+import type { Budget, StartRequest } from '../model/types.js';
+
+const startSchema = z.object({
+  input: z.string().min(1),
+  sessionId: z.string().min(1).max(200).optional(),
+  context: z.record(z.string(), z.unknown()).optional(),
+  options: z
+    .object({
+      idempotencyKey: z.string().min(1).max(200).optional(),
+      maxSteps: z.number().int().positive().optional(),
+      budget: z
+        .object({
+          maxLlmCalls: z.number().int().nonnegative().optional(),
+          maxToolCalls: z.number().int().nonnegative().optional(),
+          maxTokens: z.number().int().nonnegative().optional(),
+          maxCostUsd: z.number().nonnegative().optional(),
+          timeoutMs: z.number().int().positive().optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict()
+    .optional(),
+  traceparent: z.string().max(256).optional(),
+});
+
+/** A checked start request with everything its run is created with. */
+export interface NewRun {
+  runId: string;
+  /** The session as the client names it. */
+  clientSessionId: string;
+  /** The session as stored: scoped to the run's tenant. */
+  sessionId: string;
+  /** The idempotency key as stored (scoped), if any. */
+  idempotencyKey: string | null;
+  tenantId: string;
+  request: z.infer<typeof startSchema>;
+  limits: MachineLimits;
+  deadlineAt: number | null;
+  now: number;
+}
+
+/** Checks a start request and works out the run's limits from it and the runtime's defaults. */
+export function planNewRun(request: StartRequest, defaults: { maxSteps?: number; budget?: Budget } = {}): NewRun {
+  const parsed = startSchema.safeParse(request);
+  if (!parsed.success) fail('input.invalid', 'Invalid start request', { details: { issues: parsed.error.issues } });
+  assertWellFormed(parsed.data, 'The start request');
+  const req = parsed.data;
+  const now = Date.now();
+  const budget = { ...defaults.budget, ...req.options?.budget };
+  // A run started without a tenant is the default tenant's, stored so: a server's token of that
+  // tenant lists it, and in-process reads say `default` as the API does.
+  const tenantId = typeof req.context?.tenant_id === 'string' ? req.context.tenant_id : DEFAULT_TENANT;
+  const clientSessionId = req.sessionId ?? newId('ses');
+  const key = req.options?.idempotencyKey;
+  return {
+    runId: newId('run'),
+    clientSessionId,
+    sessionId: scopeKey(tenantId, clientSessionId),
+    idempotencyKey: key === undefined ? null : scopeKey(tenantId, key),
+    tenantId,
+    request: req,
+    limits: {
+      maxSteps: req.options?.maxSteps ?? defaults.maxSteps ?? DEFAULTS.maxSteps,
+      maxLlmCalls: budget.maxLlmCalls ?? null,
+      maxToolCalls: budget.maxToolCalls ?? null,
+      maxTokens: budget.maxTokens ?? null,
+      maxCostUsd: budget.maxCostUsd ?? null,
+      loopThreshold: DEFAULTS.loopThreshold,
+    },
+    deadlineAt: budget.timeoutMs !== undefined ? now + budget.timeoutMs : null,
+    now,
+  };
+}
+
+/** The row of a new run, owned by the runtime that creates it. */
+export function toNewRow(
+  run: NewRun,
+  snapshot: string,
+  owner: string,
+  machine: Pick<RunMachineDefinition, 'name' | 'version'>,
+  leaseMs: number,
+  agent: AgentIdentity,
+): RunRow {
+  return {
+    id: run.runId,
+    session_id: run.sessionId,
+    status: 'pending',
+    stop_reason: null,
+    failure: null,
+    wait_reason: null,
+    pending_approval_id: null,
+    input: run.request.input,
+    context: JSON.stringify(run.request.context ?? {}),
+    options: JSON.stringify(run.request.options ?? {}),
+    idempotency_key: run.idempotencyKey,
+    tenant_id: run.tenantId,
+    answer: null,
+    snapshot,
+    machine_name: machine.name,
+    machine_version: machine.version,
+    version: 0,
+    step_index: 0,
+    llm_calls: 0,
+    tool_calls: 0,
+    tokens: 0,
+    cost_usd: 0,
+    deadline_at: run.deadlineAt,
+    wake_at: null,
+    epoch: 0,
+    cancel_requested: null,
+    compensation: null,
+    agent: agent.name,
+    agent_tools: agent.tools,
+    owner,
+    // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
+    lease_until: run.now + leaseMs,
+    created_at: run.now,
+    updated_at: run.now,
+  };
+}
+
+/** What inserting a new run found. */
+export type Creation = { kind: 'created' } | { kind: 'existing'; row: RunRow } | { kind: 'busy'; runId: string | null };
+
+/** JSON with object keys sorted, so two equal requests compare equal whatever their key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner,
+  );
+}
+
+/**
+ * What differs between the run an idempotency key already names and a new request with that
+ * key (input, session, context, options); empty when it is the same request again.
+ */
+export function requestDifferences(row: RunRow, run: NewRun): string[] {
+  const differences: string[] = [];
+  if (row.input !== run.request.input) differences.push('input');
+  if (run.request.sessionId !== undefined && row.session_id !== run.sessionId) differences.push('session');
+  if (canonical(JSON.parse(row.context)) !== canonical(run.request.context ?? {})) differences.push('context');
+  if (canonical(JSON.parse(row.options)) !== canonical(run.request.options ?? {})) differences.push('options');
+  return differences;
+}
+
+/**
+ * What an idempotency key or a session already holds, if anything: the run a key names, or the
+ * session's active run. Read before a run is inserted, and again if the insert collides.
+ */
+export async function findCollision(store: Store, run: NewRun, key: string | null): Promise<Creation | null> {
+  const existing = key ? await store.findRunByIdempotencyKey(key) : undefined;
+  if (existing) return { kind: 'existing', row: existing };
+  const active = await store.activeRunOfSession(run.sessionId);
+  if (active) return { kind: 'busy', runId: active.id };
+  return null;
+}
+
+/**
+ * Stages the insertion of a run and its `run.created` event. An idempotency key or session
+ * taken in the meantime fails the unit on its unique index (`isUniqueViolation`): nothing of it
+ * is written, and the caller reads what took it (`findCollision`).
+ */
+export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow): void {
+  driver.stage((writer) => {
+    writer.ensureSession(run.sessionId, run.now);
+    writer.insertRun(row);
+    driver.writeEvent('run.created', {
+      input: run.request.input,
+      session_id: run.clientSessionId,
+      limits: toLimitsData(run.limits),
+      deadline_at: run.deadlineAt,
+      ...(row.agent ? { agent: row.agent } : {}),
+      ...(run.request.traceparent && parseTraceparent(run.request.traceparent)
+        ? { traceparent: run.request.traceparent.trim() }
+        : {}),
+    });
+  });
+}

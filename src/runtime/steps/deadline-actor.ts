@@ -1,0 +1,31 @@
+/**
+ * The `deadline` and `timer` actors: each arms a timer for an absolute instant stored in the
+ * run's context, so restoring a snapshot re-arms it for the same instant (a restart neither
+ * loses nor extends it). Instants past `setTimeout`'s range are reached in slices.
+ */
+import { fromCallback } from 'xstate';
+import type { DeadlineActorInput, RunEvent, TimerActorInput } from '../../../machines/types.js';
+
+/** Calls `fire` at `at` (at once if it has passed); returns the disarm function. */
+function armAt(at: number, fire: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    const left = at - Date.now();
+    if (left <= 0) fire();
+    else timer = setTimeout(arm, Math.min(left, 2 ** 31 - 1));
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
+/** Sends `timeout` at the run's deadline. */
+export const deadlineActor = fromCallback<RunEvent, DeadlineActorInput>(({ input, sendBack }) => {
+  if (input.deadlineAt === null) return undefined;
+  return armAt(input.deadlineAt, () => sendBack({ type: 'timeout' }));
+});
+
+/** Sends a variant's event at the instant its `durableDelay` stored. */
+export const timerActor = fromCallback<RunEvent, TimerActorInput>(({ input, sendBack }) => {
+  if (input.at === null) return undefined;
+  return armAt(input.at, () => sendBack(input.event as RunEvent));
+});

@@ -1,0 +1,212 @@
+/**
+ * One tool call of a step, through the ledger, until its outcome is known or a human must
+ * decide (DESIGN §3). A call's outcome is unknown after its process stopped mid-call (a `started`
+ * row found on resume), a timeout, an abort, or a throw other than the tool's own
+ * `ToolFailedError` / `ToolUnavailableError`. An unknown outcome is resolved by the tool's effect
+ * class, the same way whatever the cause: `read` is reported to the model (or, interrupted, run
+ * again); `idempotent` runs again with the same idempotency key; `reconcilable` asks
+ * `reconcile()` first; `unsafe`, and any call that used up its attempts, waits for a human. The
+ * model is never told to retry a call whose effect may have happened.
+ */
+import { DEFAULTS } from '../../defaults.js';
+import { createFailure, toFailure, type Failure } from '../../failure.js';
+import type { ToolResult } from '../../tools/tool-result.js';
+import {
+  normalizeOutput,
+  reconcileTool,
+  runTool,
+  type ArtifactBlob,
+  type ToolRun,
+  type UnknownCause,
+} from '../../tools/run-tool.js';
+import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { callRow, pendingApproval, resultEventData, type Recovery } from '../ledger/ledger.js';
+import type { PreparedCall } from '../ledger/prepared-call.js';
+import { failpoint } from '../model/failpoints.js';
+import { uncertainApprovalId } from '../model/ids.js';
+import type { ToolCallStatus } from '../../store/index.js';
+
+/** Why an outcome is unknown: a cause from running it here, or `interrupted` (found `started` on resume). */
+export type UnknownOutcome = UnknownCause | 'interrupted';
+
+/** Where a call ended up: settled (it ran, or was found done), waiting for a human, or stopped by an abort. */
+export type CallStep = { kind: 'settled'; ran: boolean } | { kind: 'wait'; approvalId: string } | { kind: 'aborted' };
+
+/** What a call runs with. */
+export interface CallScope {
+  env: RuntimeEnv;
+  live: LiveRun;
+  runId: string;
+  stepIndex: number;
+  signal: AbortSignal;
+  /** Settles the call in the ledger (row and `result` event). */
+  settle(call: PreparedCall, status: ToolCallStatus, result: ToolResult, extra?: Record<string, unknown>): void;
+}
+
+/** Runs (or resolves) one call that is allowed to run. */
+export async function executeCall(scope: CallScope, call: PreparedCall): Promise<CallStep> {
+  const { live, runId, stepIndex, signal } = scope;
+  const { driver } = live;
+  const tool = call.tool!;
+  let cause: UnknownOutcome | null = call.row?.status === 'started' ? 'interrupted' : null;
+  for (;;) {
+    const status = call.row?.status;
+    const unresolved = status === 'started' || status === 'unknown';
+    const attempts = call.row?.attempts ?? 0;
+    const ctx = {
+      runId,
+      toolCallId: call.id,
+      idempotencyKey: call.id,
+      signal,
+      context: live.context,
+      attempt: attempts + 1,
+    };
+    // How an unresolved call was resolved goes into its events, so "did it run twice?" can be
+    // answered from the log alone.
+    let recovery: Recovery | null = unresolved ? 'rerun' : null;
+    if (unresolved && tool.effect !== 'read') {
+      const approvalId = uncertainApprovalId(call.id, attempts);
+      const approval = driver.memory.approvals.get(approvalId);
+      // Approved with `retry`, a human's choice; `done` and rejections were settled when decided.
+      if (approval?.status === 'approved') {
+        recovery = 'human_retry';
+      } else {
+        if (tool.effect === 'reconcilable' && !approval) {
+          const found = await reconcileTool(tool, call.parsed, ctx).catch((error: unknown) => ({
+            error: toFailure(error, 'tool.failed'),
+          }));
+          if (signal.aborted) return { kind: 'aborted' };
+          if ('error' in found) {
+            // reconcile() could not tell whether the effect happened (it threw, or timed out):
+            // running the call again might do it twice, so a human decides, told why.
+            askHuman(scope, call, approvalId, attempts, cause, found.error);
+            return { kind: 'wait', approvalId };
+          }
+          if (found.done) {
+            const outcome = normalizeOutput(tool, found.output, 0);
+            storeArtifact(scope, outcome);
+            const settled = outcome.result.status === 'ok' ? 'succeeded' : 'failed';
+            scope.settle(call, settled, outcome.result, { recovery: 'reconciled', cause });
+            return { kind: 'settled', ran: true };
+          }
+          recovery = 'reconciled_not_done';
+        }
+        if (tool.effect === 'unsafe' || attempts >= DEFAULTS.maxToolAttempts) {
+          if (!approval) askHuman(scope, call, approvalId, attempts, cause);
+          return { kind: 'wait', approvalId };
+        }
+      }
+    }
+
+    // The run left this step (a cancel came in while this actor awaited): nothing more is staged,
+    // or a `started` row would land with the run's last commit and stay open in a finished run.
+    if (signal.aborted) return { kind: 'aborted' };
+    const deadlineAt = Date.now() + tool.timeoutMs;
+    const started = callRow(runId, stepIndex, call, {
+      status: 'started',
+      attempts: attempts + 1,
+      started_at: Date.now(),
+      deadline_at: deadlineAt,
+    });
+    call.row = started;
+    driver.stageToolCall(started);
+    driver.emit('action', {
+      tool_call_id: call.id,
+      tool: call.toolName,
+      args: call.args,
+      effect: tool.effect,
+      risk: tool.risk,
+      // An MCP tool's server, annotations and overrides: how this call came to run as it does.
+      ...(tool.origin ? { origin: tool.origin, trusted_output: tool.trustedOutput } : {}),
+      attempt: attempts + 1,
+      deadline_at: deadlineAt,
+      ...(recovery ? { recovery, cause } : {}),
+    });
+    // The `started` row is durable before a side effect: a crash from here on is detectable.
+    // A `read` call has no effect to protect; its row commits with the next transition.
+    if (tool.effect !== 'read') await driver.flush();
+    failpoint('tool.started');
+    if (signal.aborted) return { kind: 'aborted' };
+    const outcome = await runTool(tool, call.parsed, ctx, deadlineAt);
+    // Aborted means the run ended (or the runtime closed) mid-call: whoever ended it settles
+    // the row (see the run driver), or the next runtime resolves it as interrupted.
+    if (signal.aborted) return { kind: 'aborted' };
+    storeArtifact(scope, outcome);
+    if (outcome.unknown && tool.effect !== 'read') {
+      const row = callRow(runId, stepIndex, call, {
+        status: 'unknown',
+        result: JSON.stringify(outcome.result),
+        finished_at: Date.now(),
+      });
+      call.row = row;
+      driver.stageToolCall(row);
+      driver.emit('result', { ...resultEventData(call, 'unknown', outcome.result), cause: outcome.unknown });
+      cause = outcome.unknown;
+      continue;
+    }
+    scope.settle(call, outcome.result.status === 'ok' ? 'succeeded' : 'failed', outcome.result);
+    failpoint('tool.returned');
+    return { kind: 'settled', ran: true };
+  }
+}
+
+/** Records that a human must decide an unresolved call: the row `unknown`, an `uncertain` approval, its event. */
+function askHuman(
+  scope: CallScope,
+  call: PreparedCall,
+  approvalId: string,
+  attempts: number,
+  cause: UnknownOutcome | null,
+  reconcileError?: Failure,
+): void {
+  const { live, runId, stepIndex } = scope;
+  // The row keeps what is known of the last attempt (a timeout's failure, say), or says that
+  // reconcile() could not find out.
+  const result = reconcileError ? JSON.stringify(unreconciled(call, reconcileError)) : (call.row?.result ?? null);
+  const row = callRow(runId, stepIndex, call, { status: 'unknown', result });
+  call.row = row;
+  live.driver.stageToolCall(row);
+  const approval = pendingApproval(approvalId, runId, stepIndex, 'uncertain', [call]);
+  live.driver.stageApproval(approval);
+  live.driver.emit('approval_request', {
+    approval_id: approvalId,
+    reason: 'uncertain_side_effect',
+    tool_calls: [{ id: call.id, tool: call.toolName, args: call.args, risk: call.tool?.risk, attempts }],
+    recovery: 'to_human' satisfies Recovery,
+    cause,
+    ...(reconcileError ? { reconcile_error: reconcileError } : {}),
+  });
+}
+
+/** The result of a call whose reconcile() failed: its outcome is unknown, and why. */
+function unreconciled(call: PreparedCall, reconcileError: Failure): ToolResult {
+  const failure = createFailure(
+    'tool.outcome_unknown',
+    `The outcome of tool '${call.toolName}' is unknown: its reconcile() failed (${reconcileError.message})`,
+    { details: { tool_call_id: call.id, reconcile_error: reconcileError } },
+  );
+  return { status: 'error', content: failure.message, durationMs: 0, truncated: false, retryable: false, failure };
+}
+
+/** Stages a large output and the images of a result as artifacts, each stored once by content hash. */
+export function storeArtifact(scope: Pick<CallScope, 'env' | 'live'>, outcome: ToolRun): void {
+  for (const blob of [...(outcome.artifact ? [outcome.artifact] : []), ...(outcome.images ?? [])]) {
+    stageBlob(scope, blob);
+  }
+}
+
+function stageBlob(scope: Pick<CallScope, 'env' | 'live'>, blob: ArtifactBlob): void {
+  scope.live.driver.stage((writer) =>
+    writer.putArtifact(
+      {
+        sha256: blob.sha256,
+        size: blob.size,
+        media_type: blob.mediaType,
+        content: blob.content,
+        created_at: Date.now(),
+      },
+      scope.live.driver.runId,
+    ),
+  );
+  scope.live.driver.emit('artifact', { sha256: blob.sha256, size: blob.size, media_type: blob.mediaType });
+}

@@ -1,0 +1,148 @@
+/**
+ * The `executor` actor: the tool calls of one step, through the ledger (DESIGN §3–4).
+ * validate → policy → (approval) → `started` committed → execute → result staged.
+ * A re-invoked executor replays settled calls for free; each call runs (or is resolved, when
+ * its outcome is unknown) in `execute-call.ts`.
+ */
+import { checkToolVersion } from './tool-version.js';
+import { fromPromise } from 'xstate';
+import type { ExecutorActorInput, ExecutorOutcome } from '../../../machines/types.js';
+import { createFailure } from '../../failure.js';
+import type { RuntimeEnv } from '../drive/env.js';
+import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
+import { executeCall, type CallScope } from './execute-call.js';
+import { failpoint } from '../model/failpoints.js';
+import { hashOf, stepApprovalId } from '../model/ids.js';
+import { loadDecision } from '../drive/run-memory.js';
+import {
+  approvalHash,
+  FAILED_STATUSES,
+  highestRisk,
+  pendingApproval,
+  settleCall,
+  SETTLED_STATUSES,
+  type ToolCallStatus,
+} from '../ledger/ledger.js';
+import { prepareCalls, type PreparedCall } from '../ledger/prepared-call.js';
+import { compensateRun } from './compensate.js';
+
+/** Creates the executor actor logic for a runtime. */
+export function createExecutorActor(env: RuntimeEnv) {
+  return fromPromise<ExecutorOutcome, ExecutorActorInput>(async ({ input, signal }) => {
+    // Let subscribers see the transition into `executing` before this step writes events.
+    await Promise.resolve();
+    const { runId, stepIndex, limits } = input;
+    await env.hooks?.beforeActor?.({ actor: 'executor', runId, stepIndex, signal });
+    const live = env.live(runId);
+    const { driver } = live;
+    // Stopped while it waited to begin (a cancel): it stages nothing.
+    if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+    if (input.compensating) return compensateRun(env, live, runId, signal);
+    const decision = loadDecision(env.live(runId).driver.memory, stepIndex);
+    if (!decision) {
+      return {
+        type: 'exec_error',
+        failure: createFailure('internal.error', `Step ${stepIndex} has no journaled decision`),
+      };
+    }
+    if (decision.type === 'final') {
+      // The model never decides a terminal state: the runtime checks the ledger first.
+      const open = driver.memory.toolCalls().filter((r) => !SETTLED_STATUSES.has(r.status));
+      const pending = [...driver.memory.approvals.values()].filter((a) => a.status === 'pending');
+      if (open.length > 0 || pending.length > 0) {
+        return {
+          type: 'exec_error',
+          failure: createFailure('internal.error', `Run '${runId}' cannot finish with open tool calls or approvals`),
+        };
+      }
+      return { type: 'done' };
+    }
+
+    failpoint('step.validating');
+    const calls = prepareCalls(env, live, runId, stepIndex);
+    const settle = (
+      call: PreparedCall,
+      status: ToolCallStatus,
+      result: ToolResult,
+      extra: Record<string, unknown> = {},
+    ) => {
+      settleCall(driver, stepIndex, call, status, result, { mode: 'stage', extra });
+    };
+    const scope: CallScope = { env, live, runId, stepIndex, signal, settle };
+
+    // Approval first, for the whole step: nothing in it runs before a human has answered.
+    // The approval binds every call of the step that needs one, settled or not, so a step
+    // resumed after some of its approved calls ran still matches what the human approved.
+    const needing = calls.filter((c) => c.verdict === 'approval');
+    let rejected = false;
+    if (needing.length > 0) {
+      const approvalId = stepApprovalId(runId, stepIndex);
+      const approval = driver.memory.approvals.get(approvalId);
+      const hash = approvalHash(needing);
+      if (!approval) {
+        failpoint('approval.requesting');
+        const row = pendingApproval(approvalId, runId, stepIndex, 'tool', needing);
+        driver.stageApproval(row);
+        driver.emit('approval_request', {
+          approval_id: approvalId,
+          reason: 'approval',
+          tool_calls: needing.map((c) => ({
+            id: c.id,
+            tool: c.toolName,
+            args: c.args,
+            risk: c.tool?.risk,
+            ...(c.policyReason ? { reason: c.policyReason } : {}),
+          })),
+        });
+        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0, risk: highestRisk(needing) };
+      }
+      if (approval.status === 'pending') {
+        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0, risk: highestRisk(needing) };
+      }
+      if (approval.args_hash !== hash) {
+        return {
+          type: 'exec_error',
+          failure: createFailure(
+            'internal.error',
+            `Approval '${approvalId}' does not match the calls of step ${stepIndex}`,
+          ),
+        };
+      }
+      rejected = approval.status === 'rejected';
+    }
+
+    let executed = 0;
+    for (const call of calls) {
+      if (call.row && SETTLED_STATUSES.has(call.row.status)) continue;
+      if (call.verdict === 'invalid' || call.verdict === 'not_found' || call.verdict === 'denied') {
+        settle(call, call.verdict, toErrorResult(call.failure!));
+        continue;
+      }
+      if (call.verdict === 'approval' && rejected) {
+        settle(
+          call,
+          'rejected',
+          toErrorResult(createFailure('policy.denied', `A reviewer rejected tool '${call.toolName}'`)),
+        );
+        continue;
+      }
+      const version = checkToolVersion(scope, call, driver.memory.journal.get(stepIndex)?.toolVersions ?? null);
+      // A wait on this one call: the calls before it in the step count as run.
+      const waitOn = (approvalId: string, reason: 'tool_version_mismatch' | 'uncertain_side_effect') =>
+        ({ type: 'need_approval', approvalId, reason, toolCalls: executed, risk: highestRisk([call]) }) as const;
+      if (version.kind === 'wait') return waitOn(version.approvalId, 'tool_version_mismatch');
+      if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
+        return { type: 'budget_exceeded', budget: 'max_tool_calls' };
+      }
+      const step = await executeCall(scope, call);
+      if (step.kind === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+      if (step.kind === 'wait') return waitOn(step.approvalId, 'uncertain_side_effect');
+      if (step.ran) executed += 1;
+      if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+    }
+
+    const failedAll = calls.length > 0 && calls.every((c) => c.row && FAILED_STATUSES.has(c.row.status));
+    const loopSignature = failedAll ? hashOf(calls.map((c) => [c.toolName, c.argsHash, c.row!.status])) : null;
+    return { type: 'next_step', toolCalls: executed, loopSignature };
+  });
+}

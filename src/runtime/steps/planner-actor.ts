@@ -1,0 +1,149 @@
+/**
+ * The `planner` actor: one planning step. A journaled answer is replayed without asking again;
+ * otherwise budgets are checked before the call, and the answer is staged with the transition
+ * it causes (a crash before that commit only costs a second question, never a side effect).
+ */
+import { fromPromise } from 'xstate';
+import type { PlannerActorInput, PlannerOutcome, Usage } from '../../../machines/types.js';
+import { createFailure, toFailure } from '../../failure.js';
+import { decisionSchema, type Decision, type PlannerImage, type PlannerMessage } from '../../planner/types.js';
+import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { failpoint } from '../model/failpoints.js';
+import { buildContext, createTranscript } from './context-builder.js';
+import { toUsageData } from '../model/event-data.js';
+import { stepTurn } from '../drive/yield-turn.js';
+
+function summarize(decision: Decision): Record<string, unknown> {
+  return decision.type === 'final'
+    ? { type: 'final', answer: decision.answer }
+    : { type: 'tool_calls', tools: decision.calls.map((c) => c.tool), text: decision.text ?? null };
+}
+
+/** The versions of the (known) tools a decision calls, by name. */
+function versionsOf(env: RuntimeEnv, calls: readonly { tool: string }[]): Record<string, string> {
+  const versions: Record<string, string> = {};
+  for (const call of calls) {
+    const tool = env.tools.get(call.tool);
+    if (tool) versions[call.tool] = tool.version;
+  }
+  return versions;
+}
+
+/** Fills in the bytes (base64) of the images tool messages name, from their artifacts; an image whose artifact is gone is left out. */
+async function withImageData(env: RuntimeEnv, live: LiveRun, messages: PlannerMessage[]): Promise<void> {
+  if (!messages.some((message) => message.role === 'tool' && message.images)) return;
+  // An image of the last step may still be staged with the run's next commit (a `read` call's
+  // result is not flushed on its own): made durable first, so the store has it.
+  await live.driver.flush();
+  for (const [index, message] of messages.entries()) {
+    if (message.role !== 'tool' || !message.images) continue;
+    const images: PlannerImage[] = [];
+    for (const image of message.images) {
+      const row = await env.store.getArtifact(image.sha256);
+      if (row) images.push({ ...image, data: Buffer.from(row.content).toString('base64') });
+    }
+    messages[index] = { ...message, images };
+  }
+}
+
+/** Creates the planner actor logic for a runtime. */
+export function createPlannerActor(env: RuntimeEnv) {
+  return fromPromise<PlannerOutcome, PlannerActorInput>(async ({ input, signal }) => {
+    // Now and then a step begins on a new turn of the event loop, so a run whose planner and
+    // tools never wait still commits as it goes and lets everything else run (`yield-turn.ts`).
+    // Awaiting at all keeps this step's events after the `state` event of entering `planning`.
+    const { runId, stepIndex, limits } = input;
+    await stepTurn(stepIndex);
+    await env.hooks?.beforeActor?.({ actor: 'planner', runId, stepIndex, signal });
+    const live = env.live(runId);
+    const journaled = live.driver.memory.journal.get(stepIndex);
+    if (journaled) {
+      // Answered before a crash: replayed, never asked again.
+      const { decision, usage } = journaled;
+      return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
+    }
+    if (limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
+      return { type: 'budget_exceeded', budget: 'max_llm_calls' };
+    }
+    const { messages, report } = buildContext(
+      (live.history ??= await env.store.listMessages(live.sessionId)),
+      { id: runId, input: live.input },
+      stepIndex,
+      live.driver.memory,
+      env.contextTokens,
+      (live.transcript ??= createTranscript()),
+    );
+    // A model that accepts images gets the bytes of those the context names (read outside any write).
+    if (env.planner.images) await withImageData(env, live, messages);
+    const request = { runId, stepIndex, input: live.input, messages, tools: env.toolSpecs, context: live.context };
+    // Budgets are checked against what the next call may cost, so usage does not overshoot.
+    const estimate = env.planner.estimate?.(request);
+    if (limits.maxTokens != null) {
+      const next = estimate ? estimate.inputTokens + estimate.maxOutputTokens : 0;
+      if (estimate ? input.tokens + next > limits.maxTokens : input.tokens >= limits.maxTokens) {
+        return { type: 'budget_exceeded', budget: 'max_tokens' };
+      }
+    }
+    if (limits.maxCostUsd != null) {
+      const next = estimate?.maxCostUsd ?? 0;
+      if (next > 0 ? input.costUsd + next > limits.maxCostUsd : input.costUsd >= limits.maxCostUsd) {
+        return { type: 'budget_exceeded', budget: 'max_cost_usd' };
+      }
+    }
+    let decision: Decision;
+    let usage: Usage;
+    try {
+      const response = await env.planner.next({
+        ...request,
+        signal,
+        onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
+      });
+      const parsed = decisionSchema.safeParse(response.decision);
+      if (!parsed.success) {
+        const failure = createFailure(
+          'planner.invalid_output',
+          `Planner returned an invalid decision at step ${stepIndex}`,
+          { details: { issues: parsed.error.issues } },
+        );
+        return { type: 'plan_error', failure };
+      }
+      decision = parsed.data;
+      usage = response.usage;
+      report.notes.push(...(response.contextNotes ?? []));
+      report.attempts = response.attempts ?? 1;
+    } catch (error) {
+      if (signal.aborted)
+        return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
+      return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
+    }
+    failpoint('planner.answered');
+    if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
+    // The versions of the tools it was offered: a call of this decision runs with these, or asks.
+    const toolVersions = decision.type === 'final' ? null : versionsOf(env, decision.calls);
+    live.driver.memory.journal.set(stepIndex, { decision, usage, toolVersions });
+    live.driver.stage((writer) =>
+      writer.insertStep({
+        run_id: runId,
+        step_index: stepIndex,
+        decision: JSON.stringify(decision),
+        usage: JSON.stringify(usage),
+        context: JSON.stringify(report),
+        tool_versions: toolVersions === null ? null : JSON.stringify(toolVersions),
+        created_at: Date.now(),
+      }),
+    );
+    live.driver.emit('step', {
+      step_index: stepIndex,
+      decision: summarize(decision),
+      usage: toUsageData(usage),
+      ...(env.planner.model ? { model: env.planner.model } : {}),
+      ...(env.planner.provider ? { provider: env.planner.provider } : {}),
+    });
+    // A model's answer is durable before it is acted on: a restored run never asks again.
+    if (!env.planner.cheap) {
+      await live.driver.flush();
+      failpoint('planner.journaled');
+    }
+    return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
+  });
+}
