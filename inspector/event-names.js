@@ -2,7 +2,7 @@
 /** The names of the events a run's stream sends, as the page listens for them (no DOM here: tests import it). */
 
 /**
- * Every event name the run streams send (DESIGN §7) but `error`, which is handled on its own.
+ * Every event name the run streams send (docs/architecture.md §6) but `error`, which is handled on its own.
  * @type {readonly import('./types.js').RunEventName[]}
  */
 export const EVENT_NAMES = [

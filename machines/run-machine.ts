@@ -1,5 +1,5 @@
 /**
- * The run machine: six public states, the events of DESIGN §2, and the invoked actors
+ * The run machine: six public states, the events of docs/architecture.md §3, and the invoked actors
  * (`planner`, `executor`, `deadline`, and `timer` for variants' durable delays) that are
  * declared here by name and supplied by the runtime with `machine.provide()`. It is pure: no
  * I/O, no clients, JSON-only context.

@@ -24,7 +24,7 @@ export const STOP_REASONS = [
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
-/** What happens if a call is interrupted mid-way (DESIGN §3): what the ledger does on resume. */
+/** What happens if a call is interrupted mid-way (docs/architecture.md §4): what the ledger does on resume. */
 export const EFFECTS = ['read', 'idempotent', 'reconcilable', 'unsafe'] as const;
 export type Effect = (typeof EFFECTS)[number];
 
@@ -109,7 +109,7 @@ export interface Usage {
   costUsd?: number;
 }
 
-/** Events the run machine accepts (DESIGN §2). */
+/** Events the run machine accepts (docs/architecture.md §3). */
 export type RunEvent =
   | { type: 'start' }
   | { type: 'plan_ready'; stepIndex: number; usage: Usage; final: boolean }

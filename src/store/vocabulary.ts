@@ -53,7 +53,7 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const APPROVAL_RESOLUTIONS = ['retry', 'done', 'terminate', 'compensate'] as const;
 export type ApprovalResolution = (typeof APPROVAL_RESOLUTIONS)[number];
 
-/** Event types of a run's log (DESIGN §7), plus `run.created`; `draft` is never stored. */
+/** Event types of a run's log (docs/architecture.md §6), plus `run.created`; `draft` is never stored. */
 export const EVENT_TYPES = [
   'run.created',
   'state',

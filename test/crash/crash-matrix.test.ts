@@ -92,7 +92,7 @@ function expectation(point: Point, effect: Effect, mode: Mode): Expectation {
     // The effect happened and the run failed after it: the ledger still keeps the call's outcome.
     case 'tool.returned':
       return { status: 'failed', effects: 1, ledger: 'succeeded', actions: [] };
-    // The tool threw after its effect, not a ToolFailedError: its outcome is unknown (DESIGN §3).
+    // The tool threw after its effect, not a ToolFailedError: its outcome is unknown (docs/architecture.md §4).
     // A read reports the failure to the model; an idempotent call runs again with the same key
     // and has no second effect; a reconcilable one is found done; an unsafe one waits for a
     // human, who sees the effect happened and records it done.

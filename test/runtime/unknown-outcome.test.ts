@@ -1,6 +1,6 @@
 /**
  * A call whose outcome is unknown (a timeout, an unexpected throw, a cancel mid-call) is resolved
- * by its effect class, exactly as a crash mid-call is (DESIGN §3), and an `unsafe` effect never
+ * by its effect class, exactly as a crash mid-call is (docs/architecture.md §4), and an `unsafe` effect never
  * happens twice without a human's `retry`. Effects are counted in a file outside Baton.
  */
 import { appendFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The shapes inside event data: snake_case like everything else on the wire (DESIGN §7), so an
+ * The shapes inside event data: snake_case like everything else on the wire (docs/architecture.md §6), so an
  * event is the same object in the log, on an SSE stream and in `--json` output.
  */
 import type { Compensation, MachineLimits, Usage } from '../../../machines/types.js';

@@ -66,7 +66,7 @@ export interface Run {
   updatedAt: number;
 }
 
-/** Event types of a run's log (DESIGN §7), plus `run.created` (one list, with the store's other vocabularies). */
+/** Event types of a run's log (docs/architecture.md §6), plus `run.created` (one list, with the store's other vocabularies). */
 export { EVENT_TYPES, type RunEventName } from '../../store/index.js';
 import type { ApprovalKind, ApprovalResolution, ApprovalStatus, RunEventName } from '../../store/index.js';
 

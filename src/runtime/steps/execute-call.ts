@@ -1,6 +1,6 @@
 /**
  * One tool call of a step, through the ledger, until its outcome is known or a human must
- * decide (DESIGN §3). A call's outcome is unknown after its process stopped mid-call (a `started`
+ * decide (docs/architecture.md §4). A call's outcome is unknown after its process stopped mid-call (a `started`
  * row found on resume), a timeout, an abort, or a throw other than the tool's own
  * `ToolFailedError` / `ToolUnavailableError`. An unknown outcome is resolved by the tool's effect
  * class, the same way whatever the cause: `read` is reported to the model (or, interrupted, run

@@ -1,5 +1,5 @@
 /**
- * The `executor` actor: the tool calls of one step, through the ledger (DESIGN §3–4).
+ * The `executor` actor: the tool calls of one step, through the ledger (docs/architecture.md §4).
  * validate → policy → (approval) → `started` committed → execute → result staged.
  * A re-invoked executor replays settled calls for free; each call runs (or is resolved, when
  * its outcome is unknown) in `execute-call.ts`.
