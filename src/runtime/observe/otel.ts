@@ -13,19 +13,11 @@
  * provider registered, every span is a no-op. No prompt or tool content is recorded unless
  * `content` is set (tool arguments and decisions, capped; results stay in the ledger).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  context,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  TraceFlags,
-  type Attributes,
-  type Link,
-  type SpanContext,
-} from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace, type Attributes, type Link, type SpanContext } from '@opentelemetry/api';
 import type { Store } from '../../store/index.js';
 import type { RunEventRecord } from '../model/types.js';
+import { runTraceIds, underRun, withRunIds } from './trace-ids.js';
+import { flushRegisteredProvider, providerRegistered } from './tracer-provider.js';
 import { parseTraceparent } from './traceparent.js';
 
 /** How runs are traced (`RuntimeOptions.tracing`). */
@@ -34,56 +26,6 @@ export interface TracingOptions {
   content?: boolean;
   /** Most characters of content per attribute (default 1,000). */
   contentChars?: number;
-}
-
-/** The ids of a run's trace: derived from its id, the same in every process. */
-export function runTraceIds(runId: string): { traceId: string; spanId: string } {
-  const digest = createHash('sha256').update(`baton.run:${runId}`).digest('hex');
-  return { traceId: digest.slice(0, 32), spanId: digest.slice(32, 48) };
-}
-
-let armed: { traceId: string; spanId: string } | null = null;
-
-/**
- * An id generator for the application's tracer provider (`new BasicTracerProvider({ idGenerator:
- * batonIdGenerator })`): random ids, except for a run's `invoke_agent` span, which gets the ids
- * derived from its run id, so spans written before and after a restart share their parent.
- */
-export const batonIdGenerator = {
-  generateTraceId(): string {
-    const ids = armed;
-    return ids ? ids.traceId : randomBytes(16).toString('hex');
-  },
-  generateSpanId(): string {
-    const ids = armed;
-    return ids ? ids.spanId : randomBytes(8).toString('hex');
-  },
-};
-
-/** A context whose parent is the run's `invoke_agent` span, whichever process writes under it. */
-function underRun(runId: string) {
-  return trace.setSpanContext(context.active(), {
-    ...runTraceIds(runId),
-    traceFlags: TraceFlags.SAMPLED,
-    isRemote: false,
-  });
-}
-
-/** Whether the application registered a tracer provider (the API's proxy delegates to a no-op one until then). */
-function providerRegistered(): boolean {
-  const provider = trace.getTracerProvider() as { getDelegate?: () => object };
-  const delegate = provider.getDelegate?.() ?? provider;
-  return delegate.constructor.name !== 'NoopTracerProvider';
-}
-
-/**
- * Exports what the registered provider still holds (a batch processor's queue): a process that
- * exits right after `close()` (the CLI does, with `process.exit`) would lose it otherwise.
- */
-async function flushRegisteredProvider(): Promise<void> {
-  const provider = trace.getTracerProvider() as { getDelegate?: () => object };
-  const delegate = (provider.getDelegate?.() ?? provider) as { forceFlush?: () => Promise<void> };
-  if (typeof delegate.forceFlush === 'function') await delegate.forceFlush();
 }
 
 /** What a run's tracer keeps between events: what has started and not ended. */
@@ -181,19 +123,15 @@ export function createRunTracer(store: Store, options: TracingOptions = {}) {
       'baton.step': Number(data.step_index ?? 0),
     };
     const ids = runTraceIds(runId);
-    armed = ids;
-    let span;
-    try {
-      span = tracer.startSpan('invoke_agent baton', {
+    let span = withRunIds(ids, () =>
+      tracer.startSpan('invoke_agent baton', {
         kind: SpanKind.INTERNAL,
         startTime: state.createdAt,
         attributes,
         links,
         root: true,
-      });
-    } finally {
-      armed = null;
-    }
+      }),
+    );
     if (span.isRecording() && span.spanContext().spanId !== ids.spanId) {
       // No `batonIdGenerator` in the provider: the run's span joins its trace like its children.
       span = tracer.startSpan(
