@@ -18,5 +18,6 @@ export {
   type RunSnapshot,
 } from './run-model.js';
 export { createPathScenario, MODEL_TIMEOUT_MS, type PathScenario } from './path-scenario.js';
-export { runPath, PathMismatchError, type PathOutcome } from './path-runner.js';
+export { runPath, type PathOutcome } from './path-runner.js';
+export { PathMismatchError } from './path-checks.js';
 export { createGates, type Gates, type GateHit } from './gates.js';
