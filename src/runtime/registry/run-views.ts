@@ -1,0 +1,89 @@
+/**
+ * A run as the API reports it: its row with the failure recovery quarantined it for, a page of
+ * runs, its events followed, the wait for it to settle. A run driven here is read from memory
+ * where that is fresher (its status while followed); everything else is read from the file.
+ */
+import { TERMINAL_STATUSES } from '../../../machines/types.js';
+import { BatonError, fail, quoteId, type Failure } from '../../failure.js';
+import type { RunFilter, RunRow, Store } from '../../store/index.js';
+import { checkRunRow } from '../drive/quarantine.js';
+import type { EventHub } from '../model/event-hub.js';
+import { checkListFilter, toRun } from '../model/rows.js';
+import { scopeKey } from '../model/tenant-keys.js';
+import type { Run, RunEventRecord } from '../model/types.js';
+import { followEvents, waitForRun, type FollowContext, type FollowOptions } from '../read/follow.js';
+import type { RunRegistry } from './run-registry.js';
+
+/** Not finished: an active status, or one no state has (a damaged row). */
+const ACTIVE_OR_UNKNOWN = (status: string): boolean => !(TERMINAL_STATUSES as readonly string[]).includes(status);
+
+/** What the views need from their runtime. */
+export interface RunViewsDeps {
+  store: Store;
+  hub: EventHub;
+  registry: Pick<RunRegistry, 'get' | 'has' | 'withQuarantine'>;
+  isClosed(): boolean;
+  /** Callbacks run once when the runtime closes: a blocked `wait()` or `events()` is released. */
+  onClose: Set<() => void>;
+}
+
+/** The runtime's `get`, `list`, `events` and `wait` (see `Runtime`). */
+export interface RunViews {
+  get(runId: string): Promise<Run>;
+  list(filter?: RunFilter): Promise<{ runs: Run[]; nextCursor: string | null }>;
+  events(runId: string, opts?: FollowOptions): AsyncGenerator<RunEventRecord>;
+  wait(runId: string): Promise<Run>;
+}
+
+/** What is wrong with a run's row, if the run is unfinished and its row damaged (a quarantined run). */
+export function damageOfUnfinished(row: RunRow | undefined): Failure | null {
+  return row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
+}
+
+/** Creates the views of a runtime's runs. */
+export function createRunViews(deps: RunViewsDeps): RunViews {
+  const { store, registry } = deps;
+  const follow: FollowContext = {
+    store,
+    hub: deps.hub,
+    liveStatus: (runId) => registry.get(runId)?.driver.status,
+    isClosed: deps.isClosed,
+    onClose: deps.onClose,
+  };
+
+  return {
+    /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure). */
+    async get(runId) {
+      const row = await store.getRun(runId);
+      if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
+      return registry.withQuarantine(toRun(row));
+    },
+
+    /** Runs, newest first, filtered by status and session; page with `cursor`. */
+    async list(filter = {}) {
+      const limit = filter.limit ?? 50;
+      checkListFilter(filter);
+      // A session is named as its client names it, within the filter's tenant (the default one without).
+      const sessionId = filter.sessionId === undefined ? undefined : scopeKey(filter.tenantId, filter.sessionId);
+      const rows = await store.listRuns({ ...filter, sessionId, limit });
+      const last = rows[rows.length - 1];
+      return {
+        runs: rows.map((row) => registry.withQuarantine(toRun(row))),
+        nextCursor: rows.length === limit && last ? `${last.created_at}:${last.id}` : null,
+      };
+    },
+
+    /** The committed events of a run after `after`, then live ones until the run ends (unless `follow: false`). */
+    events(runId, opts = {}) {
+      return followEvents(follow, runId, opts);
+    },
+
+    /** Resolves when the run is terminal or waiting for a human (durably); a quarantined run rejects. */
+    async wait(runId) {
+      // A run driven here was loaded, so its row was sound.
+      const damage = damageOfUnfinished(registry.has(runId) ? undefined : await store.getRun(runId));
+      if (damage) throw new BatonError(damage);
+      return waitForRun(follow, runId);
+    },
+  };
+}

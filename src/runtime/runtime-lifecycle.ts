@@ -1,0 +1,112 @@
+/**
+ * A runtime's start and end. Starting: once the database is open, the runs in flight are
+ * resumed (unless `recover: false`), then the runtime starts sharing the database (leases
+ * renewed, runs claimed, notifications heard). Closing: everything that could still write stops
+ * before the store closes, in an order that keeps each step's writes ahead of the next.
+ */
+import { toFailure } from '../failure.js';
+import type { OpenedStore } from '../store/open-store.js';
+import { retireOwner } from './drive/leases.js';
+import type { EventHub } from './model/event-hub.js';
+import type { RunTracer } from './observe/otel.js';
+import type { RunRegistry } from './registry/run-registry.js';
+import type { Pruning } from './retention/pruning.js';
+import type { RuntimeOptions } from './runtime-api.js';
+import { startSharing, type Sharing } from './sharing/sharing.js';
+
+/** What starting needs from its runtime. */
+export interface StartUpDeps {
+  opening: OpenedStore;
+  hub: EventHub;
+  registry: RunRegistry;
+  owner: string;
+  leaseMs: number;
+  /** False for an API-only runtime: it neither recovers nor claims. */
+  drive: boolean;
+  /** The runtime's agent: a worker claims its runs only. */
+  agent: string;
+  isClosed(): boolean;
+  /** The runtime's own `recover()`. */
+  recover(): Promise<unknown>;
+}
+
+/** A runtime being started: `ready` as `Runtime.ready` says, and the sharing it starts (stopped as a whole). */
+export interface StartUp extends Sharing {
+  readonly ready: Promise<void>;
+}
+
+/** Starts a runtime once its database is open; a runtime closed meanwhile starts nothing more. */
+export function startUp(options: RuntimeOptions, deps: StartUpDeps): StartUp {
+  const { store, opened } = deps.opening;
+  const { drive, leaseMs } = deps;
+  const claim = drive && (options.claim ?? options.recover !== false);
+  // Leases renewed, runs claimed, notifications heard: from the moment the database is open.
+  let sharing: Sharing = { stop: () => undefined, claimRounds: 0 };
+  const ready: Promise<void> = opened.then(async () => {
+    if (deps.isClosed()) return;
+    if (drive && options.recover !== false) await deps.recover();
+    if (deps.isClosed()) return;
+    sharing = startSharing({
+      store,
+      hub: deps.hub,
+      registry: deps.registry,
+      owner: deps.owner,
+      leaseMs,
+      claim,
+      claimEveryMs: options.claimEveryMs ?? (store.dialect === 'postgres' ? 1_000 : leaseMs / 3),
+      maxRuns: options.maxRuns ?? 1_000,
+      agent: deps.agent,
+      onError: (failure, where) => options.onError?.(failure, where),
+    });
+  });
+  // Whoever awaits `ready` sees a failure; nobody else has to.
+  ready.catch(() => undefined);
+  return {
+    ready,
+    stop: () => sharing.stop(),
+    get claimRounds() {
+      return sharing.claimRounds;
+    },
+  };
+}
+
+/** What closing stops, in its order. */
+export interface CloseDeps {
+  opening: OpenedStore;
+  owner: string;
+  sharing: Pick<Sharing, 'stop'>;
+  pruning: Pick<Pruning, 'stop'>;
+  tracer: Pick<RunTracer, 'drain'> | null;
+  registry: Pick<RunRegistry, 'close'>;
+  /** Callers blocked in `wait()` or `events()`, released before the store closes. */
+  onClose: Set<() => void>;
+  onError: RuntimeOptions['onError'];
+}
+
+/** Stops every run (in-flight tools are aborted) and closes the store; runs resume on the next open. */
+export async function closeRuntime(deps: CloseDeps): Promise<void> {
+  const { store, sqlite, opened } = deps.opening;
+  deps.sharing.stop();
+  // Prunes under way stop between batches, before the store closes under them.
+  await deps.pruning.stop();
+  await deps.tracer?.drain();
+  deps.registry.close();
+  for (const release of deps.onClose) release();
+  deps.onClose.clear();
+  await Promise.resolve();
+  sqlite?.queue.flushNow();
+  // Leases not released (the database refuses writes) lapse by themselves; a database that
+  // never opened holds none (its failure is the caller's already, from `ready`).
+  if (
+    await opened.then(
+      () => true,
+      () => false,
+    )
+  ) {
+    await store
+      .releaseLeases(deps.owner)
+      .catch((error: unknown) => deps.onError?.(toFailure(error), { activity: 'releasing leases on close' }));
+  }
+  retireOwner(deps.owner);
+  await store.close();
+}

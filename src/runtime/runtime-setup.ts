@@ -1,0 +1,113 @@
+/**
+ * What `createRuntime` does before it answers anything: it checks its options (the zod in use,
+ * the machine, the tool names, the agent name) before the database is opened, then wires the
+ * machine's actors, the tracer and the run registry around the opened store.
+ */
+import type { RunMachine } from '../../machines/run-machine.js';
+import { batonRunMachine, checkRunMachine, type RunMachineDefinition } from '../../machines/variants.js';
+import { DEFAULTS } from '../defaults.js';
+import { fail } from '../failure.js';
+import type { Store } from '../store/index.js';
+import type { AnyTool } from '../tools/define-tool.js';
+import type { RuntimeEnv } from './drive/env.js';
+import { assertSupportedZod } from './ledger/supported-zod.js';
+import { plannerTools } from './ledger/tool-registry.js';
+import type { EventHub } from './model/event-hub.js';
+import { createRunTracer, type RunTracer } from './observe/otel.js';
+import { agentIdentity, type AgentIdentity } from './registry/agent-identity.js';
+import { createRunRegistry, type RunRegistry } from './registry/run-registry.js';
+import type { RuntimeOptions } from './runtime-api.js';
+import { deadlineActor, timerActor } from './steps/deadline-actor.js';
+import { createExecutorActor } from './steps/executor-actor.js';
+import { createPlannerActor } from './steps/planner-actor.js';
+
+/** A runtime's options once checked: the machine it drives, its tools by name, its agent. */
+export interface CheckedOptions {
+  definition: RunMachineDefinition;
+  tools: ReadonlyMap<string, AnyTool>;
+  agent: AgentIdentity;
+}
+
+/** Checks what can be refused before the database is opened; throws `machine.incompatible` or `input.invalid`. */
+export function checkOptions(options: RuntimeOptions): CheckedOptions {
+  assertSupportedZod();
+  const definition = options.machine ?? batonRunMachine;
+  const problems = checkRunMachine(definition);
+  if (problems.length > 0) {
+    fail(
+      'machine.incompatible',
+      `The run machine${typeof definition.name === 'string' ? ` '${definition.name}'` : ''} cannot be driven: ${problems.join('; ')}`,
+      { details: { machine: definition.name, problems } },
+    );
+  }
+  const tools = new Map(options.tools.map((t) => [t.name, t]));
+  if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
+  if (options.agent !== undefined && !/^[a-z][a-z0-9-]{0,63}$/.test(options.agent)) {
+    fail('input.invalid', `Agent name '${options.agent}' must match /^[a-z][a-z0-9-]{0,63}$/`);
+  }
+  return { definition, tools, agent: agentIdentity(options.agent, options.tools) };
+}
+
+/** What the runs of a runtime are driven with, besides its checked options. */
+export interface WiringBase extends CheckedOptions {
+  store: Store;
+  hub: EventHub;
+  owner: string;
+  leaseMs: number;
+}
+
+/** The wired parts: what the actors share, the registry of live runs, the tracer (unless tracing is off). */
+export interface Wiring {
+  env: RuntimeEnv;
+  registry: RunRegistry;
+  tracer: RunTracer | null;
+}
+
+/** Gives the machine its actors and builds the registry that drives runs with it. */
+export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
+  const { store, hub, definition } = base;
+  const env: RuntimeEnv = {
+    store,
+    planner: options.planner,
+    tools: base.tools,
+    toolSpecs: plannerTools(options.tools),
+    policy: options.policy,
+    hooks: options.hooks,
+    contextTokens: options.contextTokens ?? DEFAULTS.contextTokens,
+    live(runId) {
+      const run = registry.get(runId);
+      if (!run) fail('run.closed', `Run '${runId}' is not driven by this runtime`);
+      return run;
+    },
+  };
+  // Checked by `checkOptions`: a variant keeps the states, actors, events and context the runtime uses.
+  const machine = definition.machine.provide({
+    actors: {
+      planner: createPlannerActor(env),
+      executor: createExecutorActor(env),
+      deadline: deadlineActor,
+      timer: timerActor,
+    },
+  }) as RunMachine;
+  // Spans of the runs driven here, from what they commit (no-ops unless the application registered a tracer provider).
+  const tracer =
+    options.tracing === false ? null : createRunTracer(store, options.tracing === true ? {} : (options.tracing ?? {}));
+  const registry = createRunRegistry({
+    store,
+    hub,
+    owner: base.owner,
+    leaseMs: base.leaseMs,
+    definition,
+    agent: base.agent,
+    driver: {
+      store,
+      hub,
+      machine,
+      machineVersion: definition.version,
+      inspect: options.inspect,
+      ...(tracer ? { onCommitted: tracer.committed } : {}),
+    },
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
+  return { env, registry, tracer };
+}
