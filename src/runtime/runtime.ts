@@ -20,7 +20,7 @@ import type { Run, RunEventRecord, StartRequest } from './model/types.js';
 import { createRunReads } from './read/run-reads.js';
 import { createDecisions } from './registry/decisions.js';
 import { createRunCommands } from './registry/run-commands.js';
-import { createRunViews } from './registry/run-views.js';
+import { createRunViews } from './read/run-views.js';
 import { startRun } from './registry/start-run.js';
 import { createPruning } from './retention/pruning.js';
 import { registerStore } from './internals.js';

@@ -11,8 +11,8 @@ import type { EventHub } from '../model/event-hub.js';
 import { checkListFilter, toRun } from '../model/rows.js';
 import { scopeKey } from '../model/tenant-keys.js';
 import type { Run, RunEventRecord } from '../model/types.js';
-import { followEvents, waitForRun, type FollowContext, type FollowOptions } from '../read/follow.js';
-import type { RunRegistry } from './run-registry.js';
+import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
+import type { RunRegistry } from '../registry/run-registry.js';
 
 /** Not finished: an active status, or one no state has (a damaged row). */
 const ACTIVE_OR_UNKNOWN = (status: string): boolean => !(TERMINAL_STATUSES as readonly string[]).includes(status);
