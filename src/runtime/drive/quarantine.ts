@@ -5,7 +5,7 @@
  * operator can still end it (`cancel`), which writes it `failed` without its snapshot.
  */
 import { isRunStateValue } from '../../../machines/run-status.js';
-import { RUN_STATUSES, type RunStatus } from '../../../machines/types.js';
+import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus } from '../../../machines/types.js';
 import { BatonError, type Failure } from '../../failure.js';
 import type { RunRow, Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
@@ -141,4 +141,12 @@ export async function sweepWaitingRows(
     const last = page.at(-1)!;
     after = { createdAt: last.created_at, id: last.id };
   }
+}
+
+/** Not finished: an active status, or one no state has (a damaged row). */
+const ACTIVE_OR_UNKNOWN = (status: string): boolean => !(TERMINAL_STATUSES as readonly string[]).includes(status);
+
+/** What is wrong with a run's row, if the run is unfinished and its row damaged (a quarantined run). */
+export function damageOfUnfinished(row: RunRow | undefined): Failure | null {
+  return row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
 }

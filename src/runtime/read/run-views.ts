@@ -3,19 +3,15 @@
  * runs, its events followed, the wait for it to settle. A run driven here is read from memory
  * where that is fresher (its status while followed); everything else is read from the file.
  */
-import { TERMINAL_STATUSES } from '../../../machines/types.js';
-import { BatonError, fail, quoteId, type Failure } from '../../failure.js';
-import type { RunFilter, RunRow, Store } from '../../store/index.js';
-import { checkRunRow } from '../drive/quarantine.js';
+import { BatonError, fail, quoteId } from '../../failure.js';
+import type { RunFilter, Store } from '../../store/index.js';
+import { damageOfUnfinished } from '../drive/quarantine.js';
 import type { EventHub } from '../model/event-hub.js';
 import { checkListFilter, toRun } from '../model/rows.js';
 import { scopeKey } from '../model/tenant-keys.js';
 import type { Run, RunEventRecord } from '../model/types.js';
 import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
 import type { RunRegistry } from '../registry/run-registry.js';
-
-/** Not finished: an active status, or one no state has (a damaged row). */
-const ACTIVE_OR_UNKNOWN = (status: string): boolean => !(TERMINAL_STATUSES as readonly string[]).includes(status);
 
 /** What the views need from their runtime. */
 export interface RunViewsDeps {
@@ -33,11 +29,6 @@ export interface RunViews {
   list(filter?: RunFilter): Promise<{ runs: Run[]; nextCursor: string | null }>;
   events(runId: string, opts?: FollowOptions): AsyncGenerator<RunEventRecord>;
   wait(runId: string): Promise<Run>;
-}
-
-/** What is wrong with a run's row, if the run is unfinished and its row damaged (a quarantined run). */
-export function damageOfUnfinished(row: RunRow | undefined): Failure | null {
-  return row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
 }
 
 /** Creates the views of a runtime's runs. */

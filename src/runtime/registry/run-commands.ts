@@ -19,7 +19,7 @@ import type { Run } from '../model/types.js';
 import { assertWellFormed } from '../model/well-formed.js';
 import { cancelElsewhere } from './cancel-request.js';
 import type { RunRegistry } from './run-registry.js';
-import { damageOfUnfinished } from '../read/run-views.js';
+import { damageOfUnfinished } from '../drive/quarantine.js';
 
 /** What the commands need from their runtime. */
 export interface RunCommandsDeps {
