@@ -1,0 +1,50 @@
+/**
+ * The live-run table: the runs this runtime drives now, each with the row's data its actors read,
+ * and the loads under way. Invariant: at most one driver per run; callers that load one run at
+ * the same time share one load, so one claim and one driver.
+ */
+import type { RunRow } from '../../store/index.js';
+import type { RunUserContext } from '../../tools/define-tool.js';
+import type { LiveRun } from '../drive/env.js';
+import { parseColumn } from '../drive/quarantine.js';
+import type { RunDriver } from '../drive/run-driver.js';
+
+/** The runs driven here and the loads under way. */
+export interface LiveRuns {
+  /** The runs driven here, by id: a run leaves it when it is let go of, lost or retired. */
+  readonly runs: Map<string, LiveRun>;
+  /** Enters a run's driver, with the data of its row its actors read at every step. */
+  register(row: RunRow, driver: RunDriver): LiveRun;
+  /** Runs `load` unless a load of the run is under way already; then that load's result is shared. */
+  once(runId: string, load: () => Promise<LiveRun | undefined>): Promise<LiveRun | undefined>;
+  /** True while a load of the run is under way. */
+  isLoading(runId: string): boolean;
+}
+
+/** Creates an empty table. */
+export function createLiveRuns(): LiveRuns {
+  const runs = new Map<string, LiveRun>();
+  const loading = new Map<string, Promise<LiveRun | undefined>>();
+  return {
+    runs,
+    register(row, driver) {
+      const run: LiveRun = {
+        driver,
+        sessionId: row.session_id,
+        input: row.input,
+        context: parseColumn(row, 'context', row.context) as RunUserContext,
+      };
+      runs.set(row.id, run);
+      return run;
+    },
+    once(runId, load) {
+      let pending = loading.get(runId);
+      if (!pending) {
+        pending = load().finally(() => loading.delete(runId));
+        loading.set(runId, pending);
+      }
+      return pending;
+    },
+    isLoading: (runId) => loading.has(runId),
+  };
+}
