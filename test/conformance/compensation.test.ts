@@ -5,13 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner } from '../../src/index.js';
-import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { createShop, readShop, SHOP_SCRIPT } from '../helpers/shop.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { scaled } from '../helpers/limits.js';
 
-describe.each(DIALECTS)('compensation on %s', (dialect) => {
+describe.each(ALL_DIALECTS)('compensation on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('undoes a cancelled run newest first, and finishes a compensation interrupted by a restart', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const options = { database, planner: createScriptedPlanner(SHOP_SCRIPT), tools: createShop(effects) };
