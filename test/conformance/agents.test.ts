@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
-import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { createWorld, readEffects } from '../helpers/world.js';
@@ -39,7 +39,9 @@ function demo(database: string, effects: string, extra: Partial<RuntimeOptions> 
   };
 }
 
-describe.each(DIALECTS)('agents sharing a database on %s', (dialect) => {
+describe.each(ALL_DIALECTS)('agents sharing a database on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('records the agent and its tools on the run, and another agent refuses to decide, cancel or drive it', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const a = openRuntime(support(database, effects));

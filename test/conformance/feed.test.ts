@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner, type FeedEvent, type Runtime, type RuntimeOptions } from '../../src/index.js';
-import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { createWorld } from '../helpers/world.js';
 
@@ -33,7 +33,9 @@ async function feedOfRuns(runtime: Runtime, runIds: string[]): Promise<Set<strin
   return all;
 }
 
-describe.each(DIALECTS)('the feed on %s', (dialect) => {
+describe.each(ALL_DIALECTS)('the feed on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('numbers every run’s run.created and state events once, in commit order, while a reader pages along', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const a = openRuntime(setup(database, effects));
@@ -107,7 +109,9 @@ describe.each(DIALECTS)('the feed on %s', (dialect) => {
   });
 });
 
-describe.each(DIALECTS)('shared secrets on %s', (dialect) => {
+describe.each(ALL_DIALECTS)('shared secrets on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('creates a secret once and gives every runtime on the database the same one', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const a = openRuntime(setup(database, effects));

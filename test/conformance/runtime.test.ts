@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createScriptedPlanner, defineTool, type RuntimeOptions } from '../../src/index.js';
-import { DIALECTS, freshDatabaseOf } from '../helpers/dialects.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { scaled } from '../helpers/limits.js';
@@ -40,7 +40,9 @@ async function expectContiguous(runtime: ReturnType<typeof openRuntime>, runId: 
   return events;
 }
 
-describe.each(DIALECTS)('the runtime on %s', (dialect) => {
+describe.each(ALL_DIALECTS)('the runtime on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('runs to an answer through its tools, with the ledger, steps, trace, checkpoint and list', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const runtime = openRuntime(setup(database, effects, 'low'));

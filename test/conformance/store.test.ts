@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { isUniqueViolation, type Store, type UnitWriter } from '../../src/store/index.js';
-import { DIALECTS, freshStoreOf } from '../helpers/dialects.js';
+import { ALL_DIALECTS, DIALECTS, freshStoreOf, skipUnlessAvailable, type DialectName } from '../helpers/dialects.js';
 import { runProgress, runRow } from '../helpers/run-row.js';
 
 const open: Store[] = [];
@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const store of open.splice(0)) await store.close();
 });
 
-async function storeWithRun(dialect: (typeof DIALECTS)[number], id = 'r1', fields = {}) {
+async function storeWithRun(dialect: DialectName, id = 'r1', fields = {}) {
   const store = await freshStoreOf(dialect);
   open.push(store);
   await store.write((w) => {
@@ -60,7 +60,9 @@ const progress = (id: string, expected: number) =>
     updated_at: 5,
   });
 
-describe.each(DIALECTS)('the store on %s', (dialect) => {
+describe.each(ALL_DIALECTS)('the store on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('commits a unit whole, and a unit whose compare-and-set lost writes nothing', async () => {
     const store = await storeWithRun(dialect);
     await store.write((w) => {

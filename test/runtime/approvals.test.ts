@@ -1,13 +1,13 @@
+/** Approvals: a step waits for a human, a decision is single use, a rejection is told to the model; on both dialects. */
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
+import { ALL_DIALECTS, freshDatabaseOf, rowsOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
-import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
-import { storeOf } from '../../src/runtime/internals.js';
 
-function highRiskSetup(db: string, effects: string): RuntimeOptions {
+function highRiskSetup(database: string, effects: string): RuntimeOptions {
   return {
-    database: db,
+    database,
     planner: createScriptedPlanner((request) => {
       if (request.stepIndex === 0) {
         return {
@@ -24,10 +24,12 @@ function highRiskSetup(db: string, effects: string): RuntimeOptions {
   };
 }
 
-describe('approvals', () => {
+describe.each(ALL_DIALECTS)('approvals on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('waits for a human before any call of the step runs, and survives a clean close', async () => {
-    const { db, effects } = tempFiles();
-    const options = highRiskSetup(db, effects);
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const options = highRiskSetup(database, effects);
     let runtime = openRuntime(options);
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     expect(run.status).toBe('waiting_human');
@@ -51,8 +53,8 @@ describe('approvals', () => {
   });
 
   it('executes once when approved twice, and answers the second with approval.already_decided', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(highRiskSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(highRiskSetup(database, effects));
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
     await expect(runtime.approve(run.id, run.pendingApprovalId!, { by: 'bob' })).rejects.toMatchObject({
@@ -66,8 +68,8 @@ describe('approvals', () => {
   });
 
   it('executes once when five approvals race, and the other four get approval.already_decided', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(highRiskSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(highRiskSetup(database, effects));
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     const results = await Promise.allSettled(
       ['a', 'b', 'c', 'd', 'e'].map((by) => runtime.approve(run.id, run.pendingApprovalId!, { by })),
@@ -86,8 +88,8 @@ describe('approvals', () => {
   });
 
   it('tells the model about a rejection and runs none of the step', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(highRiskSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(highRiskSetup(database, effects));
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     await runtime.reject(run.id, run.pendingApprovalId!, { by: 'carol', reason: 'too risky' });
     const done = await runtime.wait(run.id);
@@ -95,16 +97,13 @@ describe('approvals', () => {
     expect(done.answer).toContain('carol rejected tool');
     expect(done.answer).toContain('too risky');
     expect(readEffects(effects)).toEqual([]);
-    expect(
-      storeOf(runtime)
-        .listToolCalls(run.id)
-        .map((c) => c.status),
-    ).toEqual(['skipped', 'rejected']);
+    const rows = await rowsOf(runtime, database, dialect);
+    expect((await rows.listToolCalls(run.id)).map((c) => c.status)).toEqual(['skipped', 'rejected']);
   });
 
   it('ends the run rejected when the reviewer stops it', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(highRiskSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(highRiskSetup(database, effects));
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     await runtime.reject(run.id, run.pendingApprovalId!, { by: 'carol', terminate: true });
     const done = await runtime.wait(run.id);
@@ -113,8 +112,8 @@ describe('approvals', () => {
   });
 
   it('refuses decisions on unknown approvals and on other runs', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(highRiskSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(highRiskSetup(database, effects));
     const a = await runtime.wait((await runtime.start({ input: 'x' })).id);
     const b = await runtime.wait((await runtime.start({ input: 'y' })).id);
     await expect(runtime.approve(a.id, 'nope', { by: 'x' })).rejects.toMatchObject({ code: 'approval.not_found' });

@@ -1,23 +1,22 @@
 /**
  * Compensation: a cancel or a terminating rejection that asks for it undoes the run's completed
  * non-`read` calls with a compensator, newest first, each journaled in the ledger with
- * `compensation` events, before the run ends `failed`; what cannot be undone is listed.
+ * `compensation` events, before the run ends `failed`; what cannot be undone is listed. On a
+ * SQLite file and on PostgreSQL.
  */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner, defineTool, type Runtime } from '../../src/index.js';
 import { z } from 'zod';
 import { createShop, readShop, SHOP_SCRIPT, type ShopOptions } from '../helpers/shop.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable, type DialectName } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
-import { tempDir } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 
 /** A run of the shop script, waiting for the approval of its deletion (four calls done). */
-async function waitingShop(options: ShopOptions = {}) {
-  const dir = tempDir();
-  const journal = join(dir, 'shop.jsonl');
+async function waitingShop(dialect: DialectName, options: ShopOptions = {}) {
+  const { database, effects: journal } = await freshDatabaseOf(dialect);
   const runtime: Runtime = openRuntime({
-    database: join(dir, 'baton.db'),
+    database,
     planner: createScriptedPlanner(SHOP_SCRIPT),
     tools: createShop(journal, options),
   });
@@ -27,9 +26,11 @@ async function waitingShop(options: ShopOptions = {}) {
   return { runtime, runId: run.id, journal, approvalId: waiting.pendingApprovalId! };
 }
 
-describe('compensation', () => {
+describe.each(ALL_DIALECTS)('compensation on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('undoes the completed calls newest first on cancel, journaled in the ledger, before the run ends cancelled', async () => {
-    const { runtime, runId, journal } = await waitingShop();
+    const { runtime, runId, journal } = await waitingShop(dialect);
     const calls = await runtime.toolCalls(runId);
     const id = (tool: string, order: string) =>
       calls.find((c) => c.tool === tool && (c.args as { order: string }).order === order)!.id;
@@ -107,7 +108,7 @@ describe('compensation', () => {
   });
 
   it('a rejection with terminate and compensate undoes the run before it ends rejected', async () => {
-    const { runtime, runId, journal, approvalId } = await waitingShop();
+    const { runtime, runId, journal, approvalId } = await waitingShop(dialect);
     await runtime.reject(runId, approvalId, { by: 'alice', terminate: true, compensate: true });
     const run = await runtime.wait(runId);
     expect(run).toMatchObject({
@@ -124,7 +125,7 @@ describe('compensation', () => {
   });
 
   it('a compensator that fails is recorded and the run still ends; the other calls are still undone', async () => {
-    const { runtime, runId, journal } = await waitingShop({ failRefund: 'failed' });
+    const { runtime, runId, journal } = await waitingShop(dialect, { failRefund: 'failed' });
     await runtime.cancel(runId, { compensate: true });
     const run = await runtime.wait(runId);
     expect(run.status).toBe('failed');
@@ -140,7 +141,7 @@ describe('compensation', () => {
   });
 
   it('a compensator that throws (outcome unknown) is tried again with the same key, then listed', async () => {
-    const { runtime, runId, journal } = await waitingShop({ failRefund: 'throw' });
+    const { runtime, runId, journal } = await waitingShop(dialect, { failRefund: 'throw' });
     await runtime.cancel(runId, { compensate: true });
     const run = await runtime.wait(runId);
     expect(run.status).toBe('failed');
@@ -155,8 +156,7 @@ describe('compensation', () => {
   });
 
   it('cancelled mid-call: the interrupted call is left (unknown outcome), the earlier ones are undone', async () => {
-    const dir = tempDir();
-    const journal = join(dir, 'shop.jsonl');
+    const { database, effects: journal } = await freshDatabaseOf(dialect);
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     const slow = defineTool({
@@ -173,7 +173,7 @@ describe('compensation', () => {
         }),
     });
     const runtime = openRuntime({
-      database: join(dir, 'baton.db'),
+      database,
       planner: createScriptedPlanner([
         { type: 'tool_calls', calls: [{ tool: 'shop.charge', args: { order: 'C' } }] },
         { type: 'tool_calls', calls: [{ tool: 'shop.ship', args: { order: 'C' } }] },
@@ -194,7 +194,7 @@ describe('compensation', () => {
   });
 
   it('a second cancel while compensating ends the run at once: the compensation is stopped, the one in flight unknown', async () => {
-    const { runtime, runId, journal } = await waitingShop({ hangAfterUndo: 'shop.charge' });
+    const { runtime, runId, journal } = await waitingShop(dialect, { hangAfterUndo: 'shop.charge' });
     await runtime.cancel(runId, { compensate: true });
     await waitUntil(() => readShop(journal).some((l) => l.kind === 'refund'), 'the first refund');
     expect((await runtime.get(runId)).compensation).toMatchObject({ status: 'compensating', compensated: [] });
@@ -213,7 +213,7 @@ describe('compensation', () => {
   });
 
   it('a call a human recorded as done is compensated with no output, knowing which call it undoes', async () => {
-    const dir = tempDir();
+    const { database, effects: journal } = await freshDatabaseOf(dialect);
     const seen: unknown[] = [];
     const send = defineTool({
       name: 'mail.send',
@@ -230,12 +230,12 @@ describe('compensation', () => {
       },
     });
     const runtime = openRuntime({
-      database: join(dir, 'baton.db'),
+      database,
       planner: createScriptedPlanner([
         { type: 'tool_calls', calls: [{ tool: 'mail.send', args: { to: 'ops@example.com' } }] },
         { type: 'tool_calls', calls: [{ tool: 'shop.delete', args: { order: 'Z' } }] },
       ]),
-      tools: [send, ...createShop(join(dir, 'shop.jsonl'))],
+      tools: [send, ...createShop(journal)],
     });
     const { id: runId } = await runtime.start({ input: 'mail, then delete' });
     const uncertain = await runtime.wait(runId);
@@ -251,7 +251,7 @@ describe('compensation', () => {
   });
 
   it('a plain cancel compensates nothing; a compensation is refused for a read-only tool at definition', async () => {
-    const { runtime, runId, journal } = await waitingShop();
+    const { runtime, runId, journal } = await waitingShop(dialect);
     const run = await runtime.cancel(runId);
     expect(run).toMatchObject({ status: 'failed', compensation: null });
     expect(readShop(journal).filter((l) => l.kind === 'refund')).toHaveLength(0);

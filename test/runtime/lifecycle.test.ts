@@ -1,19 +1,21 @@
+/** A run's life from start to its end (states, events, ledger, session history), on a SQLite file and on PostgreSQL. */
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner, type Decision } from '../../src/index.js';
+import { ALL_DIALECTS, freshDatabaseOf, rowsOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
-import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 import { scopeKey } from '../../src/runtime/model/tenant-keys.js';
-import { storeOf } from '../../src/runtime/internals.js';
 
 const call = (tool: string, value: string): Decision => ({ type: 'tool_calls', calls: [{ tool, args: { value } }] });
 
-describe('runtime lifecycle', () => {
+describe.each(ALL_DIALECTS)('runtime lifecycle on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('takes a run from pending through planning and executing to succeeded', async () => {
-    const { db, effects } = tempFiles();
+    const { database, effects } = await freshDatabaseOf(dialect);
     const world = createWorld(effects);
     const runtime = openRuntime({
-      database: db,
+      database,
       planner: createScriptedPlanner([
         call('world.read', 'a'),
         call('world.unsafe', 'b'),
@@ -36,7 +38,7 @@ describe('runtime lifecycle', () => {
     expect(events.filter((e) => e.type === 'action').map((e) => e.data.tool)).toEqual(['world.read', 'world.unsafe']);
     expect(readEffects(effects).map((e) => e.value)).toEqual(['a', 'b']);
 
-    const calls = storeOf(runtime).listToolCalls(run.id);
+    const calls = await (await rowsOf(runtime, database, dialect)).listToolCalls(run.id);
     expect(calls.map((c) => [c.tool, c.status, c.attempts])).toEqual([
       ['world.read', 'succeeded', 1],
       ['world.unsafe', 'succeeded', 1],
@@ -44,10 +46,10 @@ describe('runtime lifecycle', () => {
   });
 
   it('commits the final answer to the session only when the run succeeds', async () => {
-    const { db, effects } = tempFiles();
+    const { database, effects } = await freshDatabaseOf(dialect);
     const world = createWorld(effects);
     const runtime = openRuntime({
-      database: db,
+      database,
       planner: createScriptedPlanner((request) =>
         request.input === 'fail please'
           ? { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: 'x' } }] }
@@ -57,11 +59,8 @@ describe('runtime lifecycle', () => {
     });
     const ok = await runtime.wait((await runtime.start({ input: 'hello', sessionId: 'ses_1' })).id);
     expect(ok.status).toBe('succeeded');
-    expect(
-      storeOf(runtime)
-        .listMessages(scopeKey(null, 'ses_1'))
-        .map((m) => [m.role, m.content]),
-    ).toEqual([
+    const rows = await rowsOf(runtime, database, dialect);
+    expect((await rows.listMessages(scopeKey(null, 'ses_1'))).map((m) => [m.role, m.content])).toEqual([
       ['user', 'hello'],
       ['assistant', 'answer to hello'],
     ]);
@@ -72,14 +71,14 @@ describe('runtime lifecycle', () => {
     expect(failed.status).toBe('failed');
     expect(failed.stopReason).toBe('max_steps');
     expect(failed.answer).toBeNull();
-    expect(storeOf(runtime).listMessages(scopeKey(null, 'ses_1'))).toHaveLength(2);
+    expect(await rows.listMessages(scopeKey(null, 'ses_1'))).toHaveLength(2);
   });
 
   it('shows the planner the session history and the tool observations', async () => {
-    const { db, effects } = tempFiles();
+    const { database, effects } = await freshDatabaseOf(dialect);
     const seen: string[][] = [];
     const runtime = openRuntime({
-      database: db,
+      database,
       planner: createScriptedPlanner((request) => {
         seen.push(request.messages.map((m) => `${m.role}:${m.content}`));
         return request.stepIndex === 0
@@ -100,9 +99,9 @@ describe('runtime lifecycle', () => {
   });
 
   it('rejects a malformed start request with a typed error and writes nothing', async () => {
-    const { db, effects } = tempFiles();
+    const { database, effects } = await freshDatabaseOf(dialect);
     const runtime = openRuntime({
-      database: db,
+      database,
       planner: createScriptedPlanner([]),
       tools: createWorld(effects).all(),
     });

@@ -1,21 +1,22 @@
+/** Sessions and starts: one active run per session, idempotency keys, listing and paging; on both dialects. */
 import { describe, expect, it } from 'vitest';
 import { BatonError, createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
 import { scaled } from '../helpers/limits.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { openRuntime } from '../helpers/runtime.js';
-import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 
 /**
- * The lease of the two runtimes on one file. Short, so that a cancel asked of the other runtime
+ * The lease of the two runtimes on one database. Short, so that a cancel asked of the other runtime
  * is carried out soon (it learns of it at its next renewal, every third of a lease); but a lease
  * lapses when its holder's event loop is starved that long, and the other runtime may then take
  * the run over, so it is scaled like the other limits (at 600 ms it lapsed under load).
  */
 const LEASE_MS = scaled(3_000);
 
-function waitingSetup(db: string, effects: string): RuntimeOptions {
+function waitingSetup(database: string, effects: string): RuntimeOptions {
   return {
-    database: db,
+    database,
     planner: createScriptedPlanner([
       { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'v' } }] },
       { type: 'final', answer: 'ok' },
@@ -24,10 +25,12 @@ function waitingSetup(db: string, effects: string): RuntimeOptions {
   };
 }
 
-describe('sessions', () => {
+describe.each(ALL_DIALECTS)('sessions on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   it('refuses a second active run on a session with session.busy', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(waitingSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(waitingSetup(database, effects));
     const first = await runtime.start({ input: 'a', sessionId: 's1' });
     await expect(runtime.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({
       code: 'session.busy',
@@ -38,12 +41,12 @@ describe('sessions', () => {
     await expect(runtime.start({ input: 'c', sessionId: 's2' })).resolves.toMatchObject({ status: 'pending' });
   });
 
-  it('refuses it from a second runtime on the same file too, which never takes over a run in flight', async () => {
-    const { db, effects } = tempFiles();
+  it('refuses it from a second runtime on the same database too, which never takes over a run in flight', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
     // `one` holds the planner of every run after the first until it closes: in flight, driven there.
     let held = 0;
     const one = openRuntime({
-      ...waitingSetup(db, effects),
+      ...waitingSetup(database, effects),
       leaseMs: LEASE_MS,
       hooks: {
         beforeActor: ({ actor, signal }) =>
@@ -54,7 +57,7 @@ describe('sessions', () => {
             : undefined,
       },
     });
-    const two = openRuntime({ ...waitingSetup(db, effects), leaseMs: LEASE_MS });
+    const two = openRuntime({ ...waitingSetup(database, effects), leaseMs: LEASE_MS });
     const first = await one.start({ input: 'a', sessionId: 's1' });
     expect((await one.wait(first.id)).status).toBe('waiting_human');
     await expect(two.start({ input: 'b', sessionId: 's1' })).rejects.toMatchObject({ code: 'session.busy' });
@@ -79,8 +82,8 @@ describe('sessions', () => {
   });
 
   it('accepts a new run on the session once the previous one is terminal', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(waitingSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(waitingSetup(database, effects));
     const first = await runtime.wait((await runtime.start({ input: 'a', sessionId: 's1' })).id);
     await runtime.approve(first.id, first.pendingApprovalId!, { by: 'x' });
     expect((await runtime.wait(first.id)).status).toBe('succeeded');
@@ -89,8 +92,8 @@ describe('sessions', () => {
   });
 
   it('returns the same run for the same idempotency key', async () => {
-    const { db, effects } = tempFiles();
-    const options = waitingSetup(db, effects);
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const options = waitingSetup(database, effects);
     const runtime = openRuntime(options);
     const a = await runtime.start({ input: 'a', options: { idempotencyKey: 'k1' } });
     const b = await runtime.start({ input: 'a', options: { idempotencyKey: 'k1' } });
@@ -108,8 +111,8 @@ describe('sessions', () => {
   });
 
   it('lists runs newest first, filtered and paged', async () => {
-    const { db, effects } = tempFiles();
-    const runtime = openRuntime(waitingSetup(db, effects));
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(waitingSetup(database, effects));
     const ids: string[] = [];
     for (let i = 0; i < 5; i += 1) ids.push((await runtime.start({ input: `r${i}` })).id);
     for (const id of ids) await runtime.wait(id);

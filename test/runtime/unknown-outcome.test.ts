@@ -1,7 +1,8 @@
 /**
  * A call whose outcome is unknown (a timeout, an unexpected throw, a cancel mid-call) is resolved
- * by its effect class, exactly as a crash mid-call is (docs/architecture.md §4), and an `unsafe` effect never
- * happens twice without a human's `retry`. Effects are counted in a file outside Baton.
+ * by its effect class, exactly as a crash mid-call is (docs/architecture.md §4), and an `unsafe`
+ * effect never happens twice without a human's `retry`. Effects are counted in a file outside
+ * Baton. Every suite runs on a SQLite file and on PostgreSQL.
  */
 import { appendFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -14,8 +15,8 @@ import {
   type Effect,
   type Runtime,
 } from '../../src/index.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable, type DialectName } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
-import { tempFiles } from '../helpers/temp.js';
 import { readEffects } from '../helpers/world.js';
 import { scaled } from '../helpers/limits.js';
 
@@ -75,14 +76,14 @@ function toolFor(effect: Effect, effects: string, timeoutMs = 150) {
   });
 }
 
-function setup(effect: Effect, mode: Mode, timeoutMs?: number) {
-  const { db, effects } = tempFiles();
+async function setup(dialect: DialectName, effect: Effect, mode: Mode, timeoutMs?: number) {
+  const { database, effects } = await freshDatabaseOf(dialect);
   const planner = createScriptedPlanner((request) =>
     request.stepIndex === 0
       ? { type: 'tool_calls', calls: [{ tool: 'world.act', args: { mode } }] }
       : { type: 'final', answer: `saw: ${request.messages.at(-1)!.content}` },
   );
-  const runtime = openRuntime({ database: db, planner, tools: [toolFor(effect, effects, timeoutMs)] });
+  const runtime = openRuntime({ database, planner, tools: [toolFor(effect, effects, timeoutMs)] });
   return { runtime, effects, planner };
 }
 
@@ -90,11 +91,13 @@ async function ledgerOf(runtime: Runtime, runId: string) {
   return runtime.toolCalls(runId);
 }
 
-describe('unknown outcomes (timeout, throw) are resolved by effect class', () => {
+describe.each(ALL_DIALECTS)('unknown outcomes (timeout, throw) are resolved by effect class on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   for (const effect of EFFECTS) {
     for (const mode of MODES) {
       it(`resolves a ${effect} call after ${mode}`, async () => {
-        const { runtime, effects } = setup(effect, mode);
+        const { runtime, effects } = await setup(dialect, effect, mode);
         const run = await runtime.start({ input: 'act' });
         const settled = await runtime.wait(run.id);
         const [call] = await ledgerOf(runtime, run.id);
@@ -141,7 +144,7 @@ describe('unknown outcomes (timeout, throw) are resolved by effect class', () =>
   }
 
   it('sends an unsafe call a human chose to retry, and only then runs it again', async () => {
-    const { runtime, effects } = setup('unsafe', 'timeout-after-effect');
+    const { runtime, effects } = await setup(dialect, 'unsafe', 'timeout-after-effect');
     const run = await runtime.start({ input: 'act' });
     const waiting = await runtime.wait(run.id);
     expect(readEffects(effects)).toHaveLength(1);
@@ -152,7 +155,7 @@ describe('unknown outcomes (timeout, throw) are resolved by effect class', () =>
   });
 
   it('asks a human once an idempotent call used up its attempts', async () => {
-    const { runtime, effects } = setup('idempotent', 'always-timeout', 60);
+    const { runtime, effects } = await setup(dialect, 'idempotent', 'always-timeout', 60);
     const run = await runtime.start({ input: 'act' });
     const waiting = await runtime.wait(run.id);
     expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
@@ -166,7 +169,7 @@ describe('unknown outcomes (timeout, throw) are resolved by effect class', () =>
   });
 
   it('reports a ToolFailedError to the model: the tool said it did not take effect', async () => {
-    const { runtime, effects } = setup('unsafe', 'tool-failed');
+    const { runtime, effects } = await setup(dialect, 'unsafe', 'tool-failed');
     const run = await runtime.start({ input: 'act' });
     const done = await runtime.wait(run.id);
     expect(done.status).toBe('succeeded');
@@ -176,7 +179,7 @@ describe('unknown outcomes (timeout, throw) are resolved by effect class', () =>
   });
 
   it('stores each attempt’s deadline with its started row', async () => {
-    const { runtime } = setup('idempotent', 'timeout-after-effect');
+    const { runtime } = await setup(dialect, 'idempotent', 'timeout-after-effect');
     const run = await runtime.start({ input: 'act' });
     await runtime.wait(run.id);
     const [call] = await ledgerOf(runtime, run.id);
@@ -186,10 +189,12 @@ describe('unknown outcomes (timeout, throw) are resolved by effect class', () =>
   });
 });
 
-describe('cancelling a run while a call runs', () => {
+describe.each(ALL_DIALECTS)('cancelling a run while a call runs on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   for (const effect of EFFECTS) {
     it(`settles a ${effect} call and says whether its outcome is unknown`, async () => {
-      const { runtime, effects } = setup(effect, 'hang', 60_000);
+      const { runtime, effects } = await setup(dialect, effect, 'hang', 60_000);
       const run = await runtime.start({ input: 'act' });
       // Wait for the call to be under way (its started row is in the ledger).
       await expect
@@ -219,10 +224,12 @@ describe('cancelling a run while a call runs', () => {
   }
 });
 
-describe('a reconcile() that cannot tell', () => {
+describe.each(ALL_DIALECTS)('a reconcile() that cannot tell on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
   /** A reconcilable tool whose first attempt times out after its effect, and whose reconcile() throws or hangs. */
-  function brokenReconcile(how: 'throws' | 'hangs') {
-    const { db, effects } = tempFiles();
+  async function brokenReconcile(how: 'throws' | 'hangs') {
+    const { database, effects } = await freshDatabaseOf(dialect);
     const record = (key: string) =>
       appendFileSync(effects, JSON.stringify({ tool: 'pay', key, value: '', pid: 0 }) + '\n');
     const tool = defineTool({
@@ -251,12 +258,12 @@ describe('a reconcile() that cannot tell', () => {
         ? { type: 'tool_calls', calls: [{ tool: 'world.pay', args: { amount: 5 } }] }
         : { type: 'final', answer: `saw: ${request.messages.at(-1)!.content}` },
     );
-    return { runtime: openRuntime({ database: db, planner, tools: [tool] }), effects };
+    return { runtime: openRuntime({ database, planner, tools: [tool] }), effects };
   }
 
   for (const how of ['throws', 'hangs'] as const) {
     it(`waits for a human with the reconcile error when reconcile() ${how}, and never runs the call again by itself`, async () => {
-      const { runtime, effects } = brokenReconcile(how);
+      const { runtime, effects } = await brokenReconcile(how);
       const run = await runtime.start({ input: 'pay' });
       const waiting = await runtime.wait(run.id);
       expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect', failure: null });
