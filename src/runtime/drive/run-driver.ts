@@ -15,6 +15,8 @@ import { failpoint } from '../model/failpoints.js';
 import { createRunMemory, type RunMemory } from './run-memory.js';
 import type { RunEventName, RunEventRecord } from '../model/types.js';
 import { toCompensationData, toRunCompensation } from '../model/event-data.js';
+import { toErrorResult } from '../../tools/tool-result.js';
+import { toSettledCall } from './settled-call.js';
 
 /** What a driver needs from its runtime. */
 export interface DriverDeps {
@@ -245,32 +247,13 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
         : createFailure('tool.outcome_unknown', `The outcome of tool '${row.tool}' is unknown: ${why}`, {
             details: { tool_call_id: row.id },
           });
-      const result = {
-        status: 'error',
-        content: failure.message,
-        durationMs: 0,
-        truncated: false,
-        retryable: false,
-        failure,
-      };
-      const settled: ToolCallRow = {
-        ...row,
-        status: read ? 'failed' : 'unknown',
-        result: JSON.stringify(result),
-        finished_at: Date.now(),
-      };
       if (!read) unknownCalls.push(row.id);
-      driver.stageToolCall(settled);
-      driver.emit('result', {
-        tool_call_id: row.id,
-        tool: row.tool,
-        status: settled.status,
-        ok: false,
-        failure,
-        truncated: false,
-        duration_ms: row.started_at === null ? 0 : Date.now() - row.started_at,
-        cause: 'aborted',
-      });
+      // The result records no time (nothing came back); the event tells how long the call ran.
+      const outcome = { status: read ? 'failed' : 'unknown', result: toErrorResult(failure) } as const;
+      const ran = row.started_at === null ? 0 : Date.now() - row.started_at;
+      const settled = toSettledCall(row, outcome, { duration_ms: ran, cause: 'aborted' });
+      driver.stageToolCall(settled.row);
+      driver.emit(settled.type, settled.data);
     }
   }
 
