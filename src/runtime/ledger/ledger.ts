@@ -1,10 +1,11 @@
 /**
  * The ledger: one module for what a tool call and an approval are on disk. The status
  * vocabulary (one const list, `store/vocabulary.ts`), the calls of a step as the planner
- * journaled them, the row of a call in each status, the `result` event that goes with it, and
- * "settle" — the one way a call gets a final row, used alike by the executor (running calls) and
- * by human decisions (refusing them, or recording an uncertain one). Approvals: the pending row,
- * bound to call ids and their argument hashes, and the failure of a second decision.
+ * journaled them, the row of a call in each status, and "settle": a call's final row and its
+ * `result` event (built by `toSettledCall`, as every settled call is), used alike by the
+ * executor (running calls) and by human decisions (refusing them, or recording an uncertain
+ * one). Approvals: the pending row, bound to call ids and their argument hashes, and the
+ * failure of a second decision.
  */
 import { RISKS, type Risk } from '../../../machines/types.js';
 import { createFailure, type Failure } from '../../failure.js';
@@ -15,6 +16,7 @@ import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { hashOf, toolCallId } from '../model/ids.js';
 import { loadDecision } from '../drive/run-memory.js';
 import type { RunDriver } from '../drive/run-driver.js';
+import { toSettledCall } from '../drive/settled-call.js';
 
 export {
   TOOL_CALL_STATUSES,
@@ -81,19 +83,6 @@ export function callRow(
   };
 }
 
-/** The data of the `result` event of a settled call. */
-export function resultEventData(call: LedgerCall, status: string, result: ToolResult): Record<string, unknown> {
-  return {
-    tool_call_id: call.id,
-    tool: call.toolName,
-    status,
-    ok: result.status === 'ok',
-    ...(result.failure ? { failure: result.failure } : {}),
-    truncated: result.truncated,
-    duration_ms: result.durationMs,
-  };
-}
-
 /**
  * How an interrupted call was resolved, as its events record it: run again (`read`,
  * `idempotent`), found done by `reconcile()`, not found done and so run again, sent to a human
@@ -142,9 +131,9 @@ export function approvalHash(calls: readonly LedgerCall[]): string {
 }
 
 /**
- * Gives a call its final row and the `result` event that says so. `stage` buffers both for the
- * run's next write (the executor); `write` writes them at once, for use inside a staged unit
- * (human decisions, which settle calls in the same unit as the decision).
+ * Gives a call its final row and the `result` event that says so (see `toSettledCall`). `stage`
+ * buffers both for the run's next write (the executor); `write` writes them at once, for use
+ * inside a staged unit (human decisions, which settle calls in the same unit as the decision).
  */
 export function settleCall(
   driver: RunDriver,
@@ -154,21 +143,16 @@ export function settleCall(
   result: ToolResult,
   opts: { mode: 'stage' | 'write'; extra?: Record<string, unknown> },
 ): ToolCallRow {
-  const row = callRow(driver.runId, stepIndex, call, {
-    status,
-    result: JSON.stringify(result),
-    finished_at: Date.now(),
-  });
-  call.row = row;
-  const data = { ...resultEventData(call, status, result), ...opts.extra };
+  const settled = toSettledCall(callRow(driver.runId, stepIndex, call, { status }), { status, result }, opts.extra);
+  call.row = settled.row;
   if (opts.mode === 'stage') {
-    driver.stageToolCall(row);
-    driver.emit('result', data);
+    driver.stageToolCall(settled.row);
+    driver.emit(settled.type, settled.data);
   } else {
-    driver.writeToolCall(row);
-    driver.writeEvent('result', data);
+    driver.writeToolCall(settled.row);
+    driver.writeEvent(settled.type, settled.data);
   }
-  return row;
+  return settled.row;
 }
 
 /** The failure of a decision on an approval that is no longer pending. */

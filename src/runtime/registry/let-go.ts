@@ -9,7 +9,8 @@ import type { Store } from '../../store/index.js';
 import { carryOutCancel } from './cancel-request.js';
 import type { LiveRun } from '../drive/env.js';
 import type { EventHub } from '../model/event-hub.js';
-import { wakeAtOf, type RunDriver } from '../drive/run-driver.js';
+import type { RunDriver } from '../drive/run-driver.js';
+import { wakeAtOf } from '../drive/wake-at.js';
 
 /** What letting go needs from the registry. */
 export interface LetGoDeps {

@@ -12,7 +12,8 @@ import { resumeAfterDecision } from '../ledger/approvals.js';
 import type { LiveRun } from '../drive/env.js';
 import { isDeadOwner } from '../drive/leases.js';
 import { restorableSnapshot } from '../drive/restore.js';
-import { createDriver, wakeAtOf, type DriverDeps } from '../drive/run-driver.js';
+import { createDriver, type DriverDeps } from '../drive/run-driver.js';
+import { wakeAtOf } from '../drive/wake-at.js';
 import { loadRunMemory, type RunMemory } from '../drive/run-memory.js';
 import type { LiveRuns } from './live-runs.js';
 

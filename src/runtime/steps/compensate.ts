@@ -16,6 +16,7 @@ import { defineTool, type AnyTool, type ToolContext } from '../../tools/define-t
 import { reconcileTool, runTool } from '../../tools/run-tool.js';
 import type { ToolResult } from '../../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { toSettledCall } from '../drive/settled-call.js';
 import { compensationId } from '../model/ids.js';
 
 type Outcome = { status: 'succeeded' } | { status: 'failed'; failure: Failure } | { status: 'aborted' };
@@ -251,22 +252,10 @@ function settle(
   recovery: 'reconciled' | null,
 ): Outcome {
   const { driver } = live;
-  driver.stageToolCall(
-    compensationRow(call, tool, driver.memory.ledger.get(id), {
-      status,
-      result: JSON.stringify(result),
-      finished_at: Date.now(),
-    }),
-  );
-  driver.emit('compensation', {
-    tool_call_id: id,
-    compensates: call.id,
-    tool: call.tool,
-    status,
-    duration_ms: result.durationMs,
-    ...(result.failure ? { failure: result.failure } : {}),
-    ...(recovery ? { recovery } : {}),
-  });
+  const row = compensationRow(call, tool, driver.memory.ledger.get(id), { status });
+  const settled = toSettledCall(row, { status, result }, recovery ? { recovery } : undefined);
+  driver.stageToolCall(settled.row);
+  driver.emit(settled.type, settled.data);
   if (status === 'succeeded') return { status: 'succeeded' };
   return {
     status: 'failed',

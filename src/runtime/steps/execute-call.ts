@@ -20,7 +20,8 @@ import {
   type UnknownCause,
 } from '../../tools/run-tool.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
-import { callRow, pendingApproval, resultEventData, type Recovery } from '../ledger/ledger.js';
+import { toSettledCall } from '../drive/settled-call.js';
+import { callRow, pendingApproval, type Recovery } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import { failpoint } from '../model/failpoints.js';
 import { uncertainApprovalId } from '../model/ids.js';
@@ -133,14 +134,11 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     if (signal.aborted) return { kind: 'aborted' };
     storeArtifact(scope, outcome);
     if (outcome.unknown && tool.effect !== 'read') {
-      const row = callRow(runId, stepIndex, call, {
-        status: 'unknown',
-        result: JSON.stringify(outcome.result),
-        finished_at: Date.now(),
-      });
-      call.row = row;
-      driver.stageToolCall(row);
-      driver.emit('result', { ...resultEventData(call, 'unknown', outcome.result), cause: outcome.unknown });
+      const row = callRow(runId, stepIndex, call, { status: 'unknown' });
+      const ended = toSettledCall(row, { status: 'unknown', result: outcome.result }, { cause: outcome.unknown });
+      call.row = ended.row;
+      driver.stageToolCall(ended.row);
+      driver.emit(ended.type, ended.data);
       cause = outcome.unknown;
       continue;
     }
