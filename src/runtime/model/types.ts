@@ -88,12 +88,6 @@ export type FeedEvent = RunEventRecord & {
   position: number;
 };
 
-/** A human's decision on an approval. */
-export interface Decision {
-  by: string;
-  reason?: string;
-}
-
 /** How a human resolves an `uncertain_side_effect`: run it again, or record that it happened. */
 export type UncertainResolution = 'retry' | 'done';
 
