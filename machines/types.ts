@@ -145,10 +145,14 @@ export type RunEvent =
   | { type: 'timeout' }
   | { type: 'budget_exceeded'; budget: BudgetName };
 
-export type RunEventType = RunEvent['type'];
+/** The type of an event the run machine takes. */
+export type MachineEventType = RunEvent['type'];
 
-/** Every event type, for tables of legal and illegal transitions. */
-export const RUN_EVENT_TYPES = [
+/**
+ * Every event the run machine takes, for tables of legal and illegal transitions (the entries of
+ * a run's log are another vocabulary: `LOG_EVENT_TYPES`).
+ */
+export const MACHINE_EVENT_TYPES = [
   'start',
   'plan_ready',
   'plan_error',
@@ -162,7 +166,7 @@ export const RUN_EVENT_TYPES = [
   'timeout',
   'budget_exceeded',
   'compensated',
-] as const satisfies readonly RunEventType[];
+] as const satisfies readonly MachineEventType[];
 
 /** Input of the `planner` actor: one planning step of one run. */
 export interface PlannerActorInput {

@@ -5,7 +5,7 @@
  */
 export {
   createRuntime,
-  EVENT_TYPES,
+  LOG_EVENT_TYPES,
   batonIdGenerator,
   runTraceIds,
   parseTraceparent,
@@ -67,7 +67,7 @@ export { defineAgent, resolveAgentPlanner } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';
 export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';
 export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
-export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';
+export { RUN_STATUSES, STOP_REASONS, MACHINE_EVENT_TYPES } from '../machines/types.js';
 export type { RunStatus, StopReason, RunEvent, RunContext } from '../machines/types.js';
 export { openDatabase, TOOL_CALL_STATUSES } from './store/index.js';
 export type { ToolCallStatus } from './store/index.js';

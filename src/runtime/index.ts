@@ -9,7 +9,7 @@ export type { Checkpoint } from './model/types.js';
 export type { BackgroundErrorContext, RuntimeHealth, RuntimeStats, StalledRun } from './runtime-api.js';
 export type { FollowOptions } from './read/follow.js';
 export type * from './model/types.js';
-export { EVENT_TYPES } from './model/types.js';
+export { LOG_EVENT_TYPES } from './model/types.js';
 export type { Trace, Span } from './observe/trace.js';
 export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from './retention/prune.js';
 export { batonIdGenerator, runTraceIds, type TracingOptions } from './observe/otel.js';

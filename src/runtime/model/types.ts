@@ -67,7 +67,7 @@ export interface Run {
 }
 
 /** Event types of a run's log (DESIGN §7), plus `run.created` (one list, with the store's other vocabularies). */
-export { EVENT_TYPES, type RunEventName } from '../../store/index.js';
+export { LOG_EVENT_TYPES, type RunEventName } from '../../store/index.js';
 import type { ApprovalKind, ApprovalResolution, ApprovalStatus, RunEventName } from '../../store/index.js';
 
 /**
