@@ -5,7 +5,6 @@
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export type { RuntimeHooks } from './drive/env.js';
-export type { Checkpoint } from './model/types.js';
 export type { BackgroundErrorContext, RuntimeHealth, RuntimeStats, StalledRun } from './runtime-api.js';
 export type { FollowOptions } from './read/follow.js';
 export type * from './model/types.js';
@@ -13,7 +12,5 @@ export { LOG_EVENT_TYPES } from './model/types.js';
 export type { Trace, Span } from './observe/trace.js';
 export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from './retention/prune.js';
 export { batonIdGenerator, runTraceIds, type TracingOptions } from './observe/otel.js';
-export { parseTraceparent } from './observe/traceparent.js';
-export type { ContextReport } from './model/types.js';
 export { describeTools, type ToolInfo } from './ledger/tool-registry.js';
 export { illFormedPath } from './model/well-formed.js';
