@@ -49,11 +49,6 @@ export function pretty(value) {
   return JSON.stringify(value, null, 2);
 }
 
-/** The short form of a run or call id: its last part. @param {string} id */
-export function shortId(id) {
-  return id.length > 16 ? `…${id.slice(-10)}` : id;
-}
-
 // eslint-disable-next-line no-control-regex -- control characters are what `oneLine` makes visible
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g;
 

@@ -4,9 +4,10 @@
  * status is still the top-level state.
  */
 import type { StateValue } from 'xstate';
-import { RUN_STATUSES, type RunStatus } from './types.js';
+import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus, type TerminalStatus } from './types.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
+const TERMINAL: ReadonlySet<unknown> = new Set(TERMINAL_STATUSES);
 
 /** The top-level state of a state value, or null when it is none of the six. */
 export function topStateOf(value: unknown): string | null {
@@ -29,6 +30,11 @@ export function statusOf(value: StateValue): RunStatus {
     throw new Error(`State ${JSON.stringify(value)} is not inside one of the six public states`);
   }
   return top as RunStatus;
+}
+
+/** True for a status a run has ended in (`succeeded`, `failed`): it will not change any more. */
+export function isTerminalStatus(status: unknown): status is TerminalStatus {
+  return TERMINAL.has(status);
 }
 
 /** A state value as a dotted path, for messages: `waiting_human.second_approval`. */

@@ -4,13 +4,22 @@
  */
 import type { Failure } from '../src/failure.js';
 
-/** The six public states of a run, in lifecycle order. */
-export const RUN_STATUSES = ['pending', 'planning', 'executing', 'waiting_human', 'succeeded', 'failed'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+// The statuses are written once, as the parts of the lifecycle; every other list or set of them
+// (the store's queries, the API's filters, the waits) is made from these.
 
+/** States in which a run is being driven: a process holds it (a run waiting for a human is held by none). */
+export const IN_FLIGHT_STATUSES = ['pending', 'planning', 'executing'] as const;
 /** States a run can leave; at most one of these per session. */
-export const ACTIVE_STATUSES = ['pending', 'planning', 'executing', 'waiting_human'] as const;
+export const ACTIVE_STATUSES = [...IN_FLIGHT_STATUSES, 'waiting_human'] as const;
+/** States a run has ended in, and never leaves. */
 export const TERMINAL_STATUSES = ['succeeded', 'failed'] as const;
+export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+/** States a run stays in until someone acts on it: waiting for a human, or ended. */
+export const SETTLED_STATUSES = ['waiting_human', ...TERMINAL_STATUSES] as const;
+
+/** The six public states of a run, in lifecycle order. */
+export const RUN_STATUSES = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Why a run ended `failed`. */
 export const STOP_REASONS = [
@@ -136,10 +145,14 @@ export type RunEvent =
   | { type: 'timeout' }
   | { type: 'budget_exceeded'; budget: BudgetName };
 
-export type RunEventType = RunEvent['type'];
+/** The type of an event the run machine takes. */
+export type MachineEventType = RunEvent['type'];
 
-/** Every event type, for tables of legal and illegal transitions. */
-export const RUN_EVENT_TYPES = [
+/**
+ * Every event the run machine takes, for tables of legal and illegal transitions (the entries of
+ * a run's log are another vocabulary: `LOG_EVENT_TYPES`).
+ */
+export const MACHINE_EVENT_TYPES = [
   'start',
   'plan_ready',
   'plan_error',
@@ -153,7 +166,7 @@ export const RUN_EVENT_TYPES = [
   'timeout',
   'budget_exceeded',
   'compensated',
-] as const satisfies readonly RunEventType[];
+] as const satisfies readonly MachineEventType[];
 
 /** Input of the `planner` actor: one planning step of one run. */
 export interface PlannerActorInput {

@@ -8,7 +8,14 @@
  */
 import { assign, createMachine, getInitialSnapshot, type AnyStateMachine } from 'xstate';
 import { MACHINE_VERSION, runMachine } from './run-machine.js';
-import { RUN_STATUSES, type MachineLimits, type RunContext, type RunEvent, type RunStatus } from './types.js';
+import {
+  RUN_STATUSES,
+  TERMINAL_STATUSES,
+  type MachineLimits,
+  type RunContext,
+  type RunEvent,
+  type RunStatus,
+} from './types.js';
 import { upgradeSnapshot } from './upgrade-snapshot.js';
 
 /** A run machine with the name and version its snapshots are stored under. */
@@ -135,7 +142,7 @@ export function checkRunMachine(definition: RunMachineDefinition): string[] {
   }
   if (root.config.initial !== 'pending')
     problems.push(`the initial state is '${String(root.config.initial)}', not 'pending'`);
-  for (const status of ['succeeded', 'failed'] as const) {
+  for (const status of TERMINAL_STATUSES) {
     const node = states[status];
     if (node && node.type !== 'final') problems.push(`state '${status}' is not final`);
   }

@@ -2,16 +2,13 @@
  * Baton: a durable runtime for LLM agents. Every task is a run, an XState machine persisted
  * to SQLite (or PostgreSQL) after every transition, resumable after a crash or a long approval wait, and never
  * running a side effect twice without a human knowing.
+ *
+ * The package's root is what an application embedding Baton uses: the runtime, tools, planners,
+ * policies, agents, failures and the vocabularies of what the API reports. Variants of the run
+ * machine are made with `baton-runtime/machines`; the HTTP service is `baton-runtime/server`,
+ * MCP tools `baton-runtime/mcp`, the model-based harness `baton-runtime/testing`.
  */
-export {
-  createRuntime,
-  EVENT_TYPES,
-  batonIdGenerator,
-  runTraceIds,
-  parseTraceparent,
-  describeTools,
-  illFormedPath,
-} from './runtime/index.js';
+export { createRuntime, LOG_EVENT_TYPES, batonIdGenerator, runTraceIds } from './runtime/index.js';
 export type * from './runtime/index.js';
 export {
   defineTool,
@@ -45,30 +42,16 @@ export type {
   OpenAIPlannerOptions,
   ModelPrices,
 } from './planner/index.js';
-export { defaultDecision, POLICY_DECISIONS } from './policy/index.js';
+export { POLICY_DECISIONS } from './policy/index.js';
 export type { Policy, PolicyDecision, PolicyRequest, PolicyVerdict } from './policy/index.js';
-export { BatonError, createFailure, toFailure, isFailure, quoteId, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
+export { BatonError, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
-export { runMachine, MACHINE_VERSION } from '../machines/run-machine.js';
-export { describeMachine } from '../machines/describe-machine.js';
-export {
-  batonRunMachine,
-  BATON_MACHINE_NAME,
-  checkRunMachine,
-  defineRunMachine,
-  durableDelay,
-  extendRunMachine,
-  REQUIRED_EVENTS,
-} from '../machines/variants.js';
-export type { RunMachineDefinition, VariantSpec, VariantGuard, StateConfigs } from '../machines/variants.js';
-export { statusOf, stateName } from '../machines/run-status.js';
-export type { MachineDescription, MachineState, MachineTransition } from '../machines/describe-machine.js';
 export { defineAgent, resolveAgentPlanner } from './agent/index.js';
+export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';
 export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';
-export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
-export { RUN_STATUSES, STOP_REASONS, RUN_EVENT_TYPES } from '../machines/types.js';
-export type { RunStatus, StopReason, RunEvent, RunContext } from '../machines/types.js';
-export { openDatabase, TOOL_CALL_STATUSES } from './store/index.js';
+export { RUN_STATUSES, STOP_REASONS } from '../machines/types.js';
+export type { RunStatus, StopReason } from '../machines/types.js';
+export { TOOL_CALL_STATUSES } from './store/index.js';
 export type { ToolCallStatus } from './store/index.js';
 export { DEFAULTS, OPENAI_PLANNER_DEFAULTS } from './defaults.js';

@@ -27,8 +27,10 @@ function readmeExample(database: string, heading?: string): { code: string; bloc
   const expected = [...block.matchAll(/console\.log\(.*\); \/\/ (.+)$/gm)].map((m) => m[1]!);
   expect(expected.length, 'the example says what it prints').toBeGreaterThan(0);
   const source = pathToFileURL(join(REPO_ROOT, 'src', 'index.ts')).href;
+  const machines = pathToFileURL(join(REPO_ROOT, 'machines', 'index.ts')).href;
   const code = block
     .replaceAll(`from 'baton-runtime'`, `from ${JSON.stringify(source)}`)
+    .replaceAll(`from 'baton-runtime/machines'`, `from ${JSON.stringify(machines)}`)
     .replace(/database: '[^']*'/, `database: ${JSON.stringify(database)}`);
   return { code, block, expected };
 }

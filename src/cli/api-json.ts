@@ -2,6 +2,7 @@
  * The JSON shapes the CLI works with: the HTTP API's (snake_case). In process, runtime records
  * are converted with the server's own functions, so `--json` prints the same with or without `--url`.
  */
+import { isTerminalStatus } from '../../machines/run-status.js';
 import type { toApprovalJson, toEventJson, toRunJson } from '../server/index.js';
 
 export { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson } from '../server/index.js';
@@ -35,10 +36,10 @@ export interface RunPage {
 
 /** True for the event that ends a run: a `state` event to `succeeded` or `failed`. */
 export function isTerminalEvent(event: Pick<EventJson, 'type' | 'data'>): boolean {
-  return event.type === 'state' && (event.data.to === 'succeeded' || event.data.to === 'failed');
+  return event.type === 'state' && isTerminalStatus(event.data.to);
 }
 
 /** True for a run that will not change any more. */
 export function isTerminalRun(run: Pick<RunJson, 'status'>): boolean {
-  return run.status === 'succeeded' || run.status === 'failed';
+  return isTerminalStatus(run.status);
 }

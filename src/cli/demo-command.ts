@@ -5,15 +5,8 @@
 import { resolve } from 'node:path';
 import { resolveAgentPlanner } from '../agent/index.js';
 import { DEMO_AGENT, DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../demo/index.js';
-import {
-  BatonError,
-  createFailure,
-  createRuntime,
-  toFailure,
-  type Run,
-  type RunEventRecord,
-  type Runtime,
-} from '../index.js';
+import { BatonError, createFailure, toFailure } from '../failure.js';
+import { createRuntime, type Run, type RunEventRecord, type Runtime } from '../index.js';
 import { toEventJson, toRunJson } from './api-json.js';
 import { askYesNo } from './ask.js';
 import { reportError, usageError, writeFailure } from './cli-error.js';

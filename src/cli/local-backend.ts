@@ -5,18 +5,16 @@
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { BatonError, createFailure, quoteId } from '../failure.js';
 import {
-  BatonError,
-  createFailure,
   createRuntime,
   createScriptedPlanner,
-  describeTools,
-  quoteId,
   resolveAgentPlanner,
   type Agent,
   type ModelSettings,
   type Runtime,
 } from '../index.js';
+import { describeTools } from '../runtime/index.js';
 import { isPostgresUrl } from '../store/open-store.js';
 import { abortable } from './abortable.js';
 import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson, type ToolJson } from './api-json.js';

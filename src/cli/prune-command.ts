@@ -4,7 +4,9 @@
  * on the database itself (the operator's job, like a backup), beside running servers and
  * workers: it never touches an active or waiting run.
  */
-import { createRuntime, createScriptedPlanner, type FinishedStatus, type PruneReport } from '../index.js';
+import { isTerminalStatus } from '../../machines/run-status.js';
+import { TERMINAL_STATUSES } from '../../machines/types.js';
+import { createRuntime, createScriptedPlanner, type PruneReport } from '../index.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { toDurationMs } from './duration.js';
@@ -85,8 +87,10 @@ export const runPruneCommand = defineCommand({
     if (values['older-than'] === undefined) throw usageError('prune needs --older-than <duration> (e.g. 30d)');
     const olderThan = toDurationMs(values['older-than'], '--older-than');
     const status = values.status;
-    if (status !== undefined && status !== 'succeeded' && status !== 'failed') {
-      throw usageError(`--status must be succeeded or failed (only finished runs are pruned), not '${status}'`);
+    if (status !== undefined && !isTerminalStatus(status)) {
+      throw usageError(
+        `--status must be ${TERMINAL_STATUSES.join(' or ')} (only finished runs are pruned), not '${status}'`,
+      );
     }
     const keepLast = values['keep-last'] === '0' ? 0 : toPositiveInt(values['keep-last'], '--keep-last');
     const database = databaseOf(values.db);
@@ -104,7 +108,7 @@ export const runPruneCommand = defineCommand({
     try {
       const report = await runtime.prune({
         finishedBefore: Date.now() - olderThan,
-        ...(status ? { status: status as FinishedStatus } : {}),
+        ...(status ? { status } : {}),
         ...(keepLast !== undefined ? { keepLast } : {}),
         dryRun: values['dry-run'],
       });

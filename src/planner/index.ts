@@ -4,13 +4,5 @@
  * restored run does not ask again.
  */
 export * from './types.js';
-export { createScriptedPlanner, type Script, type ScriptEntry } from './scripted-planner.js';
-export {
-  createOpenAIPlanner,
-  OPENAI_PLANNER_DEFAULTS,
-  COMPLETION_LIMIT_FIELDS,
-  type CompletionLimitField,
-  type ModelPrices,
-  type OpenAIPlannerOptions,
-  type RetryOptions,
-} from './openai/index.js';
+export { createScriptedPlanner, type Script } from './scripted-planner.js';
+export { createOpenAIPlanner, type ModelPrices, type OpenAIPlannerOptions } from './openai/index.js';

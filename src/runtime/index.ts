@@ -5,16 +5,13 @@
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export type { RuntimeHooks } from './drive/env.js';
-export type { Checkpoint } from './model/types.js';
 export type { BackgroundErrorContext, RuntimeHealth, RuntimeStats, StalledRun } from './runtime-api.js';
 export type { FollowOptions } from './read/follow.js';
 export type * from './model/types.js';
-export { EVENT_TYPES } from './model/types.js';
+export { LOG_EVENT_TYPES } from './model/types.js';
 export type { Trace, Span } from './observe/trace.js';
 export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from './retention/prune.js';
 export { batonIdGenerator, runTraceIds } from './observe/trace-ids.js';
 export type { TracingOptions } from './observe/otel.js';
-export { parseTraceparent } from './observe/traceparent.js';
-export type { ContextReport } from './model/types.js';
 export { describeTools, type ToolInfo } from './ledger/tool-registry.js';
 export { illFormedPath } from './model/well-formed.js';

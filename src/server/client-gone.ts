@@ -1,5 +1,5 @@
 /** A client that closed its connection mid-request: an expected end, not the server's error. */
-import { BatonError, createFailure } from '../index.js';
+import { BatonError, createFailure } from '../failure.js';
 
 /**
  * `request.aborted` when `error` is the request body breaking off because the client went away

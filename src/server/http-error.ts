@@ -5,7 +5,7 @@
  */
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { createFailure, toFailure, type Failure, type FailureCode } from '../index.js';
+import { createFailure, toFailure, type Failure, type FailureCode } from '../failure.js';
 
 /** Failures that exist only at the HTTP boundary (codes of `FAILURE_CODES`), with their status. */
 export const HTTP_FAILURES = {

@@ -1,7 +1,8 @@
 /** Reading a request's JSON body: malformed JSON and schema violations answer 400 `input.invalid` with the issues. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { BatonError, createFailure, illFormedPath } from '../index.js';
+import { BatonError, createFailure } from '../failure.js';
+import { illFormedPath } from '../runtime/index.js';
 
 /** The body parsed by `schema`; an empty body is read as `undefined` so optional bodies can default. */
 export async function readBody<T extends z.ZodType>(c: Context, schema: T): Promise<z.output<T>> {

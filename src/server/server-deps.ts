@@ -9,7 +9,7 @@ import type { Tickets } from './auth/tickets.js';
 import type { AppEnv } from './app-env.js';
 import type { ServerLimits } from './defaults.js';
 import { httpError } from './http-error.js';
-import { BatonError, createFailure, quoteId } from '../index.js';
+import { BatonError, createFailure, quoteId } from '../failure.js';
 import type { StreamSlots } from './sse/stream-slots.js';
 
 /** Everything a route needs, built once per server. */

@@ -16,6 +16,7 @@ import {
   type Compilable,
   type RawBuilder,
 } from 'kysely';
+import { ACTIVE_STATUSES, IN_FLIGHT_STATUSES, TERMINAL_STATUSES } from '../../machines/types.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -108,6 +109,7 @@ export function ofAgent(p: <T = never>(name: string) => T): RawBuilder<boolean> 
   return sql<boolean>`(cast(${p('agent')} as text) is null or agent is null or agent = ${p('agent')})`;
 }
 
-export const ACTIVE = ['pending', 'planning', 'executing', 'waiting_human'] as const;
-export const IN_FLIGHT = ['pending', 'planning', 'executing'] as const;
-export const FINISHED = ['succeeded', 'failed'] as const;
+/** The machine's status lists, under the names the statements filter by. */
+export const ACTIVE = ACTIVE_STATUSES;
+export const IN_FLIGHT = IN_FLIGHT_STATUSES;
+export const FINISHED = TERMINAL_STATUSES;

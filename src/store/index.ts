@@ -24,7 +24,7 @@ export {
   APPROVAL_KINDS,
   APPROVAL_STATUSES,
   APPROVAL_RESOLUTIONS,
-  EVENT_TYPES,
+  LOG_EVENT_TYPES,
   MESSAGE_ROLES,
   type ToolCallStatus,
   type ApprovalKind,

@@ -53,8 +53,11 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export const APPROVAL_RESOLUTIONS = ['retry', 'done', 'terminate', 'compensate'] as const;
 export type ApprovalResolution = (typeof APPROVAL_RESOLUTIONS)[number];
 
-/** Event types of a run's log (docs/architecture.md §6), plus `run.created`; `draft` is never stored. */
-export const EVENT_TYPES = [
+/**
+ * Entry types of a run's event log (docs/architecture.md §6), plus `run.created`; `draft` is never
+ * stored. Not the events the run machine takes (`MACHINE_EVENT_TYPES`).
+ */
+export const LOG_EVENT_TYPES = [
   'run.created',
   'state',
   'step',
@@ -68,7 +71,7 @@ export const EVENT_TYPES = [
   /** A compensation of a completed call: started, and how it ended (or why none was made). */
   'compensation',
 ] as const;
-export type RunEventName = (typeof EVENT_TYPES)[number];
+export type RunEventName = (typeof LOG_EVENT_TYPES)[number];
 
 /** Who said a message of a session's committed history. */
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;

@@ -7,7 +7,7 @@ import type { AnyStateMachine, SnapshotFrom } from 'xstate';
 import { runMachine } from '../../machines/run-machine.js';
 import { statusOf } from '../../machines/run-status.js';
 import { RUN_CONTEXT_KEYS, type RunMachineDefinition } from '../../machines/variants.js';
-import { RUN_EVENT_TYPES, type MachineLimits, type RunEvent } from '../../machines/types.js';
+import { MACHINE_EVENT_TYPES, type MachineLimits, type RunEvent } from '../../machines/types.js';
 import type { Failure } from '../failure.js';
 import { coverTransitions, listTransitions, type ModelPath } from './transition-model.js';
 
@@ -106,7 +106,7 @@ const STOCK_CONTEXT: ReadonlySet<string> = new Set(RUN_CONTEXT_KEYS);
  */
 export function createRunModel(machine: AnyStateMachine | RunMachineDefinition = runMachine) {
   machine = 'machine' in machine ? machine.machine : machine;
-  const edges = listTransitions(machine, RUN_EVENT_TYPES);
+  const edges = listTransitions(machine, MACHINE_EVENT_TYPES);
   const { paths, covered, uncovered } = coverTransitions<RunSnapshot, RunEvent>(machine, edges, {
     input: { runId: 'model', limits: MODEL_LIMITS, deadlineAt: null },
     events: runModelEvents,

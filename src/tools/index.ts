@@ -6,4 +6,3 @@
 export * from './define-tool.js';
 export * from './tool-result.js';
 export * from './tool-images.js';
-export { runTool, reconcileTool, normalizeOutput, type ToolRun, type ArtifactBlob } from './run-tool.js';

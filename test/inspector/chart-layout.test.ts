@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { setup } from 'xstate';
 import { LABEL, distanceToBox, edgeGeometry, type Box } from '../../inspector/chart-geometry.js';
 import { BOX, POSITIONS, VIEW_BOX, edgeLabel, layoutChart } from '../../inspector/chart-layout.js';
-import { describeMachine, RUN_STATUSES } from '../../src/index.js';
+import { describeMachine } from '../../machines/index.js';
+import { RUN_STATUSES } from '../../src/index.js';
 
 describe('chart layout', () => {
   it('places every state of the run machine inside the view, without overlaps', () => {

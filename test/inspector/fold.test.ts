@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventJson, FoldState } from '../../inspector/types.js';
 import { applyEvent, foldEvents, initialState, resumptionSeqs } from '../../inspector/fold.js';
 import { EVENT_NAMES } from '../../inspector/event-names.js';
-import { EVENT_TYPES, type Runtime } from '../../src/index.js';
+import { LOG_EVENT_TYPES, type Runtime } from '../../src/index.js';
 import { toEventJson } from '../../src/server/index.js';
 import { crashPlanner, runChild } from '../helpers/crash-scenario.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
@@ -132,7 +132,7 @@ describe('event fold', () => {
   });
 
   it('listens to every event type a run stream sends', () => {
-    expect([...EVENT_NAMES, 'error'].sort()).toEqual([...EVENT_TYPES].sort());
+    expect([...EVENT_NAMES, 'error'].sort()).toEqual([...LOG_EVENT_TYPES].sort());
   });
 
   it('ignores drafts, which are never stored', () => {

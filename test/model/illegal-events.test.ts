@@ -3,7 +3,7 @@ import { getStateNodes } from '@xstate/graph';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { runMachine } from '../../machines/run-machine.js';
-import { RUN_EVENT_TYPES, RUN_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
+import { MACHINE_EVENT_TYPES, RUN_STATUSES, type RunEvent, type RunStatus } from '../../machines/types.js';
 import { z } from 'zod';
 import { createRuntime, createScriptedPlanner, defineTool, type Runtime } from '../../src/index.js';
 import { createGates, createRunModel, MODEL_LIMITS, runModelEvents } from '../../src/testing/index.js';
@@ -25,7 +25,7 @@ function illegalPairs(): [RunStatus, string][] {
   const nodes = new Map(getStateNodes(runMachine.root).map((node) => [node.key, node]));
   const pairs: [RunStatus, string][] = [];
   for (const status of RUN_STATUSES) {
-    for (const type of RUN_EVENT_TYPES) if (!nodes.get(status)!.transitions.has(type)) pairs.push([status, type]);
+    for (const type of MACHINE_EVENT_TYPES) if (!nodes.get(status)!.transitions.has(type)) pairs.push([status, type]);
   }
   return pairs;
 }
@@ -84,12 +84,12 @@ describe('illegal events', () => {
   it('lists every (state, event) pair the machine does not take', () => {
     const legal = createRunModel().edges.map((e) => `${e.source}:${e.event}`);
     for (const status of RUN_STATUSES) {
-      for (const type of RUN_EVENT_TYPES) {
+      for (const type of MACHINE_EVENT_TYPES) {
         const isIllegal = pairs.some(([s, t]) => s === status && t === type);
         expect(isIllegal, `${status} × ${type}`).toBe(!legal.includes(`${status}:${type}`));
       }
     }
-    console.log(`illegal (state, event) pairs: ${pairs.length} of ${RUN_STATUSES.length * RUN_EVENT_TYPES.length}`);
+    console.log(`illegal (state, event) pairs: ${pairs.length} of ${RUN_STATUSES.length * MACHINE_EVENT_TYPES.length}`);
   });
 
   it('refuses them in pending, where the machine itself says no', () => {

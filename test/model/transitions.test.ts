@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
 import { runMachine } from '../../machines/run-machine.js';
-import { RUN_EVENT_TYPES } from '../../machines/types.js';
+import { MACHINE_EVENT_TYPES } from '../../machines/types.js';
 import { DEFAULTS } from '../../src/defaults.js';
 import { createRunModel, listTransitions, MODEL_LIMITS } from '../../src/testing/index.js';
 
@@ -15,7 +15,7 @@ describe('run machine transition model', () => {
     expect(new Set(model.edges.map((e) => e.source))).toEqual(
       new Set(['pending', 'planning', 'executing', 'waiting_human']),
     );
-    expect(new Set(model.edges.map((e) => e.event))).toEqual(new Set(RUN_EVENT_TYPES));
+    expect(new Set(model.edges.map((e) => e.event))).toEqual(new Set(MACHINE_EVENT_TYPES));
     expect(model.edges.filter((e) => e.event === 'next_step').map((e) => e.guard)).toEqual([
       'isLoop',
       'isLastStep',

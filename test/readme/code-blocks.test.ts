@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeMachine, runMachine } from '../../src/index.js';
+import { describeMachine, runMachine } from '../../machines/index.js';
 import { baton, startServe } from '../cli/cli-child.js';
 import { scaled } from '../helpers/limits.js';
 import { readmeBlocks, readmeText, type ReadmeBlock } from '../helpers/readme-blocks.js';
@@ -40,7 +40,7 @@ interface BlockContext {
 const CONTEXT: BlockContext[] = [
   {
     has: 'createRunModel(twoApprovers)',
-    before: `declare const twoApprovers: import('${pkg.name}').RunMachineDefinition;`,
+    before: `declare const twoApprovers: import('${pkg.name}/machines').RunMachineDefinition;`,
   },
   { has: 'createMcpTools(', before: `declare const planner: import('${pkg.name}').Planner;` },
   {
@@ -67,7 +67,7 @@ const CONTEXT: BlockContext[] = [
     // A state of a variant: inside extendRunMachine's states.
     has: "...durableDelay('approval'",
     before: [
-      `import { durableDelay, extendRunMachine } from '${pkg.name}';`,
+      `import { durableDelay, extendRunMachine } from '${pkg.name}/machines';`,
       "const failure = { code: 'run.timed_out', kind: 'system', message: 'No decision within a day' };",
       "export const expiring = extendRunMachine({ name: 'expiring', version: 1,",
       '  states: ({ waiting_human, ...rest }) => ({ ...rest,',

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { not, or, setup as setupMachine } from 'xstate';
+import { describeMachine, MACHINE_VERSION } from '../../machines/index.js';
 import {
   createScriptedPlanner,
   defineAgent,
-  describeMachine,
-  MACHINE_VERSION,
   resolveAgentPlanner,
   RUN_STATUSES,
   type RunEventRecord,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createScriptedPlanner, MACHINE_VERSION, type RuntimeOptions } from '../../src/index.js';
+import { MACHINE_VERSION } from '../../machines/index.js';
+import { createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
 import { openRuntime, restart } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 import { createWorld, readEffects } from '../helpers/world.js';

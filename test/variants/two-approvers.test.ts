@@ -7,13 +7,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMachine } from 'xstate';
-import {
-  BatonError,
-  createScriptedPlanner,
-  extendRunMachine,
-  type RunMachineDefinition,
-  type RuntimeOptions,
-} from '../../src/index.js';
+import { extendRunMachine, type RunMachineDefinition } from '../../machines/index.js';
+import { BatonError, createScriptedPlanner, type RuntimeOptions } from '../../src/index.js';
 import { createRunModel, runPath, type PathOutcome, type RunPath } from '../../src/testing/index.js';
 import { twoApprovers } from '../fixtures/two-approvers.js';
 import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';

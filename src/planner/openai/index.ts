@@ -5,8 +5,4 @@
  * never follow an abort; usage counts every attempt of a step.
  */
 export { createOpenAIPlanner, type OpenAIPlannerOptions } from './create-openai-planner.js';
-export { OPENAI_PLANNER_DEFAULTS } from './defaults.js';
 export type { ModelPrices } from './estimate.js';
-export type { RetryOptions } from './retry.js';
-export { COMPLETION_LIMIT_FIELDS, type CompletionLimitField } from './request-body.js';
-export { toFunctionName } from './tool-names.js';

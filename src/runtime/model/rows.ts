@@ -1,5 +1,6 @@
 /** Conversions from stored rows to the public API's shapes. */
 import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../../machines/types.js';
+import { isTerminalStatus } from '../../../machines/run-status.js';
 import { DEFAULT_TENANT, unscopeKey } from './tenant-keys.js';
 import { createFailure, fail, type Failure } from '../../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../../store/index.js';
@@ -119,7 +120,7 @@ export function toApproval(row: ApprovalRow): Approval {
 
 /** True for an event that ends a run's stream. */
 export function isTerminalEvent(event: RunEventRecord): boolean {
-  return event.type === 'state' && (event.data.to === 'succeeded' || event.data.to === 'failed');
+  return event.type === 'state' && isTerminalStatus(event.data.to);
 }
 
 /** A step row as the API reports it. */

@@ -67,7 +67,7 @@ export interface Run {
 }
 
 /** Event types of a run's log (docs/architecture.md §6), plus `run.created` (one list, with the store's other vocabularies). */
-export { EVENT_TYPES, type RunEventName } from '../../store/index.js';
+export { LOG_EVENT_TYPES, type RunEventName } from '../../store/index.js';
 import type { ApprovalKind, ApprovalResolution, ApprovalStatus, RunEventName } from '../../store/index.js';
 
 /**
@@ -87,12 +87,6 @@ export type FeedEvent = RunEventRecord & {
   /** Increasing in commit order across every run of the database; never reused. */
   position: number;
 };
-
-/** A human's decision on an approval. */
-export interface Decision {
-  by: string;
-  reason?: string;
-}
 
 /** How a human resolves an `uncertain_side_effect`: run it again, or record that it happened. */
 export type UncertainResolution = 'retry' | 'done';

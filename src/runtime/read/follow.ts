@@ -2,14 +2,15 @@
  * Following runs: the committed events of a run then its live ones, and waiting until a run
  * settles. Only committed events are delivered: the hub publishes after each COMMIT.
  */
+import { ACTIVE_STATUSES, SETTLED_STATUSES } from '../../../machines/types.js';
 import { BatonError, createFailure, fail, quoteId, type Failure } from '../../failure.js';
 import type { Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
 import { isTerminalEvent, toEvent, toRun } from '../model/rows.js';
 import type { Run, RunEventRecord } from '../model/types.js';
 
-const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
-const ACTIVE: ReadonlySet<string> = new Set(['pending', 'planning', 'executing', 'waiting_human']);
+const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATUSES);
+const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
 const PAGE = 500;
 /** Live events held for a reader before it is sent back to the log instead (memory per reader stays bounded). */
 export const BUFFER_LIMIT = 1_000;

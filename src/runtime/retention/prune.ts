@@ -6,12 +6,13 @@
  * unit, a turn of the event loop between batches, so live runs commit in between. A scheduled
  * prune (`retention`) runs the same on a timer.
  */
+import { TERMINAL_STATUSES, type TerminalStatus } from '../../../machines/types.js';
 import { fail } from '../../failure.js';
 import type { FinishedRun, PruneCounts, PruneSelection, Store } from '../../store/index.js';
 import { zeroCounts } from '../../store/prune-statements.js';
 
 /** The statuses a finished run has. */
-export type FinishedStatus = 'succeeded' | 'failed';
+export type FinishedStatus = TerminalStatus;
 
 /** What `runtime.prune()` deletes. */
 export interface PruneOptions {
@@ -62,7 +63,7 @@ export interface RetentionOptions {
   onPrune?: (report: PruneReport | null, error?: unknown) => void;
 }
 
-const FINISHED: readonly FinishedStatus[] = ['succeeded', 'failed'];
+const FINISHED: readonly FinishedStatus[] = TERMINAL_STATUSES;
 const DEFAULT_BATCH = 100;
 /** Pages given back per unit after a prune (1 MiB of 4 KiB pages). */
 const RECLAIM_PAGES = 256;

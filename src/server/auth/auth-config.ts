@@ -1,7 +1,7 @@
 /** Token configuration: each token maps to a tenant, roles and a name, from a JSON file or the environment. */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { BatonError, createFailure } from '../../index.js';
+import { BatonError, createFailure } from '../../failure.js';
 
 /** What a token may do: `submit` runs, `approve` decisions, `view` reads and streams, `admin` all three. */
 export const ROLES = ['submit', 'approve', 'view', 'admin'] as const;

@@ -5,4 +5,4 @@
  * itself (the data behind it does).
  */
 export { inspectorRoutes, INSPECTOR_HEADERS } from './inspector-routes.js';
-export { findInspectorDir, loadInspectorFiles, type InspectorFile } from './inspector-files.js';
+export { findInspectorDir } from './inspector-files.js';

@@ -7,4 +7,3 @@ export { runRoutes } from './runs.js';
 export { approvalRoutes } from './approvals.js';
 export { eventRoutes } from './events.js';
 export { metaRoutes } from './meta.js';
-export { startBodySchema, toStartRequest } from './start-run.js';

@@ -1,6 +1,6 @@
 /** Tickets for EventSource, the machine's definition, the tools, and the health check. */
 import { Hono } from 'hono';
-import { describeMachine } from '../../index.js';
+import { describeMachine } from '../../../machines/index.js';
 import type { AppEnv } from '../app-env.js';
 import { toSnakeJson } from '../to-json.js';
 import type { ServerDeps } from '../server-deps.js';

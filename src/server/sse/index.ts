@@ -5,7 +5,6 @@
  * event; the stream of every run delivers each feed event once, in position order, with `id:` =
  * position; nothing from a run the caller may not see is written to a caller's stream.
  */
-export { openSse, type SseWriter, type SseOptions } from './open-sse.js';
-export { createStreamSlots, type StreamSlots } from './stream-slots.js';
-export { prepareRunStream, isTerminalEvent, type PreparedRunStream } from './run-stream.js';
+export { openSse } from './open-sse.js';
+export { prepareRunStream } from './run-stream.js';
 export { prepareFeedStream } from './feed-stream.js';

@@ -4,16 +4,15 @@
  * without an `id:`; the stream ends after the terminal event. A slow client costs bounded memory
  * (the runtime reads on from the log for it) and is never cut off for lagging.
  */
+import { isTerminalStatus } from '../../../machines/run-status.js';
 import type { Runtime, RunEventRecord } from '../../index.js';
 import { toEventJson } from '../to-json.js';
 import type { SseWriter } from './open-sse.js';
 
 /** True for the event that ends a run's stream. */
 export function isTerminalEvent(event: RunEventRecord): boolean {
-  return event.type === 'state' && (event.data.to === 'succeeded' || event.data.to === 'failed');
+  return event.type === 'state' && isTerminalStatus(event.data.to);
 }
-
-const TERMINAL: ReadonlySet<string> = new Set(['succeeded', 'failed']);
 
 /** A run's stream, ready to pump; `none` when the run has ended and nothing is left to replay. */
 export type PreparedRunStream = { kind: 'none' } | { kind: 'stream'; pump: (sse: SseWriter) => Promise<void> };
@@ -26,7 +25,7 @@ export async function prepareRunStream(
 ): Promise<PreparedRunStream> {
   const { runtime } = deps;
   if (
-    TERMINAL.has((await runtime.get(run.id)).status) &&
+    isTerminalStatus((await runtime.get(run.id)).status) &&
     (await runtime.readEvents(run.id, { after, limit: 1 })).length === 0
   ) {
     return { kind: 'none' };
