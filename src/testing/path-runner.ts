@@ -5,6 +5,7 @@
  * With `restoreEveryStep`, the runtime is closed and reopened from the file before each event.
  */
 import { stateName, statusOf } from '../../machines/run-status.js';
+import { SETTLED_STATUSES } from '../../machines/types.js';
 import type { RunMachineDefinition } from '../../machines/variants.js';
 import type { Run } from '../runtime/model/types.js';
 import type { GateHit } from './gates.js';
@@ -24,7 +25,7 @@ export interface PathOutcome {
   restarts: number;
 }
 
-const SETTLED: ReadonlySet<string> = new Set(['succeeded', 'failed', 'waiting_human']);
+const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATUSES);
 
 /** Runs one path; resolves with its outcome or rejects with the first mismatch. */
 export async function runPath(

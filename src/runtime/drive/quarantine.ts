@@ -4,8 +4,8 @@
  * it answers `store.corrupt_row` naming the run and the column, it blocks no other run, and an
  * operator can still end it (`cancel`), which writes it `failed` without its snapshot.
  */
-import { isRunStateValue } from '../../../machines/run-status.js';
-import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus } from '../../../machines/types.js';
+import { isRunStateValue, isTerminalStatus } from '../../../machines/run-status.js';
+import { RUN_STATUSES, type RunStatus } from '../../../machines/types.js';
 import { BatonError, type Failure } from '../../failure.js';
 import type { RunRow, Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
@@ -143,10 +143,8 @@ export async function sweepWaitingRows(
   }
 }
 
-/** Not finished: an active status, or one no state has (a damaged row). */
-const ACTIVE_OR_UNKNOWN = (status: string): boolean => !(TERMINAL_STATUSES as readonly string[]).includes(status);
-
 /** What is wrong with a run's row, if the run is unfinished and its row damaged (a quarantined run). */
 export function damageOfUnfinished(row: RunRow | undefined): Failure | null {
-  return row && ACTIVE_OR_UNKNOWN(row.status) ? checkRunRow(row) : null;
+  // Not finished: an active status, or one no state has (a damaged row).
+  return row && !isTerminalStatus(row.status) ? checkRunRow(row) : null;
 }

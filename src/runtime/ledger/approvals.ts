@@ -12,10 +12,10 @@ import { BatonError, createFailure, fail, quoteId } from '../../failure.js';
 import { isWriteFailure, type ApprovalRow, type Store } from '../../store/index.js';
 import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
-import { alreadyDecided, settleCall, SETTLED_STATUSES, stepCalls, type LedgerCall } from './ledger.js';
+import { alreadyDecided, settleCall, stepCalls, type LedgerCall } from './ledger.js';
+import { SETTLED_TOOL_CALL_STATUSES, type ToolCallStatus } from '../../store/index.js';
 import { failpoint } from '../model/failpoints.js';
 import type { ApprovalVote, UncertainResolution } from '../model/types.js';
-import type { ToolCallStatus } from './ledger.js';
 
 /** A decision as the runtime applies it. */
 export interface DecisionInput {
@@ -71,7 +71,7 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
   if (input.approve) return;
   // A rejected step goes back to the model: the refused calls say so, the rest were not run.
   for (const call of calls) {
-    if (call.row && SETTLED_STATUSES.has(call.row.status)) continue;
+    if (call.row && SETTLED_TOOL_CALL_STATUSES.has(call.row.status)) continue;
     const refused = bound.has(call.id);
     const failure = refused
       ? createFailure(

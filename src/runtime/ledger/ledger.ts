@@ -18,13 +18,6 @@ import { loadDecision } from '../drive/run-memory.js';
 import type { RunDriver } from '../drive/run-driver.js';
 import { toSettledCall } from '../drive/settled-call.js';
 
-export {
-  TOOL_CALL_STATUSES,
-  SETTLED_TOOL_CALL_STATUSES as SETTLED_STATUSES,
-  FAILED_TOOL_CALL_STATUSES as FAILED_STATUSES,
-  type ToolCallStatus,
-} from '../../store/index.js';
-
 /** One call of a step as the planner journaled it, with its ledger row so far. */
 export interface LedgerCall {
   id: string;

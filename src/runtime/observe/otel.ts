@@ -17,6 +17,7 @@
  * beside it (`otel-run-span`, `otel-chat-span`, `otel-tool-spans`, `otel-approval-span`).
  */
 import { trace } from '@opentelemetry/api';
+import { SETTLED_STATUSES } from '../../../machines/types.js';
 import type { Store } from '../../store/index.js';
 import type { RunEventName, RunEventRecord } from '../model/types.js';
 import { onApprovalRequest, onApprovalResult } from './otel-approval-span.js';
@@ -26,6 +27,9 @@ import { cappedContent, type EventHandler, type SpanDeps } from './otel-spans.js
 import { onAction, onCompensation, onResult } from './otel-tool-spans.js';
 import { newTracedRun, replayLog, type TracedRun } from './traced-run.js';
 import { flushRegisteredProvider, providerRegistered } from './tracer-provider.js';
+
+/** A run that ended or waits for a person: its tracer state is dropped (a resume replays the log). */
+const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATUSES);
 
 /** How runs are traced (`RuntimeOptions.tracing`). */
 export interface TracingOptions {
@@ -81,7 +85,7 @@ export function createRunTracer(store: Store, options: TracingOptions = {}): Run
     run.lastSeq = event.seq;
     HANDLERS[event.type]?.(deps, runId, run, event, emit);
     // Ended, or waiting (it may leave memory for weeks): what it knew is read from its log if it comes back.
-    if (emit && event.type === 'state' && ['succeeded', 'failed', 'waiting_human'].includes(String(event.data.to))) {
+    if (emit && event.type === 'state' && SETTLED.has(String(event.data.to))) {
       runs.delete(runId);
     }
   }

@@ -14,15 +14,8 @@ import { executeCall, type CallScope } from './execute-call.js';
 import { failpoint } from '../model/failpoints.js';
 import { hashOf, stepApprovalId } from '../model/ids.js';
 import { loadDecision } from '../drive/run-memory.js';
-import {
-  approvalHash,
-  FAILED_STATUSES,
-  highestRisk,
-  pendingApproval,
-  settleCall,
-  SETTLED_STATUSES,
-  type ToolCallStatus,
-} from '../ledger/ledger.js';
+import { approvalHash, highestRisk, pendingApproval, settleCall } from '../ledger/ledger.js';
+import { FAILED_TOOL_CALL_STATUSES, SETTLED_TOOL_CALL_STATUSES, type ToolCallStatus } from '../../store/index.js';
 import { prepareCalls, type PreparedCall } from '../ledger/prepared-call.js';
 import { compensateRun } from './compensate.js';
 
@@ -47,7 +40,7 @@ export function createExecutorActor(env: RuntimeEnv) {
     }
     if (decision.type === 'final') {
       // The model never decides a terminal state: the runtime checks the ledger first.
-      const open = driver.memory.toolCalls().filter((r) => !SETTLED_STATUSES.has(r.status));
+      const open = driver.memory.toolCalls().filter((r) => !SETTLED_TOOL_CALL_STATUSES.has(r.status));
       const pending = [...driver.memory.approvals.values()].filter((a) => a.status === 'pending');
       if (open.length > 0 || pending.length > 0) {
         return {
@@ -113,7 +106,7 @@ export function createExecutorActor(env: RuntimeEnv) {
 
     let executed = 0;
     for (const call of calls) {
-      if (call.row && SETTLED_STATUSES.has(call.row.status)) continue;
+      if (call.row && SETTLED_TOOL_CALL_STATUSES.has(call.row.status)) continue;
       if (call.verdict === 'invalid' || call.verdict === 'not_found' || call.verdict === 'denied') {
         settle(call, call.verdict, toErrorResult(call.failure!));
         continue;
@@ -141,7 +134,7 @@ export function createExecutorActor(env: RuntimeEnv) {
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     }
 
-    const failedAll = calls.length > 0 && calls.every((c) => c.row && FAILED_STATUSES.has(c.row.status));
+    const failedAll = calls.length > 0 && calls.every((c) => c.row && FAILED_TOOL_CALL_STATUSES.has(c.row.status));
     const loopSignature = failedAll ? hashOf(calls.map((c) => [c.toolName, c.argsHash, c.row!.status])) : null;
     return { type: 'next_step', toolCalls: executed, loopSignature };
   });
