@@ -43,6 +43,8 @@ export interface RunFlush {
 export function createRunFlush(deps: RunFlushDeps): RunFlush {
   const { runId, units, snapshots, drafts } = deps;
   let waiting: Promise<void> | null = null;
+  /** A flush failed: the run's later units build on one that never landed, so none is written. */
+  let broken: Failure | null = null;
 
   /** Writes the staged ops, the events and the snapshot; runs inside the shared transaction. */
   function write(writer: UnitWriter): RunEventRecord[] {
@@ -50,6 +52,9 @@ export function createRunFlush(deps: RunFlushDeps): RunFlush {
     // A stopped driver writes nothing more, as if the process had died here; whoever waits
     // on this flush learns that the runtime closed.
     if (deps.stopped()) throw new BatonError(createFailure('run.closed', `Run '${runId}' stopped before this write`));
+    // Queued behind a unit that failed: its events would be numbered after ones that are not on
+    // disk (a gap in the log), and its snapshot after a transition that never landed.
+    if (broken) throw new BatonError(broken);
     return units.write(writer, snapshots.save);
   }
 
@@ -71,9 +76,11 @@ export function createRunFlush(deps: RunFlushDeps): RunFlush {
         waiting = deps.store.write(write, deps.fence).then((events) => committed(events, flush));
         waiting.catch((error: unknown) => {
           // The run is retired: its held drafts are dropped (they are live text, never kept).
+          const failure = toFailure(error, 'store.checkpoint_failed');
+          broken ??= failure;
           drafts.settle(flush);
           drafts.drop();
-          deps.failed(toFailure(error, 'store.checkpoint_failed'));
+          deps.failed(failure);
         });
       }
       return waiting;
