@@ -3,7 +3,7 @@
  * on a SQLite file and once on a PostgreSQL database of its own (when a cluster is given, as in
  * CI; see `pg.ts`).
  */
-import { createSqliteStore, sqliteRunStore, type Store } from '../../src/store/index.js';
+import { createSqliteStore, type Store } from '../../src/store/index.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { freshDatabase, hasPostgres } from './pg.js';
 import { tempFiles } from './temp.js';
@@ -22,5 +22,5 @@ export async function freshDatabaseOf(dialect: DialectName): Promise<{ database:
 /** The runtime's store on a fresh database of `dialect`. */
 export async function freshStoreOf(dialect: DialectName): Promise<Store> {
   const { database } = await freshDatabaseOf(dialect);
-  return dialect === 'sqlite' ? sqliteRunStore(createSqliteStore(database)) : createPostgresStore(database);
+  return dialect === 'sqlite' ? createSqliteStore(database) : createPostgresStore(database);
 }

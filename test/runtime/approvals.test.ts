@@ -95,11 +95,7 @@ describe('approvals', () => {
     expect(done.answer).toContain('carol rejected tool');
     expect(done.answer).toContain('too risky');
     expect(readEffects(effects)).toEqual([]);
-    expect(
-      storeOf(runtime)
-        .listToolCalls(run.id)
-        .map((c) => c.status),
-    ).toEqual(['skipped', 'rejected']);
+    expect((await storeOf(runtime).listToolCalls(run.id)).map((c) => c.status)).toEqual(['skipped', 'rejected']);
   });
 
   it('ends the run rejected when the reviewer stops it', async () => {

@@ -36,7 +36,7 @@ describe('runtime lifecycle', () => {
     expect(events.filter((e) => e.type === 'action').map((e) => e.data.tool)).toEqual(['world.read', 'world.unsafe']);
     expect(readEffects(effects).map((e) => e.value)).toEqual(['a', 'b']);
 
-    const calls = storeOf(runtime).listToolCalls(run.id);
+    const calls = await storeOf(runtime).listToolCalls(run.id);
     expect(calls.map((c) => [c.tool, c.status, c.attempts])).toEqual([
       ['world.read', 'succeeded', 1],
       ['world.unsafe', 'succeeded', 1],
@@ -57,11 +57,7 @@ describe('runtime lifecycle', () => {
     });
     const ok = await runtime.wait((await runtime.start({ input: 'hello', sessionId: 'ses_1' })).id);
     expect(ok.status).toBe('succeeded');
-    expect(
-      storeOf(runtime)
-        .listMessages(scopeKey(null, 'ses_1'))
-        .map((m) => [m.role, m.content]),
-    ).toEqual([
+    expect((await storeOf(runtime).listMessages(scopeKey(null, 'ses_1'))).map((m) => [m.role, m.content])).toEqual([
       ['user', 'hello'],
       ['assistant', 'answer to hello'],
     ]);
@@ -72,7 +68,7 @@ describe('runtime lifecycle', () => {
     expect(failed.status).toBe('failed');
     expect(failed.stopReason).toBe('max_steps');
     expect(failed.answer).toBeNull();
-    expect(storeOf(runtime).listMessages(scopeKey(null, 'ses_1'))).toHaveLength(2);
+    expect(await storeOf(runtime).listMessages(scopeKey(null, 'ses_1'))).toHaveLength(2);
   });
 
   it('shows the planner the session history and the tool observations', async () => {
