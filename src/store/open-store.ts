@@ -39,7 +39,10 @@ function deferred(opening: Promise<Store>): Store {
     () => undefined,
   );
   return new Proxy({} as Store, {
-    get(_target, key: keyof Store) {
+    get(_target, key: keyof Store | 'then') {
+      // Not a promise: `await store` or `Promise.resolve(store)` must give the store itself, not
+      // call a `then` that no store has (its rejection went unhandled and ended the process).
+      if (key === 'then') return undefined;
       if (key === 'dialect') return 'postgres';
       if (key === 'commits') return ready?.commits ?? 0;
       if (key === 'writeFailure') return ready?.writeFailure ?? null;
