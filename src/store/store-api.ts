@@ -178,8 +178,8 @@ export interface StoreReads {
 }
 
 /**
- * Who drives which run. These change rows outside any unit of work, one statement each; a write
- * the database refuses fails as a unit's does (`store.write_failed`, noted in `writeFailure`).
+ * Who drives which run. Lease changes are made outside any unit of work, one statement each; one
+ * the database refuses fails as a unit's write does (`store.write_failed`, noted in `writeFailure`).
  */
 export interface StoreLeases {
   /**
