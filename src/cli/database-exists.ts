@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { isPostgresUrl } from '../store/open-store.js';
+import { isPostgresUrl } from '../store/index.js';
 import { CliError } from './cli-error.js';
 import { describeDatabase, maskCredentials } from './mask.js';
 

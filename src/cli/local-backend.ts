@@ -15,7 +15,7 @@ import {
   type Runtime,
 } from '../index.js';
 import { describeTools } from '../runtime/index.js';
-import { isPostgresUrl } from '../store/open-store.js';
+import { isPostgresUrl } from '../store/index.js';
 import { abortable } from './abortable.js';
 import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson, type ToolJson } from './api-json.js';
 import type { Backend } from './backend.js';

@@ -1,5 +1,5 @@
 /** Passwords out of what the CLI prints: a PostgreSQL URL's password becomes `***`. */
-import { isPostgresUrl } from '../store/open-store.js';
+import { isPostgresUrl } from '../store/index.js';
 
 /** `scheme://user:password@` in any text, its password masked. */
 const CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*):[^\s@/]*@/gi;

@@ -3,7 +3,7 @@
  * database (a SQLite file or a PostgreSQL URL) in process.
  */
 import { resolve } from 'node:path';
-import { isPostgresUrl } from '../store/open-store.js';
+import { isPostgresUrl } from '../store/index.js';
 import type { RunStatus } from '../index.js';
 import type { Backend } from './backend.js';
 import { usageError } from './cli-error.js';

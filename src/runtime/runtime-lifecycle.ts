@@ -5,7 +5,7 @@
  * before the store closes, in an order that keeps each step's writes ahead of the next.
  */
 import { toFailure } from '../failure.js';
-import type { OpenedStore } from '../store/open-store.js';
+import type { OpenedStore } from '../store/index.js';
 import { retireOwner } from './drive/leases.js';
 import type { EventHub } from './model/event-hub.js';
 import type { RunTracer } from './observe/otel.js';

@@ -11,7 +11,7 @@
 import type { RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { fail, type Failure } from '../failure.js';
-import { openStore } from '../store/open-store.js';
+import { openStore } from '../store/index.js';
 import { admitStart } from './drive/yield-turn.js';
 import { newOwner } from './drive/leases.js';
 import { describeTools } from './ledger/tool-registry.js';

@@ -3,8 +3,8 @@
  * PostgreSQL database, anything else a SQLite file. SQLite opens synchronously (an unusable
  * path throws at once); PostgreSQL connects in the background, and every call waits for it.
  */
-import type { SqliteStore, Store } from './store-api.js';
-import { createSqliteStore, sqliteRunStore } from './store.js';
+import type { Store } from './store-api.js';
+import { createSqliteStore, type SqliteStore } from './sqlite-store.js';
 import { createPostgresStore } from './postgres/pg-store.js';
 
 /** True when `database` is a PostgreSQL URL. */
@@ -12,7 +12,7 @@ export function isPostgresUrl(database: string): boolean {
   return /^postgres(ql)?:\/\//i.test(database);
 }
 
-/** An opened store; `sqlite` is the synchronous face when the store is a SQLite file. */
+/** An opened store; `sqlite` is the same store, with its file and queue, when it is a SQLite file. */
 export interface OpenedStore {
   store: Store;
   sqlite: SqliteStore | null;
@@ -24,7 +24,7 @@ export interface OpenedStore {
 export function openStore(database: string, options: { poolSize?: number } = {}): OpenedStore {
   if (!isPostgresUrl(database)) {
     const sqlite = createSqliteStore(database);
-    return { store: sqliteRunStore(sqlite), sqlite, opened: Promise.resolve() };
+    return { store: sqlite, sqlite, opened: Promise.resolve() };
   }
   const opening = createPostgresStore(database, options);
   opening.catch(() => undefined);
@@ -39,7 +39,10 @@ function deferred(opening: Promise<Store>): Store {
     () => undefined,
   );
   return new Proxy({} as Store, {
-    get(_target, key: keyof Store) {
+    get(_target, key: keyof Store | 'then') {
+      // Not a promise: `await store` or `Promise.resolve(store)` must give the store itself, not
+      // call a `then` that no store has (its rejection went unhandled and ended the process).
+      if (key === 'then') return undefined;
       if (key === 'dialect') return 'postgres';
       if (key === 'commits') return ready?.commits ?? 0;
       if (key === 'writeFailure') return ready?.writeFailure ?? null;

@@ -1,12 +1,10 @@
 /**
- * The store's contract: the row types, and what the runtime asks of its storage, member by
- * member. `store.ts` implements it on SQLite.
+ * The store's contract, written once: the row types, and what the runtime asks of its storage,
+ * job by job (reads, leases, the feed, retention, and units of work). SQLite (`sqlite-store.ts`)
+ * and PostgreSQL (`postgres/pg-store.ts`) each implement it directly.
  */
 import type { Selectable } from 'kysely';
 import type { Failure } from '../failure.js';
-import type { WriteFailures } from './store-errors.js';
-import type { CommitQueue } from './commit-queue.js';
-import type { OpenDatabase } from './open-database.js';
 import type {
   ApprovalTable,
   ArtifactTable,
@@ -135,32 +133,8 @@ export interface Fence {
   epoch: number;
 }
 
-/**
- * Baton's storage as the runtime uses it, on either dialect: reads and lease changes are
- * asynchronous; writes are units of work (`write`) that commit atomically and resolve after
- * their COMMIT. Rows are snake_case, times epoch milliseconds, JSON stored as text.
- */
-export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
-  /**
-   * Runs `work` in a unit of work and resolves with what it returned once the unit is durable.
-   * On SQLite units queued in one turn share a transaction (one fsync), each in its own
-   * savepoint; on PostgreSQL a run's units commit one after another, each fenced by `fence`.
-   * `work` runs later (when the unit is written), never inside this call.
-   */
-  write<T>(work: (writer: UnitWriter) => T, fence?: Fence): Promise<T>;
-  /** Transactions committed since the store opened. */
-  readonly commits: number;
-  /** Writes the database refused since the last transaction it committed (null when none). */
-  readonly writeFailure: { failure: Failure; since: number; last: number } | null;
-  /**
-   * Hears what other processes commit (PostgreSQL's LISTEN/NOTIFY, sent after each commit);
-   * a SQLite file has no such channel and never calls the listener. Returns the unsubscribe.
-   */
-  listen(listener: (note: StoreNote) => void): () => void;
-  /** Commits what is queued and closes the database. */
-  close(): Promise<void>;
-
+/** What a store reads: runs, the rows of a run, a session's history. */
+export interface StoreReads {
   getRun(id: string): Promise<RunRow | undefined>;
   findRunByIdempotencyKey(key: string): Promise<RunRow | undefined>;
   /** The session's one non-terminal run, if any (a unique index keeps it one). */
@@ -185,6 +159,29 @@ export interface Store {
   /** The earliest wake-up of a waiting run after `now`, if any; of `agent`'s runs only, when given. */
   nextWake(now: number, agent?: string | null): Promise<number | null>;
 
+  listSteps(runId: string): Promise<StepRow[]>;
+  getToolCall(id: string): Promise<ToolCallRow | undefined>;
+  /** The ledger of a run, in step and call order. */
+  listToolCalls(runId: string): Promise<ToolCallRow[]>;
+  getApproval(id: string): Promise<ApprovalRow | undefined>;
+  /** The approvals of a run, oldest first. */
+  listApprovals(runId: string): Promise<ApprovalRow[]>;
+  /** A page of a run's events with `seq` above `after`, in order. */
+  listEvents(runId: string, after?: number, limit?: number): Promise<EventRow[]>;
+  /** The highest `seq` of a run (0 without events). */
+  lastSeq(runId: string): Promise<number>;
+  /** A run's events of one type, in order. */
+  eventsOfType(runId: string, type: string): Promise<EventRow[]>;
+  getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
+  /** A session's committed history, oldest first. */
+  listMessages(sessionId: string): Promise<MessageRow[]>;
+}
+
+/**
+ * Who drives which run. Lease changes are made outside any unit of work, one statement each; one
+ * the database refuses fails as a unit's write does (`store.write_failed`, noted in `writeFailure`).
+ */
+export interface StoreLeases {
   /**
    * Takes the lease of a run for `leaseMs` if it is free, lapsed, ours, or its owner is known
    * dead; the epoch its writes carry from now on, or null when another owner holds it. Lease
@@ -204,23 +201,10 @@ export interface Store {
   /** Lets go of a run `owner` holds; with `epoch`, only if no claim came since (a late release changes nothing). */
   releaseLease(id: string, owner: string, epoch?: number): Promise<void>;
   releaseLeases(owner: string): Promise<void>;
+}
 
-  listSteps(runId: string): Promise<StepRow[]>;
-  getToolCall(id: string): Promise<ToolCallRow | undefined>;
-  /** The ledger of a run, in step and call order. */
-  listToolCalls(runId: string): Promise<ToolCallRow[]>;
-  getApproval(id: string): Promise<ApprovalRow | undefined>;
-  /** The approvals of a run, oldest first. */
-  listApprovals(runId: string): Promise<ApprovalRow[]>;
-  /** A page of a run's events with `seq` above `after`, in order. */
-  listEvents(runId: string, after?: number, limit?: number): Promise<EventRow[]>;
-  /** The highest `seq` of a run (0 without events). */
-  lastSeq(runId: string): Promise<number>;
-  /** A run's events of one type, in order. */
-  eventsOfType(runId: string, type: string): Promise<EventRow[]>;
-  getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
-  /** A session's committed history, oldest first. */
-  listMessages(sessionId: string): Promise<MessageRow[]>;
+/** What the runtimes sharing a database read in common: the feed of all runs' events, and its secrets. */
+export interface StoreFeed {
   /**
    * The feed's events after `after`, in position order, at most `limit`; of `tenantId`'s runs
    * only, unless null. Positions are in commit order: one seen, no later read returns one below it.
@@ -230,7 +214,10 @@ export interface Store {
   feedHead(): Promise<number>;
   /** The secret named `name`, created as `candidate` if the database has none (the first to ask wins). */
   sharedSecret(name: string, candidate: string): Promise<string>;
+}
 
+/** Retention: deleting finished runs, and what a dry run accounts for. */
+export interface StoreRetention {
   /** Deletes one batch of finished runs with everything only they hold, as one unit (or, dry, counts it): `prune-statements.ts`. */
   pruneBatch(selection: PruneSelection): Promise<PruneBatch>;
   /** The newest finished runs of a status, newest first (what `keepLast` keeps). */
@@ -246,6 +233,34 @@ export interface Store {
   reclaimSpace(maxPages: number): Promise<SpaceReclaimed>;
 }
 
+/**
+ * Baton's storage as the runtime uses it, on either dialect: reads and lease changes are
+ * asynchronous; writes are units of work (`write`) that commit atomically and resolve after
+ * their COMMIT. Rows are snake_case, times epoch milliseconds, JSON stored as text. Each
+ * dialect implements it whole (`createSqliteStore`, `createPostgresStore`), job by job.
+ */
+export interface Store extends StoreReads, StoreLeases, StoreFeed, StoreRetention {
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * Runs `work` in a unit of work and resolves with what it returned once the unit is durable.
+   * On SQLite units queued in one turn share a transaction (one fsync), each in its own
+   * savepoint; on PostgreSQL a run's units commit one after another, each fenced by `fence`.
+   * `work` runs later (when the unit is written), never inside this call.
+   */
+  write<T>(work: (writer: UnitWriter) => T, fence?: Fence): Promise<T>;
+  /** Transactions committed since the store opened. */
+  readonly commits: number;
+  /** Writes the database refused since the last transaction it committed (null when none). */
+  readonly writeFailure: { failure: Failure; since: number; last: number } | null;
+  /**
+   * Hears what other processes commit (PostgreSQL's LISTEN/NOTIFY, sent after each commit);
+   * a SQLite file has no such channel and never calls the listener. Returns the unsubscribe.
+   */
+  listen(listener: (note: StoreNote) => void): () => void;
+  /** Commits what is queued and closes the database. */
+  close(): Promise<void>;
+}
+
 /** A finished run's place in finish order. */
 export interface FinishedRun {
   id: string;
@@ -257,84 +272,4 @@ export interface SpaceReclaimed {
   freed_pages: number;
   free_pages: number;
   page_size: number;
-}
-
-/**
- * The SQLite store's synchronous face: one database file, its commit queue and its statements,
- * for the runtime's SQLite adapter and Baton's own white-box tests. Writes are meant to run
- * inside a `queue` unit of work; reads run anywhere.
- */
-export interface SqliteStore {
-  /** The open file (its better-sqlite3 handle and Kysely instance). */
-  readonly db: OpenDatabase;
-  /** The group-commit queue every write goes through. */
-  readonly queue: CommitQueue;
-  /** The writes the database refused since its last commit. */
-  readonly writeFailures: WriteFailures;
-  /** Commits what is queued and closes the file. */
-  close(): void;
-
-  ensureSession(id: string, now: number): void;
-  insertRun(row: RunRow): void;
-  getRun(id: string): RunRow | undefined;
-  findRunByIdempotencyKey(key: string): RunRow | undefined;
-  activeRunOfSession(sessionId: string): RunRow | undefined;
-  listRuns(filter: RunFilter): RunRow[];
-  /** Compare-and-set on `version`: false when another writer got there first. */
-  saveProgress(progress: RunProgress): boolean;
-  setAnswer(runId: string, answer: string): void;
-  runIdsWithStatusNotIn(statuses: readonly string[]): string[];
-  inFlightRunIds(): string[];
-  orphansOfOtherAgents(agent: string, limit: number): { id: string; agent: string }[];
-  waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): RunRow[];
-  dueWaitingRuns(
-    now: number,
-    after: { wakeAt: number; id: string } | null,
-    limit: number,
-    agent?: string | null,
-  ): { id: string; wake_at: number }[];
-  nextWake(now: number, agent?: string | null): number | null;
-  setWakeAt(id: string, at: number | null): void;
-  /** The epoch of the claim, or null when another live owner holds the run. */
-  claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): number | null;
-  claimRuns(owner: string, leaseMs: number, limit: number, agent?: string | null): Claim[];
-  inFlightOwners(): string[];
-  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number, agent?: string | null): Claim[];
-  /** The runs whose leases `owner` still holds. */
-  renewLeases(owner: string, leaseMs: number, ids: readonly string[]): HeldRun[];
-  requestCancel(id: string, request: string): boolean;
-  releaseLease(id: string, owner: string, epoch?: number): void;
-  releaseLeases(owner: string): void;
-  /** True while `fence.owner` holds the run at `fence.epoch`. */
-  holdsRun(fence: Fence): boolean;
-  insertStep(row: StepRow): void;
-  listSteps(runId: string): StepRow[];
-  getToolCall(id: string): ToolCallRow | undefined;
-  putToolCall(row: ToolCallRow): void;
-  listToolCalls(runId: string): ToolCallRow[];
-  insertApproval(row: ApprovalRow): void;
-  getApproval(id: string): ApprovalRow | undefined;
-  /** Single use: only a pending approval can be decided; false otherwise. */
-  decideApproval(id: string, decision: ApprovalDecision): boolean;
-  /** False once the approval is decided. */
-  setApprovalVotes(id: string, votes: string): boolean;
-  listApprovals(runId: string): ApprovalRow[];
-  insertEvent(row: EventRow): void;
-  listEvents(runId: string, after?: number, limit?: number): EventRow[];
-  lastSeq(runId: string): number;
-  eventsOfType(runId: string, type: string): EventRow[];
-  putArtifact(row: ArtifactRow, runId: string): void;
-  getArtifact(sha256: string): ArtifactRow | undefined;
-  insertMessage(row: Omit<MessageRow, 'id'>): void;
-  listMessages(sessionId: string): MessageRow[];
-  readFeed(after: number, limit: number, tenantId: string | null): FeedRow[];
-  feedHead(): number;
-  sharedSecret(name: string, candidate: string): string;
-  /** One batch, synchronously: call inside a `queue` unit unless `dryRun`. */
-  pruneBatch(selection: PruneSelection): PruneBatch;
-  newestFinished(status: string, limit: number): FinishedRun[];
-  artifactRefsOf(sha256s: readonly string[]): { sha256: string; run_id: string; size: number }[];
-  runsOfSessions(sessionIds: readonly string[]): { id: string; session_id: string }[];
-  /** Call inside a `queue` unit. */
-  reclaimSpace(maxPages: number): SpaceReclaimed;
 }

@@ -127,3 +127,18 @@ export function trackWriteFailures(): WriteFailures {
     },
   };
 }
+
+/**
+ * Runs a write made outside a unit of work (a lease, a cancel request, a secret): a write the
+ * database refused is noted in `failures` and rejects as `store.write_failed`, as a unit's does.
+ * `write` is called at once, in this turn.
+ */
+export async function directWrite<T>(failures: WriteFailures, write: () => T | Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const failed = toWriteError(error);
+    failures.failed(failed);
+    throw failed;
+  }
+}

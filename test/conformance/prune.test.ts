@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createScriptedPlanner, type Runtime, type RuntimeOptions } from '../../src/index.js';
-import { createSqliteStore, sqliteRunStore, type Store } from '../../src/store/index.js';
+import { createSqliteStore, type Store } from '../../src/store/index.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { ALL_DIALECTS, freshDatabaseOf, type DialectName, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
@@ -33,7 +33,7 @@ function setup(database: string, effects: string): RuntimeOptions {
 
 /** A second handle on the database, to look at rows the runtime no longer answers for. */
 async function storeOn(dialect: DialectName, database: string): Promise<Store> {
-  return dialect === 'sqlite' ? sqliteRunStore(createSqliteStore(database)) : createPostgresStore(database);
+  return dialect === 'sqlite' ? createSqliteStore(database) : createPostgresStore(database);
 }
 
 /** Resolves once the clock has passed every update of the runs so far: the instant to prune before. */

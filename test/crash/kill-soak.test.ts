@@ -83,7 +83,7 @@ describe('kill soak', () => {
         const total = storeOf(runtime).db.sqlite.prepare('select count(*) as n from runs').get() as { n: number };
         if (total.n !== RUNS) problems.push(`${total.n} runs in the file, expected ${RUNS}`);
         for (let index = 0; index < RUNS; index += 1) {
-          const row = storeOf(runtime).findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
+          const row = await storeOf(runtime).findRunByIdempotencyKey(scopeKey(null, `soak-${index}`));
           if (!row) {
             problems.push(`run #${index} was never created`);
             continue;
@@ -104,15 +104,15 @@ describe('kill soak', () => {
           const plan = soakPlan(SEED, index);
           if (run.answer !== plan.answer) say(`answered ${JSON.stringify(run.answer)}`);
           // Every planned call ran and succeeded, unless its step's approval was rejected.
-          plan.steps.forEach((calls, step) => {
+          for (const [step, calls] of plan.steps.entries()) {
             const refused = approvals.some((a) => a.stepIndex === step && a.kind === 'tool' && a.status === 'rejected');
-            calls.forEach((call, k) => {
+            for (const [k, call] of calls.entries()) {
               const id = `${row.id}.s${step}.c${k}`;
-              const status = storeOf(runtime).getToolCall(id)?.status ?? 'missing';
+              const status = (await storeOf(runtime).getToolCall(id))?.status ?? 'missing';
               const expected = !refused ? 'succeeded' : call.risk === 'high' ? 'rejected' : 'skipped';
               if (status !== expected) say(`call ${id} (${call.tool}) is '${status}', expected '${expected}'`);
-            });
-          });
+            }
+          }
         }
         problems.push(...integrityProblems(runtime));
       } finally {

@@ -16,7 +16,9 @@ const runtime = createRuntime({
   tools: [createWorld(effects, { risk: 'high' }).unsafe],
 });
 const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
-const snapshot = JSON.parse(storeOf(runtime).getRun(run.id)!.snapshot) as { context: { timers: { approval: number } } };
+const snapshot = JSON.parse((await storeOf(runtime).getRun(run.id))!.snapshot) as {
+  context: { timers: { approval: number } };
+};
 console.log(JSON.stringify({ run_id: run.id, status: run.status, at: snapshot.context.timers.approval }));
 // Stay until the parent SIGKILLs this process.
 setInterval(() => undefined, 1_000);

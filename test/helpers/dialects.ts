@@ -6,7 +6,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { Runtime } from '../../src/index.js';
 import { storeOf } from '../../src/runtime/internals.js';
-import { createSqliteStore, sqliteRunStore, type Store } from '../../src/store/index.js';
+import { createSqliteStore, type Store } from '../../src/store/index.js';
 import { createPostgresStore } from '../../src/store/postgres/pg-store.js';
 import { freshDatabase, hasPostgres } from './pg.js';
 import { tempFiles } from './temp.js';
@@ -35,7 +35,7 @@ export async function freshDatabaseOf(dialect: DialectName): Promise<{ database:
 /** The runtime's store on a fresh database of `dialect`. */
 export async function freshStoreOf(dialect: DialectName): Promise<Store> {
   const { database } = await freshDatabaseOf(dialect);
-  return dialect === 'sqlite' ? sqliteRunStore(createSqliteStore(database)) : createPostgresStore(database);
+  return dialect === 'sqlite' ? createSqliteStore(database) : createPostgresStore(database);
 }
 
 const peeks: Store[] = [];
@@ -50,7 +50,7 @@ afterEach(async () => {
  * after the test), since the runtime hands out only its SQLite store.
  */
 export async function rowsOf(runtime: Runtime, database: string, dialect: DialectName): Promise<Store> {
-  if (dialect === 'sqlite') return sqliteRunStore(storeOf(runtime));
+  if (dialect === 'sqlite') return storeOf(runtime);
   const store = await createPostgresStore(database);
   peeks.push(store);
   return store;

@@ -130,7 +130,7 @@ describe('inspector (Chromium, dev mode)', () => {
     expect(download.suggestedFilename()).toBe(`${runId}.json`);
     const exported = JSON.parse(await readDownload(download));
     expect(exported).toMatchObject({ format: 'baton.run-export', run: { id: runId, status: 'succeeded' } });
-    const stored = storeOf(server.runtime).listEvents(runId, 0, 10_000);
+    const stored = await storeOf(server.runtime).listEvents(runId, 0, 10_000);
     expect(exported.events.map((e: { seq: number }) => e.seq)).toEqual(stored.map((e) => e.seq));
     expect(exported.tool_calls).toHaveLength(5);
     expect(exported.steps).toHaveLength(4);

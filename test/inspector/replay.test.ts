@@ -58,9 +58,11 @@ describe('inspector replay (Chromium)', () => {
     await call('POST', `/v1/runs/${runId}/approvals/${waiting.body.pending_approval_id}`, { decision: 'approve' });
     await server.runtime.wait(runId);
     expect((await server.runtime.get(runId)).status).toBe('succeeded');
-    const events: StoredEvent[] = storeOf(server.runtime)
-      .listEvents(runId, 0, 10_000)
-      .map((row) => ({ seq: row.seq, type: row.type, data: JSON.parse(row.data) as Record<string, unknown> }));
+    const events: StoredEvent[] = (await storeOf(server.runtime).listEvents(runId, 0, 10_000)).map((row) => ({
+      seq: row.seq,
+      type: row.type,
+      data: JSON.parse(row.data) as Record<string, unknown>,
+    }));
 
     const watched = await openPage(server.url);
     const { page } = watched;

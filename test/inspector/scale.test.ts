@@ -21,7 +21,7 @@ describe('inspector at size (Chromium)', () => {
     const long = await runtime.start({ input: `write:${LONG_STEPS}`, options: { maxSteps: LONG_STEPS + 5 } });
     await runtime.wait(long.id);
     for (const run of (await runtime.list({ limit: 200 })).runs) await runtime.wait(run.id);
-    const events = storeOf(runtime).listEvents(long.id, 0, 100_000).length;
+    const events = (await storeOf(runtime).listEvents(long.id, 0, 100_000)).length;
     expect(events).toBeGreaterThanOrEqual(500);
 
     const watched = await openPage(server.url);

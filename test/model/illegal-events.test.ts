@@ -31,12 +31,12 @@ function illegalPairs(): [RunStatus, string][] {
 }
 
 /** Everything the database knows about a run, to show an illegal event changed nothing. */
-function fingerprint(runtime: Runtime, runId: string): string {
+async function fingerprint(runtime: Runtime, runId: string): Promise<string> {
   const { sqlite } = storeOf(runtime).db;
   const count = (table: string) =>
     (sqlite.prepare(`select count(*) as n from ${table} where run_id = ?`).get(runId) as { n: number }).n;
   return JSON.stringify({
-    run: storeOf(runtime).getRun(runId),
+    run: await storeOf(runtime).getRun(runId),
     events: count('events'),
     steps: count('steps'),
     toolCalls: count('tool_calls'),
@@ -116,7 +116,7 @@ describe('illegal events', () => {
         }
         expect(illegal.length).toBeGreaterThan(0);
         for (const event of illegal) {
-          const before = fingerprint(runtime, runId);
+          const before = await fingerprint(runtime, runId);
           const error = await runtime.send(runId, event).then(
             () => undefined,
             (e: unknown) => e,
@@ -127,7 +127,7 @@ describe('illegal events', () => {
           });
           expect((error as Error).message).toContain(`'${status}'`);
           expect((error as Error).message).toContain(`'${event.type}'`);
-          expect(fingerprint(runtime, runId)).toBe(before);
+          expect(await fingerprint(runtime, runId)).toBe(before);
         }
       } finally {
         await runtime.close();

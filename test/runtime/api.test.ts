@@ -49,7 +49,7 @@ describe('runtime API for services', () => {
     expect(await runtime.readEvents(run.id, { after: 2, limit: 3 })).toEqual(all.slice(2, 5));
     expect(await runtime.readEvents(run.id, { after: all.length })).toEqual([]);
 
-    const row = storeOf(runtime).getRun(run.id)!;
+    const row = (await storeOf(runtime).getRun(run.id))!;
     expect(await runtime.checkpoint(run.id)).toEqual({
       version: row.version,
       bytes: Buffer.byteLength(row.snapshot),
@@ -119,11 +119,7 @@ describe('runtime API for services', () => {
     stop();
     for (const id of [a.id, b.id]) {
       const own = seen.filter((e) => e.runId === id).map((e) => e.seq);
-      expect(own).toEqual(
-        storeOf(runtime)
-          .listEvents(id)
-          .map((e) => e.seq),
-      );
+      expect(own).toEqual((await storeOf(runtime).listEvents(id)).map((e) => e.seq));
     }
     const before = seen.length;
     await runtime.start({ input: 'c' });

@@ -10,7 +10,6 @@ import { createScriptedPlanner, defineTool } from '../../src/index.js';
 import { buildContext, createTranscript } from '../../src/runtime/steps/context-builder.js';
 import { storeOf } from '../../src/runtime/internals.js';
 import { loadRunMemory, type RunMemory } from '../../src/runtime/drive/run-memory.js';
-import { sqliteRunStore } from '../../src/store/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
 
@@ -85,7 +84,7 @@ describe('context of a long run', () => {
 
   it('reads each past call once over the whole run and builds what a build from scratch builds', async () => {
     const { runtime, runId } = await longRun(1_000);
-    const stored = await loadRunMemory(sqliteRunStore(storeOf(runtime)), runId);
+    const stored = await loadRunMemory(storeOf(runtime), runId);
     const { memory, reads } = countedMemory(stored);
     const run = { id: runId, input: 'read every page' };
     const transcript = createTranscript();

@@ -74,7 +74,7 @@ describe('corrupt rows', () => {
     const cancelled = await runtime.cancel(bad, { reason: 'bad row' });
     expect(cancelled).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
     expect(cancelled.failure).toMatchObject({ code: 'store.corrupt_row' });
-    expect(storeOf(runtime).listEvents(bad, 0, 1000).at(-1)).toMatchObject({ type: 'state' });
+    expect((await storeOf(runtime).listEvents(bad, 0, 1000)).at(-1)).toMatchObject({ type: 'state' });
   });
 
   it('quarantines a run whose snapshot is not JSON', async () => {

@@ -58,7 +58,7 @@ describe('crash recovery (SIGKILL of a child process)', () => {
           expect(run).toMatchObject({ status: 'waiting_human', waitReason: 'uncertain_side_effect' });
           const happened = readEffects(files.effects).length;
           expect(happened).toBe(point === 'tool.started' ? 0 : 1);
-          expect(storeOf(runtime).listToolCalls(runId)[0]!.status).toBe('unknown');
+          expect((await storeOf(runtime).listToolCalls(runId))[0]!.status).toBe('unknown');
           // The human checks the outside world: retry if it did not happen, record it as done if it did.
           await runtime.approve(runId, run.pendingApprovalId!, {
             by: 'ops',
@@ -71,7 +71,7 @@ describe('crash recovery (SIGKILL of a child process)', () => {
         const effects = readEffects(files.effects);
         expect(effects).toHaveLength(expectedEffects(effect, point));
         if (effect !== 'read') expect(new Set(effects.map((e) => e.key)).size).toBe(effects.length);
-        expect(storeOf(runtime).listToolCalls(runId)[0]!.status).toBe('succeeded');
+        expect((await storeOf(runtime).listToolCalls(runId))[0]!.status).toBe('succeeded');
         await checkInvariants(runtime, runId);
       });
     }

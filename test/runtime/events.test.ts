@@ -163,15 +163,14 @@ describe('events', () => {
       for await (const event of watcher.events(run.id)) seen.push(event);
     })();
     // The decision is made once the watcher has read what was committed so far: it then follows live.
-    await waitUntil(() => seen.length === storeOf(driver).listEvents(run.id).length, 'the watcher to catch up');
+    await waitUntil(
+      async () => seen.length === (await storeOf(driver).listEvents(run.id)).length,
+      'the watcher to catch up',
+    );
     await driver.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
     await driver.wait(run.id);
     await following;
-    expect(seen.map((e) => e.seq)).toEqual(
-      storeOf(driver)
-        .listEvents(run.id)
-        .map((e) => e.seq),
-    );
+    expect(seen.map((e) => e.seq)).toEqual((await storeOf(driver).listEvents(run.id)).map((e) => e.seq));
     expect(seen.at(-1)!.data.to).toBe('succeeded');
   });
 

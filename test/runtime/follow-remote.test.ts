@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { createScriptedPlanner, defineTool } from '../../src/index.js';
 import { createEventHub } from '../../src/runtime/model/event-hub.js';
 import { followEvents } from '../../src/runtime/read/follow.js';
-import { createSqliteStore, sqliteRunStore, type Store } from '../../src/store/index.js';
+import { createSqliteStore, type Store } from '../../src/store/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -42,7 +42,7 @@ describe('following a run driven elsewhere', () => {
     const run = await driver.start({ input: 'x' });
     await waitUntil(async () => (await driver.get(run.id)).usage.steps === 1, 'the first step');
 
-    const own = sqliteRunStore(createSqliteStore(database));
+    const own = createSqliteStore(database);
     let reads = 0;
     // The real store, with one interleaving: before its second read of the run (the first is the
     // existence check), the run is let go and allowed to end.

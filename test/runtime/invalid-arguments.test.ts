@@ -26,7 +26,7 @@ describe('invalid tool calls', () => {
     expect(observation.content).toContain('tool.invalid_arguments');
     expect(observation.content).toContain('- value: Invalid input: expected string, received number');
     expect(readEffects(effects)).toEqual([]);
-    expect(storeOf(runtime).listToolCalls(run.id)[0]).toMatchObject({ status: 'invalid', attempts: 0 });
+    expect((await storeOf(runtime).listToolCalls(run.id))[0]).toMatchObject({ status: 'invalid', attempts: 0 });
   });
 
   it('tells the model about an unknown tool and lists the known ones', async () => {
@@ -60,11 +60,11 @@ describe('invalid tool calls', () => {
     expect(run.status).toBe('failed');
     expect(run.stopReason).toBe('loop_detected');
     expect(run.failure?.code).toBe('run.loop_detected');
-    expect(
-      storeOf(runtime)
-        .listToolCalls(run.id)
-        .map((c) => c.status),
-    ).toEqual(['invalid', 'invalid', 'invalid']);
+    expect((await storeOf(runtime).listToolCalls(run.id)).map((c) => c.status)).toEqual([
+      'invalid',
+      'invalid',
+      'invalid',
+    ]);
   });
 
   it('does not count different failing calls as a loop', async () => {

@@ -86,14 +86,13 @@ describe('crashes around a model call', () => {
     server.enqueue(textReply('The finished answer.'));
     const runtime = reopen(db, effects);
     const [listed] = (await runtime.list()).runs;
-    expect(storeOf(runtime).listMessages(scopeKey(null, listed!.sessionId))).toEqual([]);
+    expect(await storeOf(runtime).listMessages(scopeKey(null, listed!.sessionId))).toEqual([]);
     const run = await runtime.wait(listed!.id);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'The finished answer.' });
-    expect(
-      storeOf(runtime)
-        .listMessages(scopeKey(null, listed!.sessionId))
-        .map((m) => m.content),
-    ).toEqual(['crash while the model answers', 'The finished answer.']);
+    expect((await storeOf(runtime).listMessages(scopeKey(null, listed!.sessionId))).map((m) => m.content)).toEqual([
+      'crash while the model answers',
+      'The finished answer.',
+    ]);
     expect(server.requests).toHaveLength(2);
   });
 });

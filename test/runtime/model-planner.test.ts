@@ -77,14 +77,13 @@ describe('runtime with the OpenAI-compatible planner', () => {
     const done = await runtime.get(run.id);
     expect(done).toMatchObject({ status: 'succeeded', answer: 'The answer is forty-two.' });
     // Drafts are never rows: the log holds only committed events, numbered without gaps.
-    const stored = storeOf(runtime).listEvents(run.id);
+    const stored = await storeOf(runtime).listEvents(run.id);
     expect(stored.some((e) => e.type === 'draft')).toBe(false);
     expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i + 1));
-    expect(
-      storeOf(runtime)
-        .listMessages(scopeKey(null, 's'))
-        .map((m) => m.content),
-    ).toEqual(['what is it?', 'The answer is forty-two.']);
+    expect((await storeOf(runtime).listMessages(scopeKey(null, 's'))).map((m) => m.content)).toEqual([
+      'what is it?',
+      'The answer is forty-two.',
+    ]);
     expect(done.usage).toMatchObject({ llmCalls: 2, tokens: 30 });
     // The tool output reached the model as an observation.
     expect(toolMessages(1)).toEqual(['{"value":"a","replayed":false}']);
@@ -101,11 +100,10 @@ describe('runtime with the OpenAI-compatible planner', () => {
     const drafts: RunEventRecord[] = [];
     for await (const event of runtime.events(run.id)) if (event.type === 'draft') drafts.push(event);
     expect(await runtime.get(run.id)).toMatchObject({ status: 'succeeded', answer: 'The whole answer.' });
-    expect(
-      storeOf(runtime)
-        .listMessages(scopeKey(null, 's'))
-        .map((m) => m.content),
-    ).toEqual(['x', 'The whole answer.']);
+    expect((await storeOf(runtime).listMessages(scopeKey(null, 's'))).map((m) => m.content)).toEqual([
+      'x',
+      'The whole answer.',
+    ]);
     expect(server.requests).toHaveLength(2);
     // Each draft says which attempt it belongs to, so a reader can drop the broken one.
     expect(new Set(drafts.map((d) => d.data.attempt))).toEqual(new Set([1, 2]));

@@ -28,7 +28,7 @@ async function observe(tool: AnyTool, args: unknown = {}) {
   });
   const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
   expect(run.status).toBe('succeeded');
-  const row = storeOf(runtime).listToolCalls(run.id)[0]!;
+  const row = (await storeOf(runtime).listToolCalls(run.id))[0]!;
   return { observation: observed!.messages.at(-1)!.content, row, runtime, run };
 }
 
@@ -45,7 +45,7 @@ describe('tool calls', () => {
     expect(result).toMatchObject({ status: 'ok', truncated: true, artifact: { sha256, size: 5000 } });
     expect((result.content as string).length).toBe(1000);
     expect(observation).toContain(`artifact sha256:${sha256}`);
-    expect(storeOf(runtime).getArtifact(sha256)!.content.toString()).toBe(big);
+    expect((await storeOf(runtime).getArtifact(sha256))!.content.toString()).toBe(big);
   });
 
   it('times a tool out, aborts it, and tells the model it may retry', async () => {

@@ -36,7 +36,7 @@ describe('machine versions', () => {
     let runtime = openRuntime(options);
     const run = await runtime.wait((await runtime.start({ input: 'x', options: { budget: { maxCostUsd: 5 } } })).id);
     expect(run.status).toBe('waiting_human');
-    const row = storeOf(runtime).getRun(run.id)!;
+    const row = (await storeOf(runtime).getRun(run.id))!;
     storeOf(runtime)
       .db.sqlite.prepare('update runs set snapshot = ?, machine_version = 1 where id = ?')
       .run(toVersion1(row.snapshot), run.id);
@@ -45,7 +45,7 @@ describe('machine versions', () => {
     const done = await runtime.wait(run.id);
     expect(done).toMatchObject({ status: 'succeeded', answer: 'sent', usage: { costUsd: 0 } });
     expect(readEffects(effects)).toHaveLength(1);
-    expect(storeOf(runtime).getRun(run.id)!.machine_version).toBe(MACHINE_VERSION);
+    expect((await storeOf(runtime).getRun(run.id))!.machine_version).toBe(MACHINE_VERSION);
   });
 
   it('leaves a run saved by a newer machine as it is, and resumes the others', async () => {
@@ -61,7 +61,7 @@ describe('machine versions', () => {
     const other = await runtime.start({ input: 'y' });
     runtime = await restart(runtime, options);
     await expect.poll(() => runtime.recoveryFailures.get(run.id)?.message).toMatch(/newer than this machine/);
-    expect(storeOf(runtime).getRun(run.id)).toMatchObject({ status: 'waiting_human', machine_version: 99 });
+    expect(await storeOf(runtime).getRun(run.id)).toMatchObject({ status: 'waiting_human', machine_version: 99 });
     // The other runs of the file are resumed all the same.
     expect((await runtime.wait(other.id)).status).toBe('waiting_human');
     expect(runtime.recoveryFailures.has(other.id)).toBe(false);

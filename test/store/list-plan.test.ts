@@ -4,7 +4,7 @@
  * `runs`, no temporary sort — read from SQLite's own query plans on a file with runs in it.
  */
 import { describe, expect, it } from 'vitest';
-import { createSqliteStore, type RunFilter } from '../../src/store/store.js';
+import { createSqliteStore, type RunFilter } from '../../src/store/index.js';
 import { listRunsQuery } from '../../src/store/statements.js';
 import { tempFiles } from '../helpers/temp.js';
 
@@ -17,7 +17,7 @@ const FILTERS: Record<string, RunFilter> = {
 };
 
 describe('list query plans', () => {
-  it('reads an index in order and seeks to the cursor, for every filter', () => {
+  it('reads an index in order and seeks to the cursor, for every filter', async () => {
     const { db } = tempFiles();
     const store = createSqliteStore(db);
     try {
@@ -27,15 +27,15 @@ describe('list query plans', () => {
          values (?, ?, ?, 'x', '{}', '{}', '{}', 2, 0, 0, 0, 0, 0, ?, ?, ?)`,
       );
       const statuses = ['succeeded', 'failed', 'waiting_human'];
-      store.db.sqlite.transaction(() => {
+      await store.write((writer) => {
         for (let i = 0; i < 3_000; i += 1) {
           const status = statuses[i % 3]!;
           // A session has at most one active run: finished runs share sessions, waiting ones do not.
           const session = status === 'waiting_human' ? `default:w${i}` : `default:s${i % 50}`;
-          store.ensureSession(session, i);
+          writer.ensureSession(session, i);
           insert.run(`run_${i}`, session, status, i, i, i % 2 ? 'acme' : 'globex');
         }
-      })();
+      });
       store.db.sqlite.exec('analyze');
       for (const [name, filter] of Object.entries(FILTERS)) {
         for (const cursor of [undefined, '1500:run_1500']) {
@@ -51,7 +51,7 @@ describe('list query plans', () => {
           expect(plan.join(), where).not.toMatch(/TEMP B-TREE/);
           if (cursor || name !== 'no filter') expect(plan[0], where).toMatch(/^SEARCH runs/);
           // The page itself is right: newest first, after the cursor, the filter held.
-          const rows = store.listRuns({ ...filter, cursor, limit: 50 });
+          const rows = await store.listRuns({ ...filter, cursor, limit: 50 });
           expect(rows.length, where).toBeGreaterThan(0);
           for (const [i, row] of rows.entries()) {
             if (cursor) expect(row.created_at).toBeLessThan(1500);
@@ -63,7 +63,7 @@ describe('list query plans', () => {
         }
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { createSqliteStore } from '../../src/store/store.js';
+import { createSqliteStore } from '../../src/store/index.js';
 import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { freshDatabase, hasPostgres } from '../helpers/pg.js';
@@ -65,7 +65,7 @@ describe.skipIf(!hasPostgres())('the schema on PostgreSQL', () => {
         expect(postgres, table).toEqual(sqlite);
       }
     } finally {
-      store.close();
+      await store.close();
       await db.close();
     }
   });

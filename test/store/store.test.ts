@@ -77,11 +77,13 @@ describe('openDatabase', () => {
 });
 
 describe('store', () => {
-  it('enforces one active run per session in the database itself, across connections', () => {
+  it('enforces one active run per session in the database itself, across connections', async () => {
     const { db } = tempFiles();
     const store = createSqliteStore(db);
-    store.ensureSession('s', Date.now());
-    store.insertRun(runRow('r1', 's'));
+    await store.write((writer) => {
+      writer.ensureSession('s', Date.now());
+      writer.insertRun(runRow('r1', 's'));
+    });
     // A second connection, as another process would have.
     const other = new SQLite(db);
     const insert = () =>
@@ -95,53 +97,60 @@ describe('store', () => {
     other.prepare("update runs set status = 'succeeded' where id = 'r1'").run();
     expect(insert).not.toThrow();
     other.close();
-    store.close();
+    await store.close();
   });
 
-  it('saves progress only with the expected version (compare-and-set)', () => {
+  it('saves progress only with the expected version (compare-and-set)', async () => {
     const { db } = tempFiles();
     const store = createSqliteStore(db);
-    store.ensureSession('s', Date.now());
-    store.insertRun(runRow('r1', 's'));
+    await store.write((writer) => {
+      writer.ensureSession('s', Date.now());
+      writer.insertRun(runRow('r1', 's'));
+    });
     const progress = runProgress('r1', 0, { snapshot: '{"a":1}', status: 'planning' });
-    expect(store.saveProgress(progress)).toBe(true);
-    expect(store.saveProgress({ ...progress, snapshot: '{"a":2}' })).toBe(false);
-    expect(store.getRun('r1')).toMatchObject({ version: 1, snapshot: '{"a":1}' });
-    expect(store.saveProgress({ ...progress, expected_version: 1, snapshot: '{"a":3}' })).toBe(true);
-    expect(store.getRun('r1')).toMatchObject({ version: 2, snapshot: '{"a":3}' });
-    store.close();
+    const save = (saved: typeof progress) => store.write((writer) => writer.saveProgress(saved));
+    await expect(save(progress)).resolves.toBeUndefined();
+    await expect(save({ ...progress, snapshot: '{"a":2}' })).rejects.toMatchObject({
+      failure: { code: 'run.version_conflict' },
+    });
+    expect(await store.getRun('r1')).toMatchObject({ version: 1, snapshot: '{"a":1}' });
+    await expect(save({ ...progress, expected_version: 1, snapshot: '{"a":3}' })).resolves.toBeUndefined();
+    expect(await store.getRun('r1')).toMatchObject({ version: 2, snapshot: '{"a":3}' });
+    await store.close();
   });
 
-  it('numbers events per run and refuses a duplicate number', () => {
+  it('numbers events per run and refuses a duplicate number', async () => {
     const { db } = tempFiles();
     const store = createSqliteStore(db);
-    store.ensureSession('s', Date.now());
-    store.insertRun(runRow('r1', 's'));
-    store.insertEvent({ run_id: 'r1', seq: 1, type: 'state', data: '{}', created_at: 0 });
-    expect(() => store.insertEvent({ run_id: 'r1', seq: 1, type: 'state', data: '{}', created_at: 0 })).toThrow(
-      /UNIQUE|PRIMARY KEY/,
-    );
-    expect(store.lastSeq('r1')).toBe(1);
-    store.close();
+    await store.write((writer) => {
+      writer.ensureSession('s', Date.now());
+      writer.insertRun(runRow('r1', 's'));
+      writer.insertEvent({ run_id: 'r1', seq: 1, type: 'state', data: '{}', created_at: 0 });
+    });
+    await expect(
+      store.write((writer) => writer.insertEvent({ run_id: 'r1', seq: 1, type: 'state', data: '{}', created_at: 0 })),
+    ).rejects.toThrow(/UNIQUE|PRIMARY KEY/);
+    expect(await store.lastSeq('r1')).toBe(1);
+    await store.close();
   });
 
   it('shares one transaction among writers queued in the same turn, isolating a failing writer', async () => {
     const { db } = tempFiles();
     const store = createSqliteStore(db);
-    store.ensureSession('s', Date.now());
+    await store.write((writer) => writer.ensureSession('s', Date.now()));
     const before = store.queue.commits;
     const results = await Promise.allSettled([
-      store.queue.write(() => store.insertRun(runRow('a', 's'))),
-      store.queue.write(() => {
-        store.insertRun(runRow('b', 'other-session-that-does-not-exist'));
+      store.write((writer) => writer.insertRun(runRow('a', 's'))),
+      store.write((writer) => {
+        writer.insertRun(runRow('b', 'other-session-that-does-not-exist'));
       }),
-      store.queue.write(() => store.insertRun(runRow('c', 's', { status: 'succeeded' }))),
+      store.write((writer) => writer.insertRun(runRow('c', 's', { status: 'succeeded' }))),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(store.queue.commits - before).toBe(1);
-    expect(store.getRun('a')).toBeDefined();
-    expect(store.getRun('b')).toBeUndefined();
-    expect(store.getRun('c')).toBeDefined();
-    store.close();
+    expect(await store.getRun('a')).toBeDefined();
+    expect(await store.getRun('b')).toBeUndefined();
+    expect(await store.getRun('c')).toBeDefined();
+    await store.close();
   });
 });

@@ -34,8 +34,8 @@ function setup(db: string, effects: string): RuntimeOptions {
 }
 
 /** The instant the delay stored in the run's persisted snapshot. */
-function storedInstant(runtime: ReturnType<typeof openRuntime>, runId: string): number {
-  const snapshot = JSON.parse(storeOf(runtime).getRun(runId)!.snapshot) as {
+async function storedInstant(runtime: ReturnType<typeof openRuntime>, runId: string): Promise<number> {
+  const snapshot = JSON.parse((await storeOf(runtime).getRun(runId))!.snapshot) as {
     context: { timers?: Record<string, number> };
   };
   const at = snapshot.context.timers?.approval;
@@ -58,7 +58,7 @@ describe('a durable delay in a variant', () => {
     let runtime = openRuntime(options);
     const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
     expect(run.status).toBe('waiting_human');
-    const at = storedInstant(runtime, run.id);
+    const at = await storedInstant(runtime, run.id);
     expect(at - run.updatedAt).toBeLessThanOrEqual(DELAY_MS + 1_000);
 
     await runtime.close();
@@ -83,15 +83,15 @@ describe('a durable delay in a variant', () => {
     const options = setup(db, effects);
     let runtime = openRuntime(options);
     const expiring = await runtime.wait((await runtime.start({ input: 'x', sessionId: 'a' })).id);
-    const at = storedInstant(runtime, expiring.id);
+    const at = await storedInstant(runtime, expiring.id);
     const decided = await runtime.wait((await runtime.start({ input: 'y', sessionId: 'b' })).id);
 
     runtime = await restart(runtime, options);
     // Re-armed from the stored instant, not from the restart.
-    expect(storedInstant(runtime, expiring.id)).toBe(at);
+    expect(await storedInstant(runtime, expiring.id)).toBe(at);
     await runtime.approve(decided.id, decided.pendingApprovalId!, { by: 'alice' });
     expect((await runtime.wait(decided.id)).status).toBe('succeeded');
-    const done = JSON.parse(storeOf(runtime).getRun(decided.id)!.snapshot) as { context: { timers: object } };
+    const done = JSON.parse((await storeOf(runtime).getRun(decided.id))!.snapshot) as { context: { timers: object } };
     expect(done.context.timers).toEqual({});
 
     await until(async () => (await runtime.get(expiring.id)).status === 'failed');

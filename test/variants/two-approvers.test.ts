@@ -155,7 +155,7 @@ describe('the two-approver variant in the runtime', () => {
     let runtime = openRuntime(options);
     const run = await runtime.wait((await runtime.start({ input: 'drop' })).id);
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'alice' });
-    const before = storeOf(runtime).getRun(run.id)!;
+    const before = (await storeOf(runtime).getRun(run.id))!;
     expect(before).toMatchObject({ machine_name: 'two-approvers', machine_version: 1 });
 
     const stockOptions: RuntimeOptions = { ...options };
@@ -168,10 +168,10 @@ describe('the two-approver variant in the runtime', () => {
     });
     await expect(runtime.cancel(run.id)).rejects.toMatchObject({ failure: { code: 'run.machine_mismatch' } });
     // Only the lease the closed runtime released differs.
-    expect(storeOf(runtime).getRun(run.id)).toEqual({ ...before, owner: null, lease_until: null });
+    expect(await storeOf(runtime).getRun(run.id)).toEqual({ ...before, owner: null, lease_until: null });
     // A run made by Baton's machine in the same file is unaffected.
     const plain = await runtime.start({ input: 'x', sessionId: 'other' });
-    expect(storeOf(runtime).getRun(plain.id)!.machine_name).toBe('baton.run');
+    expect((await storeOf(runtime).getRun(plain.id))!.machine_name).toBe('baton.run');
 
     // A newer version of the variant without an upgrade refuses the old snapshot too.
     runtime = await restart(runtime, { ...options, machine: { ...twoApprovers, version: 2 } });
@@ -184,7 +184,7 @@ describe('the two-approver variant in the runtime', () => {
     expect(runtime.recoveryFailures.has(run.id)).toBe(false);
     await runtime.approve(run.id, run.pendingApprovalId!, { by: 'bob' });
     expect(await runtime.wait(run.id)).toMatchObject({ status: 'waiting_human' });
-    expect(storeOf(runtime).getRun(run.id)!.machine_version).toBe(2);
+    expect((await storeOf(runtime).getRun(run.id))!.machine_version).toBe(2);
     expect(readEffects(effects).map((e) => e.value)).toEqual(['drop']);
   });
 

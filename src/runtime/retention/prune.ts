@@ -8,8 +8,7 @@
  */
 import { TERMINAL_STATUSES, type TerminalStatus } from '../../../machines/types.js';
 import { fail } from '../../failure.js';
-import type { FinishedRun, PruneCounts, PruneSelection, Store } from '../../store/index.js';
-import { zeroCounts } from '../../store/prune-statements.js';
+import { zeroCounts, type FinishedRun, type PruneCounts, type PruneSelection, type Store } from '../../store/index.js';
 
 /** The statuses a finished run has. */
 export type FinishedStatus = TerminalStatus;

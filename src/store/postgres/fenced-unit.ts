@@ -8,12 +8,7 @@
  * Units with other writes (a new run, a decision, an answer) take the transaction path.
  */
 import type { ArtifactRow, Fence, RunProgress } from '../store-api.js';
-
-/** A recorded write, as the PostgreSQL store records it. */
-export interface RecordedOp {
-  name: string;
-  values: Record<string, unknown>;
-}
+import type { RecordedWrite } from './pg-recorder.js';
 
 /** The tables a fast unit inserts into, with what a repeated key does. */
 const INSERTS = [
@@ -51,7 +46,7 @@ const PROGRESS_COLUMNS = [
 
 /** A unit's one statement, or null when the unit needs the transaction path. */
 export function fencedUnit(
-  ops: readonly RecordedOp[],
+  ops: readonly RecordedWrite[],
   fence: Fence,
   notes: readonly [string, string][],
 ): { name: string; text: string; values: unknown[]; saves: boolean } | null {

@@ -1,0 +1,94 @@
+/**
+ * The SQLite store's units of work: each unit runs in its own savepoint of the commit queue's
+ * shared transaction, and each of its writes runs at once, conditions checked. A fenced unit
+ * checks first, in its transaction, that its runtime still holds the run at the epoch it
+ * claimed it with (as PostgreSQL's fenced unit does), so a runtime that lost its lease writes
+ * nothing, not even a `started` row; a new run's unit inserts the row it is fenced on.
+ */
+import { approvalTaken, staleFence, versionConflict } from './store-errors.js';
+import type { CommitQueue } from './commit-queue.js';
+import type { Prepared } from './sqlite-prepared.js';
+import type { Fence, Store, UnitWriter } from './store-api.js';
+
+/** `Store.write` over the prepared statements and the commit queue. */
+export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['write'] {
+  const { run, get } = prepared;
+  /** The fence of the unit being written, until it is checked (units run one at a time). */
+  let unchecked: Fence | null = null;
+  const fenced = (): void => {
+    const fence = unchecked;
+    if (fence === null) return;
+    unchecked = null;
+    const held = get<{ id: string }>('holdsRun', { id: fence.runId, owner: fence.owner, epoch: fence.epoch });
+    if (held === undefined) throw staleFence(fence);
+  };
+  const rowOf = (row: object) => row as Record<string, unknown>;
+  const writer: UnitWriter = {
+    ensureSession(id, now) {
+      unchecked = null;
+      run('ensureSession', { id, now });
+    },
+    insertRun(row) {
+      unchecked = null;
+      run('insertRun', rowOf(row));
+    },
+    saveProgress(progress) {
+      fenced();
+      // Compare-and-set on `version`: no row changed when another writer got there first.
+      if (run('saveProgress', rowOf(progress)).changes !== 1) throw versionConflict(progress.id);
+    },
+    setAnswer(runId, answer) {
+      fenced();
+      run('setAnswer', { id: runId, answer });
+    },
+    setWakeAt(id, at) {
+      fenced();
+      run('setWakeAt', { id, at });
+    },
+    insertStep(row) {
+      fenced();
+      run('insertStep', rowOf(row));
+    },
+    putToolCall(row) {
+      fenced();
+      run('putToolCall', rowOf(row));
+    },
+    insertApproval(row) {
+      fenced();
+      run('insertApproval', rowOf(row));
+    },
+    decideApproval(id, decision) {
+      fenced();
+      // Single use: only a pending approval changes.
+      if (run('decideApproval', { id, ...decision }).changes !== 1) throw approvalTaken(id);
+    },
+    setApprovalVotes(id, votes) {
+      fenced();
+      if (run('setApprovalVotes', { id, votes }).changes !== 1) throw approvalTaken(id);
+    },
+    insertEvent(row) {
+      fenced();
+      run('insertEvent', rowOf(row));
+    },
+    putArtifact(row, runId) {
+      fenced();
+      run('putArtifact', rowOf(row));
+      run('putArtifactRef', { sha256: row.sha256, run_id: runId });
+    },
+    insertMessage(row) {
+      fenced();
+      run('insertMessage', row);
+    },
+  };
+  /** Runs `work` as one unit under `fence` (checked before its first write). */
+  const unit = <T>(work: (writer: UnitWriter) => T, fence: Fence | undefined): T => {
+    unchecked = fence ?? null;
+    try {
+      return work(writer);
+    } finally {
+      unchecked = null;
+    }
+  };
+  // The same fence as PostgreSQL's: the owner and epoch, checked inside the unit's savepoint.
+  return (work, fence) => queue.write(() => unit(work, fence));
+}
