@@ -7,7 +7,7 @@
 import type { AnyStateMachine } from 'xstate';
 import { describeGuard, guardNames } from './describe-guard.js';
 import { MACHINE_VERSION, runMachine } from './run-machine.js';
-import { BATON_MACHINE_NAME } from './variants.js';
+import { BATON_MACHINE_NAME, type RunMachineDefinition } from './variants.js';
 
 /** One transition: `event` in `source` goes to `target` when `guard` holds (branches in order). */
 export interface MachineTransition {
@@ -111,17 +111,25 @@ function describeState(node: NodeLike, transitions: MachineTransition[]): Machin
 }
 
 /**
- * Describes a run machine (Baton's own by default) as plain JSON.
+ * Describes a run machine (Baton's own by default) as plain JSON: a variant's definition (what
+ * `extendRunMachine` or `defineRunMachine` returns, as `createRuntime({ machine })` takes it), or
+ * an XState machine with its version and name.
  * @example
  * const { transitions } = describeMachine();
  * transitions.filter((t) => t.event === 'rejected').map((t) => t.guard);
  * // ['and(isPendingApproval, isTerminatingRejection)', …, 'isPendingApproval']
  */
+export function describeMachine(definition: RunMachineDefinition): MachineDescription;
+export function describeMachine(machine?: AnyStateMachine, version?: number, name?: string): MachineDescription;
 export function describeMachine(
-  machine: AnyStateMachine = runMachine,
-  version = MACHINE_VERSION,
-  name = BATON_MACHINE_NAME,
+  given: AnyStateMachine | RunMachineDefinition = runMachine,
+  givenVersion?: number,
+  givenName?: string,
 ): MachineDescription {
+  const definition = 'machine' in given && typeof given.machine === 'object' && 'root' in given.machine ? given : null;
+  const machine = definition ? definition.machine : (given as AnyStateMachine);
+  const version = definition ? definition.version : (givenVersion ?? MACHINE_VERSION);
+  const name = definition ? definition.name : (givenName ?? BATON_MACHINE_NAME);
   const root = machine.root as unknown as NodeLike;
   const transitions: MachineTransition[] = [];
   const states: Record<string, MachineState> = {};

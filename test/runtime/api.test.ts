@@ -10,6 +10,7 @@ import {
 } from '../../src/index.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { tempFiles } from '../helpers/temp.js';
+import { twoApprovers } from '../fixtures/two-approvers.js';
 import { createWorld } from '../helpers/world.js';
 import { storeOf } from '../../src/runtime/internals.js';
 
@@ -198,6 +199,13 @@ describe('runtime API for services', () => {
       ['waiting', 'done', 'end', null],
       ['waiting.review', 'ok', 'waiting.second', 'or(a, not(b))'],
     ]);
+  });
+
+  it("describes a variant from its definition, with the definition's name and version", () => {
+    const description = describeMachine(twoApprovers);
+    expect(description).toEqual(describeMachine(twoApprovers.machine, twoApprovers.version, twoApprovers.name));
+    expect(description).toMatchObject({ name: twoApprovers.name, version: twoApprovers.version });
+    expect(Object.keys(description.states)).toEqual(Object.keys(describeMachine(twoApprovers.machine).states));
   });
 });
 
