@@ -3,7 +3,7 @@
 
 /**
  * Every event name the run streams send (docs/architecture.md §6) but `error`, which is handled on its own.
- * @type {readonly import('./types.js').RunEventName[]}
+ * @type {readonly import('./types.js').LogEventType[]}
  */
 export const EVENT_NAMES = [
   'run.created',

@@ -3,7 +3,7 @@
  * of its own event fold. Types only: the page imports nothing from `src/` at run time.
  */
 export type { MachineDescription, MachineTransition, MachineState } from '../machines/describe-machine.js';
-export type { RunEventName } from '../src/runtime/model/types.js';
+export type { LogEventType } from '../src/runtime/model/types.js';
 
 export interface UsageJson {
   steps: number;

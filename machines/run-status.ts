@@ -37,6 +37,11 @@ export function isTerminalStatus(status: unknown): status is TerminalStatus {
   return TERMINAL.has(status);
 }
 
+/** True for the log event that ends a run: a `state` event to `succeeded` or `failed` (stored, or as JSON). */
+export function isTerminalEvent(event: { type: string; data: { to?: unknown } }): boolean {
+  return event.type === 'state' && isTerminalStatus(event.data.to);
+}
+
 /** A state value as a dotted path, for messages: `waiting_human.second_approval`. */
 export function stateName(value: StateValue): string {
   if (typeof value === 'string') return value;

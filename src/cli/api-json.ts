@@ -34,11 +34,6 @@ export interface RunPage {
   next_cursor: string | null;
 }
 
-/** True for the event that ends a run: a `state` event to `succeeded` or `failed`. */
-export function isTerminalEvent(event: Pick<EventJson, 'type' | 'data'>): boolean {
-  return event.type === 'state' && isTerminalStatus(event.data.to);
-}
-
 /** True for a run that will not change any more. */
 export function isTerminalRun(run: Pick<RunJson, 'status'>): boolean {
   return isTerminalStatus(run.status);

@@ -4,7 +4,8 @@
  * terminal event. Drafts (no `id:`) pass through live.
  */
 import { sleep } from './abortable.js';
-import { isTerminalEvent, type EventJson } from './api-json.js';
+import { isTerminalEvent } from '../../machines/run-status.js';
+import type { EventJson } from './api-json.js';
 import { CliError } from './cli-error.js';
 import type { HttpClient } from './http-client.js';
 import { readSse } from './read-sse.js';

@@ -22,5 +22,5 @@ export {
   type ApprovalKind,
   type ApprovalStatus,
   type ApprovalResolution,
-  type RunEventName,
+  type LogEventType,
 } from './vocabulary.js';

@@ -6,7 +6,7 @@ import type {
   ApprovalResolution,
   ApprovalStatus,
   MessageRole,
-  RunEventName,
+  LogEventType,
   ToolCallStatus,
 } from './vocabulary.js';
 
@@ -121,7 +121,7 @@ export interface ApprovalTable {
 export interface EventTable {
   run_id: string;
   seq: number;
-  type: RunEventName;
+  type: LogEventType;
   data: string;
   created_at: number;
 }

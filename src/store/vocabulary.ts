@@ -71,7 +71,7 @@ export const LOG_EVENT_TYPES = [
   /** A compensation of a completed call: started, and how it ended (or why none was made). */
   'compensation',
 ] as const;
-export type RunEventName = (typeof LOG_EVENT_TYPES)[number];
+export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 
 /** Who said a message of a session's committed history. */
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;

@@ -13,7 +13,7 @@ import type { RunContext, RunInput, RunStatus } from '../../../machines/types.js
 import { BatonError, createFailure, type Failure } from '../../failure.js';
 import type { ApprovalRow, Store, ToolCallRow, UnitWriter } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
-import type { RunEventName, RunEventRecord } from '../model/types.js';
+import type { LogEventType, RunEventRecord } from '../model/types.js';
 import { createCutOffCalls } from './cut-off-calls.js';
 import { createDraftRelay } from './draft-relay.js';
 import { createRunFlush } from './run-flush.js';
@@ -78,9 +78,9 @@ export interface RunDriver {
   /** Writes a ledger row at once; only inside a staged op. */
   writeToolCall(row: ToolCallRow): void;
   /** Buffers an event; it is numbered when written (seq follows commit order) and published once committed. */
-  emit(type: RunEventName, data: Record<string, unknown>): void;
+  emit(type: LogEventType, data: Record<string, unknown>): void;
   /** Writes an event at once; only inside a staged op. */
-  writeEvent(type: RunEventName, data: Record<string, unknown>): void;
+  writeEvent(type: LogEventType, data: Record<string, unknown>): void;
   /** Publishes streamed model text at once: live only, never a row, never an answer. */
   publishDraft(data: Record<string, unknown>): void;
   /** Makes everything buffered so far durable (ops, events, the latest snapshot); resolves after the COMMIT. */
@@ -109,7 +109,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     units.stage((writer) => writer.putToolCall(row));
   }
 
-  function emit(type: RunEventName, data: Record<string, unknown>): void {
+  function emit(type: LogEventType, data: Record<string, unknown>): void {
     units.stage(() => units.writeEvent(type, data));
   }
 

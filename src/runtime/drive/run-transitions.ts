@@ -8,7 +8,7 @@ import type { RunMachine } from '../../../machines/run-machine.js';
 import { statusOf } from '../../../machines/run-status.js';
 import type { RunStatus } from '../../../machines/types.js';
 import { toFailure, type Failure } from '../../failure.js';
-import type { RunEventName } from '../model/types.js';
+import type { LogEventType } from '../model/types.js';
 import type { CutOffCalls } from './cut-off-calls.js';
 import { TERMINAL, type SnapshotSaver } from './snapshot-saver.js';
 import { stateEventData } from './state-event.js';
@@ -18,7 +18,7 @@ export interface RunTransitionsDeps {
   actor: Actor<RunMachine>;
   cutOff: CutOffCalls;
   snapshots: SnapshotSaver;
-  emit(type: RunEventName, data: Record<string, unknown>): void;
+  emit(type: LogEventType, data: Record<string, unknown>): void;
   /** Called in the transition to `succeeded`. */
   succeeded(): void;
   flush(): Promise<void>;

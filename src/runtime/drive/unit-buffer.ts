@@ -4,7 +4,7 @@
  * written, so seq follows commit order whatever order the actors staged in.
  */
 import type { UnitWriter } from '../../store/index.js';
-import type { RunEventName, RunEventRecord } from '../model/types.js';
+import type { LogEventType, RunEventRecord } from '../model/types.js';
 
 /** A write waiting for the run's next unit of work. */
 export type StagedOp = (writer: UnitWriter) => void;
@@ -19,7 +19,7 @@ export interface UnitBuffer {
   /** The writer of the unit being written; throws outside a staged op. */
   writer(): UnitWriter;
   /** Writes an event in the unit being written, numbered next. */
-  writeEvent(type: RunEventName, data: Record<string, unknown>): void;
+  writeEvent(type: LogEventType, data: Record<string, unknown>): void;
   /** Stages a draft among the events: it goes out with them, numbered as the event before it, never stored. */
   stageDraft(data: Record<string, unknown>, createdAt: number): void;
   /** Runs the staged ops, then `last`, in `writer`'s unit; returns what the unit will publish, drafts among it. */

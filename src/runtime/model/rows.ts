@@ -1,6 +1,5 @@
 /** Conversions from stored rows to the public API's shapes. */
 import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../../machines/types.js';
-import { isTerminalStatus } from '../../../machines/run-status.js';
 import { DEFAULT_TENANT, unscopeKey } from './tenant-keys.js';
 import { createFailure, fail, type Failure } from '../../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../../store/index.js';
@@ -13,7 +12,7 @@ import type {
   ApprovalVote,
   ArtifactRef,
   Run,
-  RunEventName,
+  LogEventType,
   RunEventRecord,
   Step,
   ToolCall,
@@ -93,7 +92,7 @@ export function toEvent(row: EventRow): RunEventRecord {
   return {
     runId: row.run_id,
     seq: row.seq,
-    type: row.type as RunEventName,
+    type: row.type as LogEventType,
     data: JSON.parse(row.data) as Record<string, unknown>,
     createdAt: row.created_at,
   };
@@ -116,11 +115,6 @@ export function toApproval(row: ApprovalRow): Approval {
     decidedAt: row.decided_at,
     votes: JSON.parse(row.votes) as ApprovalVote[],
   };
-}
-
-/** True for an event that ends a run's stream. */
-export function isTerminalEvent(event: RunEventRecord): boolean {
-  return event.type === 'state' && isTerminalStatus(event.data.to);
 }
 
 /** A step row as the API reports it. */

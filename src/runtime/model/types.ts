@@ -67,8 +67,8 @@ export interface Run {
 }
 
 /** Event types of a run's log (docs/architecture.md §6), plus `run.created` (one list, with the store's other vocabularies). */
-export { LOG_EVENT_TYPES, type RunEventName } from '../../store/index.js';
-import type { ApprovalKind, ApprovalResolution, ApprovalStatus, RunEventName } from '../../store/index.js';
+export { LOG_EVENT_TYPES, type LogEventType } from '../../store/index.js';
+import type { ApprovalKind, ApprovalResolution, ApprovalStatus, LogEventType } from '../../store/index.js';
 
 /**
  * One entry of a run's event log; `seq` runs 1..n without gaps. A `draft` (streamed model text)
@@ -77,7 +77,7 @@ import type { ApprovalKind, ApprovalResolution, ApprovalStatus, RunEventName } f
 export interface RunEventRecord {
   runId: string;
   seq: number;
-  type: RunEventName;
+  type: LogEventType;
   data: Record<string, unknown>;
   createdAt: number;
 }

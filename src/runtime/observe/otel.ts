@@ -19,7 +19,7 @@
 import { trace } from '@opentelemetry/api';
 import { SETTLED_STATUSES } from '../../../machines/types.js';
 import type { Store } from '../../store/index.js';
-import type { RunEventName, RunEventRecord } from '../model/types.js';
+import type { LogEventType, RunEventRecord } from '../model/types.js';
 import { onApprovalRequest, onApprovalResult } from './otel-approval-span.js';
 import { onStep } from './otel-chat-span.js';
 import { onRunCreated, onState } from './otel-run-span.js';
@@ -48,7 +48,7 @@ export interface RunTracer {
 }
 
 /** Which span writer takes which event; the other events make no span. */
-const HANDLERS: Partial<Record<RunEventName, EventHandler>> = {
+const HANDLERS: Partial<Record<LogEventType, EventHandler>> = {
   'run.created': onRunCreated,
   state: onState,
   step: onStep,

@@ -6,7 +6,8 @@ import { ACTIVE_STATUSES, SETTLED_STATUSES } from '../../../machines/types.js';
 import { BatonError, createFailure, fail, quoteId, type Failure } from '../../failure.js';
 import type { Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
-import { isTerminalEvent, toEvent, toRun } from '../model/rows.js';
+import { isTerminalEvent } from '../../../machines/run-status.js';
+import { toEvent, toRun } from '../model/rows.js';
 import type { Run, RunEventRecord } from '../model/types.js';
 
 const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATUSES);

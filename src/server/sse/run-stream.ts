@@ -5,14 +5,9 @@
  * (the runtime reads on from the log for it) and is never cut off for lagging.
  */
 import { isTerminalStatus } from '../../../machines/run-status.js';
-import type { Runtime, RunEventRecord } from '../../index.js';
+import type { Runtime } from '../../index.js';
 import { toEventJson } from '../to-json.js';
 import type { SseWriter } from './open-sse.js';
-
-/** True for the event that ends a run's stream. */
-export function isTerminalEvent(event: RunEventRecord): boolean {
-  return event.type === 'state' && isTerminalStatus(event.data.to);
-}
 
 /** A run's stream, ready to pump; `none` when the run has ended and nothing is left to replay. */
 export type PreparedRunStream = { kind: 'none' } | { kind: 'stream'; pump: (sse: SseWriter) => Promise<void> };
