@@ -27,7 +27,8 @@ import type {
   StartRequest,
   Step,
   ToolCall,
-  UncertainResolution,
+  ApproveInput,
+  RejectInput,
 } from './model/types.js';
 
 /** How a runtime is created. */
@@ -160,17 +161,9 @@ export interface Runtime {
   /** The bytes of an artifact the run stored; `artifact.not_found` for one it did not (even if another run did). */
   artifact(runId: string, sha256: string): Promise<Artifact>;
   /** Approves a pending approval: exactly its calls run; for an uncertain call, `resolution` says retry or record as done. */
-  approve(
-    runId: string,
-    approvalId: string,
-    decision: { by: string; reason?: string; resolution?: UncertainResolution },
-  ): Promise<Approval>;
+  approve(runId: string, approvalId: string, decision: ApproveInput): Promise<Approval>;
   /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected` (after undoing its calls, with `compensate`). */
-  reject(
-    runId: string,
-    approvalId: string,
-    decision: { by: string; reason?: string; terminate?: boolean; compensate?: boolean },
-  ): Promise<Approval>;
+  reject(runId: string, approvalId: string, decision: RejectInput): Promise<Approval>;
   /**
    * Cancels a run: it ends `failed` with `cancelled`; a running tool is aborted and its call
    * settled. With `compensate`, the run first undoes its completed calls that have a compensator,

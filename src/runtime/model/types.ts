@@ -91,6 +91,21 @@ export type FeedEvent = RunEventRecord & {
 /** How a human resolves an `uncertain_side_effect`: run it again, or record that it happened. */
 export type UncertainResolution = 'retry' | 'done';
 
+/** What `approve` takes: who decides and why; for an uncertain call, whether to run it again or record it done. */
+export interface ApproveInput {
+  by: string;
+  reason?: string;
+  resolution?: UncertainResolution;
+}
+
+/** What `reject` takes: who decides and why; `terminate` ends the run `rejected` (undoing its calls first, with `compensate`). */
+export interface RejectInput {
+  by: string;
+  reason?: string;
+  terminate?: boolean;
+  compensate?: boolean;
+}
+
 /** An approval as the API reports it. */
 export interface Approval {
   id: string;

@@ -8,7 +8,7 @@ import { fail } from '../../failure.js';
 import type { RuntimeEnv } from '../drive/env.js';
 import { assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
 import { toApproval } from '../model/rows.js';
-import type { Approval, UncertainResolution } from '../model/types.js';
+import type { Approval, ApproveInput, RejectInput } from '../model/types.js';
 import { assertWellFormed } from '../model/well-formed.js';
 import type { RunRegistry } from './run-registry.js';
 
@@ -25,16 +25,8 @@ export interface DecisionsDeps {
 
 /** The runtime's `approve` and `reject` (see `Runtime`). */
 export interface Decisions {
-  approve(
-    runId: string,
-    approvalId: string,
-    decision: { by: string; reason?: string; resolution?: UncertainResolution },
-  ): Promise<Approval>;
-  reject(
-    runId: string,
-    approvalId: string,
-    decision: { by: string; reason?: string; terminate?: boolean; compensate?: boolean },
-  ): Promise<Approval>;
+  approve(runId: string, approvalId: string, decision: ApproveInput): Promise<Approval>;
+  reject(runId: string, approvalId: string, decision: RejectInput): Promise<Approval>;
 }
 
 /** Creates the decision members of a runtime. */
