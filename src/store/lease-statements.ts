@@ -1,23 +1,17 @@
 /**
- * The statements of leases: which runtime drives which run. A claim that changes hands bumps the run's `epoch`, which
+ * The statements of leases: which runtime drives which run. Claims bump the run's `epoch`, which
  * every later write of the run carries (fencing); lease times are the database's clock on
  * PostgreSQL, where concurrent claims skip rows another worker is claiming.
  */
 import { sql } from 'kysely';
 import { ACTIVE, idIn, IN_FLIGHT, nowMs, ofAgent, type Build, type Dialect } from './compile.js';
 
-/**
- * What a claim sets: the new owner, its lease by the clock of `nowMs`, and the next epoch when
- * the run changes hands. An owner taking back its own lapsed lease keeps the epoch: no one else
- * held the run meanwhile (a claim by anyone else sets the owner), so its units in flight, fenced
- * on that epoch, still land. Bumping it there refused a unit sent between the claim and the
- * driver learning of it, while the next unit landed: a gap in the run's log.
- */
+/** What a claim sets: the new owner, its lease by the clock of `nowMs`, the next epoch. */
 function claimedBy(p: <T = never>(name: string) => T, dialect: Dialect) {
   return {
     owner: p('owner'),
     lease_until: sql<number>`${nowMs(p, dialect)} + ${p('lease_ms')}`,
-    epoch: sql<number>`case when owner = ${p('owner')} then epoch else epoch + 1 end`,
+    epoch: sql<number>`epoch + 1`,
   };
 }
 

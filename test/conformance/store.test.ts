@@ -217,27 +217,6 @@ describe.each(ALL_DIALECTS)('the store on %s', (dialect) => {
     expect(await store.claimRun('r1', holder, 60_000, (owner) => owner === other)).toBe(3);
   });
 
-  it('keeps the epoch when an owner takes back its own lapsed lease, so its units in flight still land', async () => {
-    const store = await storeWithRun(dialect, 'r1', { owner: null, lease_until: null });
-    const alive = () => false;
-    const epoch = (await store.claimRun('r1', 'a', 60_000, alive))!;
-    // Its lease (renewed for 1 ms) lapses, and nobody else claims the run: the owner claims it again.
-    expect(await store.renewLeases('a', 1, ['r1'])).toEqual([{ id: 'r1', cancel_requested: null }]);
-    await expect.poll(async () => (await store.getRun('r1'))!.lease_until! < Date.now()).toBe(true);
-    expect(await store.claimRun('r1', 'a', 60_000, alive)).toBe(epoch);
-    expect((await store.claimRuns('a', 60_000, 10)).map((c) => c.id)).toEqual([]);
-    // A unit fenced on the epoch it had before lands: the log has no gap.
-    await store.write((w) => w.insertEvent(event('r1', 1)), { runId: 'r1', owner: 'a', epoch });
-    expect(await store.lastSeq('r1')).toBe(1);
-    // Another owner taking the run over still gets a new epoch, and fences the old one out.
-    await store.renewLeases('a', 1, ['r1']);
-    await expect.poll(() => store.claimRun('r1', 'b', 60_000, alive)).toBe(epoch + 1);
-    await expect(
-      store.write((w) => w.insertEvent(event('r1', 2)), { runId: 'r1', owner: 'a', epoch }),
-    ).rejects.toMatchObject({ code: 'run.version_conflict' });
-    expect(await store.lastSeq('r1')).toBe(1);
-  });
-
   it('claims runs in flight without a live lease for concurrent workers, never one run twice', async () => {
     const store = await storeWithRun(dialect, 'r00', { owner: null, lease_until: null, status: 'succeeded' });
     await store.write((w) => {
