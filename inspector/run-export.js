@@ -4,7 +4,8 @@
  * events, steps, ledger, approvals, trace), and the commands that fetch the same from a shell.
  */
 import { get, getToken } from './api.js';
-import { h } from './dom.js';
+import { fill, h } from './dom.js';
+import { showError } from './notices.js';
 
 /**
  * Everything about a run in one object, from the API (its events as the page received them).
@@ -86,4 +87,33 @@ export async function copy(text, shownIn) {
     getSelection()?.removeAllRanges();
     getSelection()?.addRange(range);
   }
+}
+
+/**
+ * The run view's export and shell-command buttons: the export downloads the run's JSON; each
+ * command button shows its command and copies it.
+ * @param {{ export: HTMLButtonElement, curl: HTMLButtonElement, baton: HTMLButtonElement }} buttons
+ * @param {{ commands: HTMLElement, errors: HTMLElement }} el
+ * @param {string} runId
+ * @param {import('./types.js').EventJson[]} events the events on the page (read when clicked)
+ */
+export function wireExportButtons(buttons, el, runId, events) {
+  const doExport = async () => {
+    try {
+      download(`${runId}.json`, await exportRun(runId, events));
+    } catch (error) {
+      showError(error, el.errors);
+    }
+  };
+  buttons.export.addEventListener('click', () => void doExport());
+  /** @param {'curl' | 'baton'} kind */
+  const showCommands = async (kind) => {
+    const text = commandsFor(runId)[kind];
+    el.commands.hidden = false;
+    fill(el.commands, text);
+    el.commands.dataset.kind = kind;
+    await copy(text, el.commands);
+  };
+  buttons.curl.addEventListener('click', () => void showCommands('curl'));
+  buttons.baton.addEventListener('click', () => void showCommands('baton'));
 }

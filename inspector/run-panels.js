@@ -1,12 +1,15 @@
 // @ts-check
 /**
- * A run's panels: usage against its budgets and deadline, the pending approval with the exact
- * calls it is bound to (and the decisions made), and the live drafts of the model.
+ * A run's panels: its input and outcome, usage against its budgets and deadline, the pending
+ * approval with the exact calls it is bound to (and the decisions made), and the live drafts of
+ * the model.
  */
 import { h, fill } from './dom.js';
 import { brief, count, dateTime, duration, money, pretty } from './format.js';
 
 /** @typedef {import('./types.js').FoldState} FoldState */
+/** @typedef {import('./types.js').RunJson} RunJson */
+/** @typedef {{ step: number, attempt: number, text: string, committed: boolean }} Draft */
 
 /**
  * @param {Record<string, unknown> | null} limits the run's limits, from its `run.created` event
@@ -242,4 +245,54 @@ export function renderDraft(root, draft) {
       h('pre', { 'data-testid': 'draft-text' }, draft.text),
     ),
   );
+}
+
+/**
+ * The run's input and how it ended: its answer, or its failure or stop reason.
+ * @param {{ input: HTMLElement, outcome: HTMLElement }} el
+ * @param {RunJson} run
+ */
+export function renderOutcome(el, run) {
+  fill(el.input, 'Input: ', run.input);
+  fill(
+    el.outcome,
+    run.answer ? h('div', { class: 'answer', 'data-testid': 'answer' }, h('strong', {}, 'Answer: '), run.answer) : null,
+    run.failure
+      ? h(
+          'div',
+          { class: 'failure' },
+          h('strong', {}, `${run.stop_reason ?? 'failed'}: `),
+          `${run.failure.code}: ${run.failure.message}`,
+        )
+      : run.stop_reason
+        ? h('div', { class: 'failure' }, h('strong', {}, 'Stopped: '), run.stop_reason)
+        : null,
+  );
+}
+
+/**
+ * A run's usage as the API reports it, in the fold's shape (for `renderUsage`).
+ * @param {RunJson} run
+ */
+export function usageOfRun(run) {
+  return {
+    steps: run.usage.steps,
+    llmCalls: run.usage.llm_calls,
+    toolCalls: run.usage.tool_calls,
+    tokens: run.usage.tokens,
+    costUsd: run.usage.cost_usd,
+  };
+}
+
+/**
+ * The model's live draft after one `draft` event: the same step's attempt grows, another starts over.
+ * @param {Draft | null} draft
+ * @param {import('./types.js').EventJson} event
+ * @returns {Draft}
+ */
+export function withDraft(draft, event) {
+  const step = Number(event.data.step_index);
+  const attempt = Number(event.data.attempt ?? 1);
+  const same = draft && draft.step === step && draft.attempt === attempt && !draft.committed;
+  return { step, attempt, text: (same ? draft.text : '') + String(event.data.text ?? ''), committed: false };
 }

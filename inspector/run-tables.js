@@ -253,3 +253,30 @@ export function renderTrace(root, spans) {
     }),
   );
 }
+
+/**
+ * The scrubber and what it says: following live, or replaying the run at `replaySeq` (the
+ * timeline's later rows dimmed, the one at that seq marked).
+ * @param {{ scrubber: HTMLInputElement, live: HTMLButtonElement, replayInfo: HTMLElement, timeline: HTMLElement }} el
+ * @param {number} last the seq of the last event on the page
+ * @param {number | null} replaySeq null while following live
+ * @param {string} status the status of the state on screen
+ */
+export function renderReplay(el, last, replaySeq, status) {
+  el.scrubber.max = String(last);
+  el.scrubber.value = String(replaySeq ?? last);
+  el.live.disabled = replaySeq === null;
+  fill(
+    el.replayInfo,
+    replaySeq === null
+      ? `live · ${last} events`
+      : `replaying seq ${replaySeq} of ${last} (read-only, from stored events): ${status}`,
+  );
+  el.replayInfo.dataset.state = status;
+  el.replayInfo.dataset.seq = String(replaySeq ?? last);
+  for (const row of el.timeline.querySelectorAll('tr.event')) {
+    const seq = Number(/** @type {HTMLElement} */ (row).dataset.seq);
+    row.classList.toggle('future', replaySeq !== null && seq > replaySeq);
+    row.classList.toggle('at', replaySeq !== null && seq === replaySeq);
+  }
+}

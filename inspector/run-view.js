@@ -7,13 +7,15 @@
  */
 import { ApiError, get, post } from './api.js';
 import { createChart } from './chart.js';
-import { h, fill } from './dom.js';
+import { fill } from './dom.js';
 import { applyEvent, foldEvents, initialState, resumptionSeqs, TERMINAL_STATES } from './fold.js';
 import { showError } from './notices.js';
-import { renderApprovals, renderDraft, renderUsage } from './run-panels.js';
-import { commandsFor, copy, download, exportRun } from './run-export.js';
+import { renderApprovals, renderDraft, renderOutcome, renderUsage, usageOfRun, withDraft } from './run-panels.js';
+import { ledgerRows } from './run-ledger.js';
+import { wireCancel } from './run-cancel.js';
+import { wireExportButtons } from './run-export.js';
 import { createRunLayout } from './run-layout.js';
-import { renderLedger, renderSteps, renderTrace, timelineRows } from './run-tables.js';
+import { renderLedger, renderReplay, renderSteps, renderTrace, timelineRows } from './run-tables.js';
 import { openStream } from './stream.js';
 
 /** @typedef {import('./types.js').EventJson} EventJson */
@@ -45,7 +47,7 @@ export function mountRunView(root, runId, machine, onConnection) {
   let replaySeq = null;
   let approvals = /** @type {import('./types.js').ApprovalJson[]} */ ([]);
   let toolCalls = /** @type {import('./types.js').ToolCallJson[]} */ ([]);
-  /** @type {{ step: number, attempt: number, text: string, committed: boolean } | null} */
+  /** @type {import('./run-panels.js').Draft | null} */
   let draft = null;
   let gone = false;
   const shownResumptions = new Set();
@@ -66,100 +68,18 @@ export function mountRunView(root, runId, machine, onConnection) {
     cancelButton.disabled = ended || replaySeq !== null;
     cancelReason.disabled = cancelButton.disabled;
     cancelCompensate.disabled = cancelButton.disabled;
-    const last = events.at(-1)?.seq ?? 0;
-    el.scrubber.max = String(last);
-    el.scrubber.value = String(replaySeq ?? last);
-    el.live.disabled = replaySeq === null;
-    fill(
-      el.replayInfo,
-      replaySeq === null
-        ? `live · ${last} events`
-        : `replaying seq ${replaySeq} of ${last} (read-only, from stored events): ${state.status}`,
-    );
-    el.replayInfo.dataset.state = state.status;
-    el.replayInfo.dataset.seq = String(replaySeq ?? last);
-    for (const row of el.timeline.querySelectorAll('tr.event')) {
-      const seq = Number(/** @type {HTMLElement} */ (row).dataset.seq);
-      row.classList.toggle('future', replaySeq !== null && seq > replaySeq);
-      row.classList.toggle('at', replaySeq !== null && seq === replaySeq);
-    }
-    const usage =
-      replaySeq === null && run
-        ? {
-            steps: run.usage.steps,
-            llmCalls: run.usage.llm_calls,
-            toolCalls: run.usage.tool_calls,
-            tokens: run.usage.tokens,
-            costUsd: run.usage.cost_usd,
-          }
-        : state.usage;
+    renderReplay(el, events.at(-1)?.seq ?? 0, replaySeq, state.status);
+    const usage = replaySeq === null && run ? usageOfRun(run) : state.usage;
     renderUsage(el.usage, usage, state.limits, run?.deadline_at ?? state.deadlineAt, ended);
-    renderLedger(el.ledger, ledgerRows(state));
+    renderLedger(el.ledger, ledgerRows(state, replaySeq === null ? toolCalls : []));
     renderApprovals(el.approvals, { ...state, status }, approvals, { live: replaySeq === null, decide });
-    if (run && replaySeq === null) {
-      fill(el.input, 'Input: ', run.input);
-      fill(
-        el.outcome,
-        run.answer
-          ? h('div', { class: 'answer', 'data-testid': 'answer' }, h('strong', {}, 'Answer: '), run.answer)
-          : null,
-        run.failure
-          ? h(
-              'div',
-              { class: 'failure' },
-              h('strong', {}, `${run.stop_reason ?? 'failed'}: `),
-              `${run.failure.code}: ${run.failure.message}`,
-            )
-          : run.stop_reason
-            ? h('div', { class: 'failure' }, h('strong', {}, 'Stopped: '), run.stop_reason)
-            : null,
-      );
-    }
-  }
-
-  /** The ledger: the API's rows when live (with results and risk), the fold's when replaying. @param {FoldState} state */
-  function ledgerRows(state) {
-    if (replaySeq !== null || toolCalls.length === 0) return Object.values(state.calls);
-    // A compensation's own row shows on the call it undoes, as that call's mark.
-    const undone = new Map(toolCalls.filter((row) => row.compensates).map((row) => [row.compensates, row.status]));
-    return toolCalls
-      .filter((row) => !row.compensates)
-      .map((row) => {
-        const folded = state.calls[row.id];
-        const compensation = undone.get(row.id) ?? folded?.compensation;
-        const result = /** @type {Record<string, any> | null} */ (row.result);
-        return {
-          id: row.id,
-          tool: row.tool,
-          args: row.args,
-          effect: row.effect,
-          risk: row.risk,
-          status: row.status,
-          attempts: row.attempts,
-          ok: result ? result.status === 'ok' : null,
-          failure: result?.failure ?? null,
-          durationMs: result?.duration_ms ?? null,
-          truncated: result?.truncated === true,
-          recovery: folded?.recovery ?? [],
-          result: result && result.status === 'ok' ? result.content : undefined,
-          artifact: typeof result?.artifact?.sha256 === 'string' ? result.artifact.sha256 : null,
-          ...(compensation ? { compensation } : {}),
-        };
-      });
+    if (run && replaySeq === null) renderOutcome(el, run);
   }
 
   /** @param {EventJson} event */
   function onEvent(event) {
     if (event.type === 'draft') {
-      const step = Number(event.data.step_index);
-      const attempt = Number(event.data.attempt ?? 1);
-      const same = draft && draft.step === step && draft.attempt === attempt && !draft.committed;
-      draft = {
-        step,
-        attempt,
-        text: (same && draft ? draft.text : '') + String(event.data.text ?? ''),
-        committed: false,
-      };
+      draft = withDraft(draft, event);
       renderDraft(el.draft, draft);
       return;
     }
@@ -233,41 +153,16 @@ export function mountRunView(root, runId, machine, onConnection) {
     }
   }
 
-  async function cancel() {
-    cancelButton.disabled = true;
-    try {
-      const reason = cancelReason.value.trim();
-      run = await post(`/v1/runs/${id}/cancel`, {
-        ...(reason ? { reason } : {}),
-        ...(cancelCompensate.checked ? { compensate: true } : {}),
-      });
+  wireCancel(
+    { button: cancelButton, reason: cancelReason, compensate: cancelCompensate },
+    el.errors,
+    runId,
+    (ended) => {
+      run = ended;
       renderState();
-    } catch (error) {
-      showError(error, el.errors);
-      cancelButton.disabled = false;
-    }
-  }
-  cancelButton.addEventListener('click', () => void cancel());
-  buttons.export.addEventListener('click', () => void doExport());
-  buttons.curl.addEventListener('click', () => void showCommands('curl'));
-  buttons.baton.addEventListener('click', () => void showCommands('baton'));
-
-  async function doExport() {
-    try {
-      download(`${runId}.json`, await exportRun(runId, events));
-    } catch (error) {
-      showError(error, el.errors);
-    }
-  }
-
-  /** @param {'curl' | 'baton'} kind */
-  async function showCommands(kind) {
-    const text = commandsFor(runId)[kind];
-    el.commands.hidden = false;
-    fill(el.commands, text);
-    el.commands.dataset.kind = kind;
-    await copy(text, el.commands);
-  }
+    },
+  );
+  wireExportButtons(buttons, el, runId, events);
 
   el.scrubber.addEventListener('input', () => {
     const last = events.at(-1)?.seq ?? 0;
