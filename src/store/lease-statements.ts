@@ -38,7 +38,9 @@ export const LEASE_BUILDS = {
   /**
    * Claims up to `limit` runs in flight that no one holds or whose lease lapsed, oldest lease
    * first (the index on `(lease_until, id)`); on PostgreSQL rows another worker is claiming are
-   * skipped, so concurrent claims never wait on each other or take the same run.
+   * skipped, so concurrent claims never wait on each other or take the same run. Never a run the
+   * claimer holds itself: its heartbeat renews that lease, lapsed or not, while a claim would bump
+   * the epoch under the claimer's own driver and fence out the unit it has in flight.
    */
   claimRuns: (db, p, dialect) => {
     let free = db
@@ -47,6 +49,7 @@ export const LEASE_BUILDS = {
       .where('status', 'in', IN_FLIGHT)
       .where(ofAgent(p))
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs(p, dialect))]))
+      .where((eb) => eb.or([eb('owner', 'is', null), eb('owner', '<>', p('owner'))]))
       .orderBy('lease_until', (ob) => ob.asc().nullsFirst())
       .orderBy('id')
       .limit(p('limit'));

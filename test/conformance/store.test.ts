@@ -217,6 +217,24 @@ describe.each(ALL_DIALECTS)('the store on %s', (dialect) => {
     expect(await store.claimRun('r1', holder, 60_000, (owner) => owner === other)).toBe(3);
   });
 
+  it('never claims back a run its claimer holds, even with the lease lapsed: the heartbeat renews it', async () => {
+    const store = await storeWithRun(dialect, 'r1', { owner: null, lease_until: null });
+    const epoch = (await store.claimRun('r1', 'a', 60_000, () => false))!;
+    // Its lease (renewed for 1 ms) lapses: its own claim loop leaves it, so its epoch stays.
+    expect(await store.renewLeases('a', 1, ['r1'])).toEqual([{ id: 'r1', cancel_requested: null }]);
+    await expect.poll(async () => (await store.getRun('r1'))!.lease_until! < Date.now()).toBe(true);
+    expect(await store.claimRuns('a', 60_000, 10)).toEqual([]);
+    expect(await store.getRun('r1')).toMatchObject({ owner: 'a', epoch });
+    // A unit fenced on that epoch still lands, and the heartbeat takes the lease up again.
+    await store.write((w) => w.insertEvent(event('r1', 1)), { runId: 'r1', owner: 'a', epoch });
+    expect(await store.renewLeases('a', 60_000, ['r1'])).toEqual([{ id: 'r1', cancel_requested: null }]);
+    // Another worker takes a lapsed lease over, at a higher epoch.
+    await store.renewLeases('a', 1, ['r1']);
+    await expect
+      .poll(async () => (await store.claimRuns('b', 60_000, 10)).map((c) => [c.id, c.epoch]))
+      .toEqual([['r1', epoch + 1]]);
+  });
+
   it('claims runs in flight without a live lease for concurrent workers, never one run twice', async () => {
     const store = await storeWithRun(dialect, 'r00', { owner: null, lease_until: null, status: 'succeeded' });
     await store.write((w) => {
