@@ -4,10 +4,14 @@
  * declared here by name and supplied by the runtime with `machine.provide()`. It is pure: no
  * I/O, no clients, JSON-only context.
  */
-import { and, assign, fromCallback, fromPromise, raise, setup } from 'xstate';
+import { and, assign, fromCallback, fromPromise, not, raise, sendTo, setup } from 'xstate';
 import type { Failure } from '../src/failure.js';
+import { CALL_WAIT_REASONS } from './types.js';
 import type {
+  BudgetWait,
   DeadlineActorInput,
+  DeadlineMoved,
+  HandoverBudget,
   ExecutorActorInput,
   ExecutorOutcome,
   PlannerActorInput,
@@ -40,6 +44,7 @@ function stopFailure(reason: StopWithFailure, message: string): { reason: StopRe
     budget_exceeded: ['run.budget_exceeded', 'system'],
     max_steps: ['run.max_steps', 'system'],
     loop_detected: ['run.loop_detected', 'system'],
+    expired: ['approval.expired', 'user'],
   } as const;
   const [code, kind] = codes[reason];
   return { reason, failure: { code, kind, message } };
@@ -78,18 +83,92 @@ const CANCEL_AND_TIMEOUT = {
   },
 } as const;
 
-/** A budget ran out: only the states whose actors spend budget send this. */
-const BUDGET = {
-  budget_exceeded: {
-    target: '#run.failed',
-    // The budget's name goes into the failure so the user sees which one ran out.
-    actions: {
-      type: 'stop',
-      params: ({ event }: { event: Extract<RunEvent, { type: 'budget_exceeded' }> }) =>
-        stopFailure('budget_exceeded', `The run used up its ${event.budget} budget`),
-    },
+/** The failure of a budget that ran out (named, so the user sees which one). */
+function budgetStop(budget: HandoverBudget) {
+  if (budget === 'timeout') return stopFailure('timeout', 'The run passed its deadline');
+  if (budget === 'max_steps') return stopFailure('max_steps', 'The run reached its step limit');
+  return stopFailure('budget_exceeded', `The run used up its ${budget} budget`);
+}
+
+/** The id of a run's next budget wait: made from its context, so a replay finds the same. */
+function budgetWaitId(context: RunContext): string {
+  return `${context.runId}.budget.${(context.budgetAsks ?? 0) + 1}`;
+}
+
+/** Enters a budget wait: the run asks a person whether to go on (`onBudgetExceeded: 'ask'`). */
+function askOnBudget(context: RunContext, wait: BudgetWait) {
+  return {
+    pendingApprovalId: budgetWaitId(context),
+    waitReason: 'budget' as const,
+    budgetWait: wait,
+    budgetAsks: (context.budgetAsks ?? 0) + 1,
+  };
+}
+
+/**
+ * A budget ran out: only the states whose actors spend budget send this. With
+ * `onBudgetExceeded: 'ask'` the run waits for a person (and goes on where it stopped if they
+ * extend it), else it ends.
+ */
+function budgetIn(resume: BudgetWait['resume']) {
+  return {
+    budget_exceeded: [
+      { guard: 'asksOnBudget', target: '#run.waiting_human', actions: { type: 'askBudget', params: { resume } } },
+      { target: '#run.failed', actions: 'stopOnBudget' },
+    ],
+  } as const;
+}
+
+/** The deadline passed while the run was being driven: it ends, or asks a person for more time. */
+function timeoutIn(resume: BudgetWait['resume']) {
+  return {
+    timeout: [
+      {
+        guard: and(['asksOnBudget', not('isCompensating')]),
+        target: '#run.waiting_human',
+        actions: { type: 'askBudget', params: { resume } },
+      },
+      CANCEL_AND_TIMEOUT.timeout,
+    ],
+  } as const;
+}
+
+/** The counters a finished step moves on: the step, its calls, the loop signature. */
+function nextStepCounters(context: RunContext, event: RunEvent) {
+  const next = event as Extract<RunEvent, { type: 'next_step' }>;
+  return {
+    stepIndex: context.stepIndex + 1,
+    toolCalls: context.toolCalls + next.toolCalls,
+    loopCount:
+      next.loopSignature !== null && next.loopSignature === context.loopSignature
+        ? context.loopCount + 1
+        : next.loopSignature === null
+          ? 0
+          : 1,
+    loopSignature: next.loopSignature,
+  };
+}
+
+/**
+ * A wait refused without ending the run (a rejection that tells the model, or an expiry that
+ * rejects): a call's wait goes on with the same step; a step's goes on to the next, if any.
+ */
+const REFUSED = [
+  {
+    // An uncertain call recorded as "not done", an unanswered question: the same step resumes,
+    // the model told through that call's observation, and the step's other calls still run.
+    guard: and(['isPendingApproval', 'isUncertainWait']),
+    target: '#run.executing',
+    actions: 'endWait',
   },
-} as const;
+  {
+    // A rejected step still counts: the next one may be past the limit.
+    guard: and(['isPendingApproval', 'isLastStep']),
+    target: '#run.failed',
+    actions: { type: 'stop', params: stopFailure('max_steps', 'The run reached its step limit') },
+  },
+  { guard: 'isPendingApproval', target: '#run.planning', actions: ['endWait', 'skipStep'] },
+] as const;
 
 /** The run machine definition; `runMachine.provide({ actors })` makes it runnable. */
 export const runMachine = setup({
@@ -101,7 +180,7 @@ export const runMachine = setup({
   actors: {
     planner: fromPromise<PlannerOutcome, PlannerActorInput>(() => unprovided('planner')),
     executor: fromPromise<ExecutorOutcome, ExecutorActorInput>(() => unprovided('executor')),
-    deadline: fromCallback<RunEvent, DeadlineActorInput>(() => unprovided('deadline')),
+    deadline: fromCallback<DeadlineMoved, DeadlineActorInput>(() => unprovided('deadline')),
     // For variants: a delay whose instant is data (see `durableDelay` in ./variants.ts).
     timer: fromCallback<RunEvent, TimerActorInput>(() => unprovided('timer')),
   },
@@ -111,7 +190,47 @@ export const runMachine = setup({
       failure: params.failure,
       pendingApprovalId: null,
       waitReason: null,
+      budgetWait: null,
     })),
+    /** Raises the limits a person extended a budget wait with (and the deadline). */
+    extend: assign(({ context, event }) => {
+      if (event.type !== 'extended') return {};
+      return {
+        limits: { ...context.limits, ...event.limits },
+        ...(event.deadlineAt !== undefined ? { deadlineAt: event.deadlineAt } : {}),
+      };
+    }),
+    moveDeadline: sendTo('deadline', ({ context }) => ({
+      type: 'deadline_moved' as const,
+      deadlineAt: context.deadlineAt,
+    })),
+    /** Enters a budget wait for the budget the event says ran out (`onBudgetExceeded: 'ask'`). */
+    askBudget: assign(({ context, event }, params: { resume: BudgetWait['resume'] }) => {
+      const budget: HandoverBudget =
+        event.type === 'budget_exceeded' ? event.budget : event.type === 'timeout' ? 'timeout' : 'max_steps';
+      return {
+        ...askOnBudget(context, { budget, resume: params.resume }),
+        ...(event.type === 'budget_exceeded' ? { toolCalls: context.toolCalls + (event.toolCalls ?? 0) } : {}),
+        ...(event.type === 'next_step' ? nextStepCounters(context, event) : {}),
+      };
+    }),
+    /** Ends the run on the budget that ran out: the event's, or the one the run waited on. */
+    stopOnBudget: assign(({ context, event }) => {
+      const budget = event.type === 'budget_exceeded' ? event.budget : (context.budgetWait?.budget ?? 'max_llm_calls');
+      const { reason, failure } = budgetStop(budget);
+      return {
+        stopReason: reason,
+        failure,
+        pendingApprovalId: null,
+        waitReason: null,
+        budgetWait: null,
+        ...(event.type === 'budget_exceeded' ? { toolCalls: context.toolCalls + (event.toolCalls ?? 0) } : {}),
+      };
+    }),
+    nextStep: assign(({ context, event }) => nextStepCounters(context, event)),
+    skipStep: assign(({ context }) => ({ stepIndex: context.stepIndex + 1 })),
+    /** Leaves a wait: nothing is pending any more. */
+    endWait: assign({ pendingApprovalId: null, waitReason: null, budgetWait: null }),
     compensate: assign((_, params: { reason: 'cancelled' | 'rejected'; failure: Failure | null }) => ({
       compensation: { reason: params.reason, failure: params.failure, report: null },
       pendingApprovalId: null,
@@ -127,13 +246,20 @@ export const runMachine = setup({
     isLastStep: ({ context }) => context.stepIndex + 1 >= context.limits.maxSteps,
     isTerminatingRejection: ({ event }) => event.type === 'rejected' && event.terminate,
     isCompensating: ({ context }) => Boolean(context.compensation),
-    // A wait on one call (its outcome unknown, or its tool's version changed), not on a whole step.
-    isUncertainWait: ({ context }) => context.waitReason !== null && context.waitReason !== 'approval',
+    // A wait on one call (its outcome unknown, its tool's version changed, a question), not on a whole step.
+    isUncertainWait: ({ context }) =>
+      context.waitReason !== null && (CALL_WAIT_REASONS as readonly string[]).includes(context.waitReason),
+    // A step's calls wait to be allowed: by the `approve` role, or by the role a policy escalated to.
+    isStepWait: ({ context }) => context.waitReason === 'approval' || context.waitReason === 'policy',
+    isInputWait: ({ context }) => context.waitReason === 'input',
+    isBudgetWait: ({ context }) => context.waitReason === 'budget' && Boolean(context.budgetWait),
+    resumesPlanning: ({ context }) => context.budgetWait?.resume === 'planning',
+    asksOnBudget: ({ context }) => context.limits.onBudgetExceeded === 'ask',
+    expiresToEnd: ({ event }) => event.type === 'expired' && event.outcome === 'end',
     // Asked for, and not already under way (a second cancel while compensating just ends the run).
     wantsCompensation: ({ context, event }) =>
       (event.type === 'cancel' || event.type === 'rejected') && event.compensate === true && !context.compensation,
-    isPendingApproval: ({ context, event }) =>
-      (event.type === 'approved' || event.type === 'rejected') && event.approvalId === context.pendingApprovalId,
+    isPendingApproval: ({ context, event }) => 'approvalId' in event && event.approvalId === context.pendingApprovalId,
   },
 }).createMachine({
   id: 'run',
@@ -153,10 +279,14 @@ export const runMachine = setup({
     stopReason: null,
     failure: null,
     compensation: null,
+    budgetWait: null,
+    budgetAsks: 0,
   }),
   initial: 'pending',
-  // The deadline is data: restoring a snapshot restarts this actor with the persisted instant.
+  // The deadline is data: restoring a snapshot restarts this actor with the persisted instant
+  // (and a person who extends the run's time moves it: `deadline_moved`).
   invoke: {
+    id: 'deadline',
     src: 'deadline',
     input: ({ context }) => ({ runId: context.runId, deadlineAt: context.deadlineAt }),
   },
@@ -182,7 +312,8 @@ export const runMachine = setup({
       },
       on: {
         ...CANCEL_AND_TIMEOUT,
-        ...BUDGET,
+        ...timeoutIn('planning'),
+        ...budgetIn('planning'),
         plan_ready: {
           target: 'executing',
           actions: assign({
@@ -214,7 +345,8 @@ export const runMachine = setup({
       },
       on: {
         ...CANCEL_AND_TIMEOUT,
-        ...BUDGET,
+        ...timeoutIn('executing'),
+        ...budgetIn('executing'),
         compensated: {
           guard: 'isCompensating',
           target: 'failed',
@@ -234,23 +366,19 @@ export const runMachine = setup({
             },
           },
           {
+            // The step limit, handed to a person: extended, the run plans its next step.
+            guard: and(['isLastStep', 'asksOnBudget']),
+            target: 'waiting_human',
+            actions: { type: 'askBudget', params: { resume: 'planning' } },
+          },
+          {
             guard: 'isLastStep',
             target: 'failed',
             actions: { type: 'stop', params: stopFailure('max_steps', 'The run reached its step limit') },
           },
           {
             target: 'planning',
-            actions: assign({
-              stepIndex: ({ context }) => context.stepIndex + 1,
-              toolCalls: ({ context, event }) => context.toolCalls + event.toolCalls,
-              loopCount: ({ context, event }) =>
-                event.loopSignature !== null && event.loopSignature === context.loopSignature
-                  ? context.loopCount + 1
-                  : event.loopSignature === null
-                    ? 0
-                    : 1,
-              loopSignature: ({ event }) => event.loopSignature,
-            }),
+            actions: 'nextStep',
           },
         ],
         done: 'succeeded',
@@ -259,6 +387,14 @@ export const runMachine = setup({
           actions: assign({
             pendingApprovalId: ({ event }) => event.approvalId,
             waitReason: ({ event }) => event.reason,
+            toolCalls: ({ context, event }) => context.toolCalls + event.toolCalls,
+          }),
+        },
+        need_input: {
+          target: 'waiting_human',
+          actions: assign({
+            pendingApprovalId: ({ event }) => event.approvalId,
+            waitReason: 'input',
             toolCalls: ({ context, event }) => context.toolCalls + event.toolCalls,
           }),
         },
@@ -274,9 +410,33 @@ export const runMachine = setup({
         approved: {
           guard: 'isPendingApproval',
           target: 'executing',
-          actions: assign({ pendingApprovalId: null, waitReason: null }),
+          actions: 'endWait',
         },
+        // The step runs with a person's arguments for a call (bound again to their hash).
+        edited: { guard: and(['isPendingApproval', 'isStepWait']), target: 'executing', actions: 'endWait' },
+        // A person's output is the call's result; the step's other calls run.
+        responded: { guard: and(['isPendingApproval', 'isStepWait']), target: 'executing', actions: 'endWait' },
+        // The question's answer is the asking call's result: the step goes on.
+        answered: { guard: and(['isPendingApproval', 'isInputWait']), target: 'executing', actions: 'endWait' },
+        extended: [
+          {
+            guard: and(['isPendingApproval', 'isBudgetWait', 'resumesPlanning']),
+            target: 'planning',
+            actions: ['extend', 'moveDeadline', 'endWait'],
+          },
+          {
+            guard: and(['isPendingApproval', 'isBudgetWait']),
+            target: 'executing',
+            actions: ['extend', 'moveDeadline', 'endWait'],
+          },
+        ],
         rejected: [
+          {
+            // A person ended a budget wait: the run fails as the budget said.
+            guard: and(['isPendingApproval', 'isBudgetWait']),
+            target: 'failed',
+            actions: 'stopOnBudget',
+          },
           {
             guard: and(['isPendingApproval', 'isTerminatingRejection', 'wantsCompensation']),
             target: 'executing',
@@ -287,28 +447,23 @@ export const runMachine = setup({
             target: 'failed',
             actions: { type: 'stop', params: { reason: 'rejected', failure: null } },
           },
+          ...REFUSED,
+        ],
+        expired: [
           {
-            // An uncertain call recorded as "not done" resumes the same step: the model is
-            // told through that call's observation, and the step's other calls still run.
-            guard: and(['isPendingApproval', 'isUncertainWait']),
-            target: 'executing',
-            actions: assign({ pendingApprovalId: null, waitReason: null }),
-          },
-          {
-            // A rejected step still counts: the next one may be past the limit.
-            guard: and(['isPendingApproval', 'isLastStep']),
+            guard: and(['isPendingApproval', 'expiresToEnd']),
             target: 'failed',
-            actions: { type: 'stop', params: stopFailure('max_steps', 'The run reached its step limit') },
+            actions: {
+              type: 'stop',
+              params: stopFailure('expired', 'No one decided in time: the wait expired and the run ends'),
+            },
           },
           {
-            guard: 'isPendingApproval',
-            target: 'planning',
-            actions: assign({
-              pendingApprovalId: null,
-              waitReason: null,
-              stepIndex: ({ context }) => context.stepIndex + 1,
-            }),
+            guard: and(['isPendingApproval', 'isBudgetWait']),
+            target: 'failed',
+            actions: 'stopOnBudget',
           },
+          ...REFUSED,
         ],
       },
     },

@@ -30,6 +30,8 @@ export const STOP_REASONS = [
   'rejected',
   'max_steps',
   'loop_detected',
+  /** A human wait passed its `expiresIn` with `end` as the outcome. */
+  'expired',
 ] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
@@ -45,13 +47,35 @@ export type Risk = (typeof RISKS)[number];
 export const BUDGETS = ['max_llm_calls', 'max_tool_calls', 'max_tokens', 'max_cost_usd'] as const;
 export type BudgetName = (typeof BUDGETS)[number];
 
-/** Why a run waits for a human. */
 /**
- * Why a run waits: a step's calls need approval; a call's outcome is unknown; a call decided with
- * one version of its tool would run another (deployed since).
+ * What a run that asks a human when a budget runs out (`onBudgetExceeded: 'ask'`) can wait on:
+ * a budget its actors spend, the step limit, or the wall-clock deadline.
  */
-export const WAIT_REASONS = ['approval', 'uncertain_side_effect', 'tool_version_mismatch'] as const;
+export const HANDOVER_BUDGETS = [...BUDGETS, 'max_steps', 'timeout'] as const;
+export type HandoverBudget = (typeof HANDOVER_BUDGETS)[number];
+
+/**
+ * Why a run waits for a human: a step's calls need approval; a call's outcome is unknown; a call
+ * decided with one version of its tool would run another (deployed since); the planner asked a
+ * question (`input`); a budget ran out and the run asks whether to go on (`budget`); a policy
+ * escalated a call to a role that must allow it (`policy`).
+ */
+export const WAIT_REASONS = [
+  'approval',
+  'uncertain_side_effect',
+  'tool_version_mismatch',
+  'input',
+  'budget',
+  'policy',
+] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
+
+/** Waits on one call of a step (the step's other calls go on after it), not on a whole step. */
+export const CALL_WAIT_REASONS = ['uncertain_side_effect', 'tool_version_mismatch', 'input'] as const;
+
+/** What happens when no one decides a human wait before it expires. */
+export const EXPIRY_OUTCOMES = ['reject', 'end', 'escalate'] as const;
+export type ExpiryOutcome = (typeof EXPIRY_OUTCOMES)[number];
 
 /** Limits the machine enforces itself (the rest are enforced by its actors). */
 export interface MachineLimits {
@@ -61,6 +85,19 @@ export interface MachineLimits {
   maxTokens: number | null;
   maxCostUsd: number | null;
   loopThreshold: number;
+  /** `ask`: a budget that runs out makes the run wait for a human (reason `budget`) instead of ending it. */
+  onBudgetExceeded?: 'fail' | 'ask';
+}
+
+/** The limits a person may raise on a budget wait (`extended`). */
+export type ExtendedLimits = Partial<
+  Pick<MachineLimits, 'maxSteps' | 'maxLlmCalls' | 'maxToolCalls' | 'maxTokens' | 'maxCostUsd'>
+>;
+
+/** A budget wait: which budget ran out, and where the run goes on if a person extends it. */
+export interface BudgetWait {
+  budget: HandoverBudget;
+  resume: 'planning' | 'executing';
 }
 
 /** Small, JSON-only context: ids, counters, deadlines, the open approval, the stop reason. */
@@ -85,6 +122,10 @@ export interface RunContext {
    * Absent in snapshots from before compensation existed (read as null).
    */
   compensation?: Compensation | null;
+  /** Set while the run waits on a budget (absent in snapshots from before budget hand-over). */
+  budgetWait?: BudgetWait | null;
+  /** Budget waits so far: the next one's id is made from it (absent before budget hand-over). */
+  budgetAsks?: number;
 }
 
 /** A compensation in progress or done: how the run ends after it, and what was undone. */
@@ -135,6 +176,18 @@ export type RunEvent =
     }
   /** `by` names who decided, so a variant can ask for more than one approver. */
   | { type: 'approved'; approvalId: string; by?: string }
+  /** The planner asked a question (a `human.ask` call): the run waits for its answer. */
+  | { type: 'need_input'; approvalId: string; toolCalls: number }
+  /** A person answered the question: the asking call has the answer as its result. */
+  | { type: 'answered'; approvalId: string; by?: string }
+  /** A person approved a step with arguments of theirs for one of its calls. */
+  | { type: 'edited'; approvalId: string; by?: string }
+  /** A person gave a call's result instead of running it; the step's other calls run. */
+  | { type: 'responded'; approvalId: string; by?: string }
+  /** A person raised the limits of a budget wait (and the deadline, for `timeout`): the run goes on. */
+  | { type: 'extended'; approvalId: string; by?: string; limits: ExtendedLimits; deadlineAt?: number | null }
+  /** No one decided in time: the outcome the wait was given (`escalate` is not sent: the wait goes on). */
+  | { type: 'expired'; approvalId: string; outcome: Exclude<ExpiryOutcome, 'escalate'> }
   /** With `terminate` and `compensate`, the run undoes its completed calls before it ends. */
   | { type: 'rejected'; approvalId: string; terminate: boolean; by?: string; compensate?: boolean }
   | { type: 'exec_error'; failure: Failure }
@@ -143,7 +196,8 @@ export type RunEvent =
   /** The executor finished compensating: the run ends as the cancel or rejection said. */
   | { type: 'compensated'; report: CompensationReport }
   | { type: 'timeout' }
-  | { type: 'budget_exceeded'; budget: BudgetName };
+  /** `toolCalls`: calls of the executor's step that ran before it stopped (counted in the usage). */
+  | { type: 'budget_exceeded'; budget: BudgetName; toolCalls?: number };
 
 /** The type of an event the run machine takes. */
 export type MachineEventType = RunEvent['type'];
@@ -161,6 +215,12 @@ export const MACHINE_EVENT_TYPES = [
   'need_approval',
   'approved',
   'rejected',
+  'need_input',
+  'answered',
+  'edited',
+  'responded',
+  'extended',
+  'expired',
   'exec_error',
   'cancel',
   'timeout',
@@ -188,6 +248,12 @@ export interface ExecutorActorInput {
   compensating?: boolean;
 }
 
+/** What the `deadline` actor is sent: the deadline moved (a person extended a run's time). */
+export interface DeadlineMoved {
+  type: 'deadline_moved';
+  deadlineAt: number | null;
+}
+
 /** Input of the `deadline` actor: the run's absolute deadline, if any. */
 export interface DeadlineActorInput {
   runId: string;
@@ -205,5 +271,5 @@ export type PlannerOutcome = Extract<RunEvent, { type: 'plan_ready' | 'plan_erro
 /** Events the executor actor resolves with. */
 export type ExecutorOutcome = Extract<
   RunEvent,
-  { type: 'next_step' | 'done' | 'need_approval' | 'exec_error' | 'budget_exceeded' | 'compensated' }
+  { type: 'next_step' | 'done' | 'need_approval' | 'need_input' | 'exec_error' | 'budget_exceeded' | 'compensated' }
 >;

@@ -22,6 +22,12 @@ export const FAILURE_CODES = {
   'approval.already_decided': 'user',
   // The run's machine (a variant) does not take this decision now, e.g. a second vote by the same approver.
   'approval.refused': 'user',
+  // A decision after the wait's `expiresIn` ran out (the expiry's outcome stands).
+  'approval.expired': 'user',
+  // An edit of a call whose tool refuses edits (`allowEdit: false`).
+  'approval.edit_not_allowed': 'user',
+  // A decision that does not fit the wait (an answer to an approval, `extend` of a question).
+  'approval.wrong_decision': 'user',
   // The run was made by another machine (or variant) than the runtime's.
   'run.machine_mismatch': 'user',
   // createRuntime({ machine }) was given a machine the runtime cannot drive.

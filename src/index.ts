@@ -8,10 +8,12 @@
  * machine are made with `baton-runtime/machines`; the HTTP service is `baton-runtime/server`,
  * MCP tools `baton-runtime/mcp`, the model-based harness `baton-runtime/testing`.
  */
-export { createRuntime, LOG_EVENT_TYPES, batonIdGenerator, runTraceIds } from './runtime/index.js';
+export { createRuntime, LOG_EVENT_TYPES, HUMAN_DECISIONS, batonIdGenerator, runTraceIds } from './runtime/index.js';
 export type * from './runtime/index.js';
 export {
   defineTool,
+  askHuman,
+  HUMAN_ASK,
   ToolFailedError,
   ToolOutcomeUnknownError,
   ToolUnavailableError,
@@ -29,8 +31,9 @@ export type {
   Reconciliation,
   RunUserContext,
   ToolOrigin,
+  AskHumanOptions,
 } from './tools/index.js';
-export { createScriptedPlanner, createOpenAIPlanner, decisionSchema } from './planner/index.js';
+export { createScriptedPlanner, createOpenAIPlanner, decisionSchema, plannerDecisionSchema } from './planner/index.js';
 export type {
   Planner,
   PlannerRequest,
@@ -38,20 +41,21 @@ export type {
   PlannerMessage,
   PlannerTool,
   Decision,
+  PlannerDecision,
   Script,
   OpenAIPlannerOptions,
   ModelPrices,
 } from './planner/index.js';
 export { POLICY_DECISIONS } from './policy/index.js';
-export type { Policy, PolicyDecision, PolicyRequest, PolicyVerdict } from './policy/index.js';
+export type { Policy, PolicyDecision, PolicyOutcome, PolicyRequest, PolicyVerdict } from './policy/index.js';
 export { BatonError, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
 export { defineAgent, resolveAgentPlanner } from './agent/index.js';
 export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';
 export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';
-export { RUN_STATUSES, STOP_REASONS } from '../machines/types.js';
-export type { RunStatus, StopReason } from '../machines/types.js';
+export { RUN_STATUSES, STOP_REASONS, WAIT_REASONS } from '../machines/types.js';
+export type { RunStatus, StopReason, WaitReason, HandoverBudget } from '../machines/types.js';
 export { TOOL_CALL_STATUSES } from './store/index.js';
 export type { ToolCallStatus } from './store/index.js';
 export { DEFAULTS, OPENAI_PLANNER_DEFAULTS } from './defaults.js';

@@ -1,6 +1,6 @@
 /** A deterministic planner for tests and the demo: decisions come from a script. */
 import { fail } from '../failure.js';
-import type { Decision, Planner, PlannerRequest, PlannerResponse } from './types.js';
+import type { PlannerDecision as Decision, Planner, PlannerRequest, PlannerResponse } from './types.js';
 
 /** One scripted step: a decision, or a function of the request that returns one. */
 export type ScriptEntry = Decision | ((request: PlannerRequest) => Decision | Promise<Decision>);

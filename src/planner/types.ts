@@ -50,30 +50,49 @@ export interface PlannerEstimate {
   maxCostUsd?: number;
 }
 
-export const decisionSchema = z.discriminatedUnion('type', [
+const toolCallsDecision = z.object({
+  type: z.literal('tool_calls'),
+  calls: z
+    .array(
+      z.object({
+        tool: z.string(),
+        args: z.unknown(),
+        /** Set when the model's arguments were not valid JSON: the model is shown this error. */
+        argsError: z.string().optional(),
+      }),
+    )
+    .min(1),
+  text: z.string().optional(),
+});
+const finalDecision = z.object({ type: z.literal('final'), answer: z.string() });
+
+/** A decision as it is journaled: tool calls to make, or a final answer. */
+export const decisionSchema = z.discriminatedUnion('type', [toolCallsDecision, finalDecision]);
+
+/** A planner decision as journaled: tool calls to make, or a final answer. */
+export type Decision = z.infer<typeof decisionSchema>;
+
+/**
+ * What a planner may return: a journaled decision, or a question for a person (`ask`, for
+ * scripted planners; a model calls the `human.ask` tool), journaled as that tool's call so the
+ * ledger and the model see it like any other.
+ */
+export const plannerDecisionSchema = z.discriminatedUnion('type', [
+  toolCallsDecision,
+  finalDecision,
   z.object({
-    type: z.literal('tool_calls'),
-    calls: z
-      .array(
-        z.object({
-          tool: z.string(),
-          args: z.unknown(),
-          /** Set when the model's arguments were not valid JSON: the model is shown this error. */
-          argsError: z.string().optional(),
-        }),
-      )
-      .min(1),
+    type: z.literal('ask'),
+    question: z.string().min(1),
+    choices: z.array(z.string()).min(1).optional(),
+    schema: z.record(z.string(), z.unknown()).optional(),
     text: z.string().optional(),
   }),
-  z.object({ type: z.literal('final'), answer: z.string() }),
 ]);
-
-/** A planner decision: tool calls to make, or a final answer. */
-export type Decision = z.infer<typeof decisionSchema>;
+export type PlannerDecision = z.infer<typeof plannerDecisionSchema>;
 
 /** What a planner returns for one step. */
 export interface PlannerResponse {
-  decision: Decision;
+  decision: PlannerDecision;
   /** Tokens (and cost, when the planner knows its prices) of this step, all attempts included. */
   usage: Usage;
   /** What the planner itself did to the context, e.g. compacting it after a context-length error. */

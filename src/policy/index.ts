@@ -5,8 +5,13 @@
  * tool, the arguments, the run's context and `untrusted`, and may decide otherwise.
  */
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
+import type { OnExpire } from '../runtime/model/types.js';
 
-export const POLICY_DECISIONS = ['allow', 'needs_approval', 'deny'] as const;
+/**
+ * `escalate`: the call waits for a person with the role the answer names (default `approve`,
+ * e.g. `admin`), who allows it once or denies it (the run's wait reason is `policy`).
+ */
+export const POLICY_DECISIONS = ['allow', 'needs_approval', 'deny', 'escalate'] as const;
 export type PolicyDecision = (typeof POLICY_DECISIONS)[number];
 
 /** What a policy is asked about. */
@@ -24,7 +29,27 @@ export interface PolicyRequest {
 }
 
 /** A policy's answer, with an optional reason the model and the user are shown. */
-export type PolicyVerdict = PolicyDecision | { decision: PolicyDecision; reason?: string };
+export type PolicyVerdict =
+  | PolicyDecision
+  | {
+      decision: PolicyDecision;
+      reason?: string;
+      /** With `escalate`: the role that may decide (default `approve`). */
+      role?: string;
+      /** With `escalate` or `needs_approval`: how long the wait lasts (ms), and what happens then. */
+      expiresIn?: number;
+      onExpire?: OnExpire;
+    };
+
+/** What a policy decided about one call. */
+export interface PolicyOutcome {
+  decision: PolicyDecision;
+  reason: string | null;
+  /** The role that may decide an escalated call. */
+  role?: string;
+  expiresIn?: number;
+  onExpire?: OnExpire;
+}
 
 /** A user-supplied policy; returning `undefined` keeps the default. */
 export type Policy = (request: PolicyRequest) => PolicyVerdict | undefined;
@@ -45,17 +70,19 @@ export function defaultDecision(tool: AnyTool, untrusted = false): PolicyDecisio
 }
 
 /** Decides one call: the user policy if it answers, else the default. */
-export function decide(
-  policy: Policy | undefined,
-  request: Omit<PolicyRequest, 'defaultDecision'>,
-): { decision: PolicyDecision; reason: string | null } {
+export function decide(policy: Policy | undefined, request: Omit<PolicyRequest, 'defaultDecision'>): PolicyOutcome {
   const fallback = defaultDecision(request.tool, request.untrusted);
   const verdict = policy?.({ ...request, defaultDecision: fallback });
   if (verdict === undefined) {
     const stricter = fallback !== defaultDecision(request.tool);
     return { decision: fallback, reason: stricter ? UNTRUSTED_REASON : null };
   }
-  return typeof verdict === 'string'
-    ? { decision: verdict, reason: null }
-    : { decision: verdict.decision, reason: verdict.reason ?? null };
+  if (typeof verdict === 'string') return { decision: verdict, reason: null };
+  return {
+    decision: verdict.decision,
+    reason: verdict.reason ?? null,
+    ...(verdict.role !== undefined ? { role: verdict.role } : {}),
+    ...(verdict.expiresIn !== undefined ? { expiresIn: verdict.expiresIn } : {}),
+    ...(verdict.onExpire !== undefined ? { onExpire: verdict.onExpire } : {}),
+  };
 }

@@ -8,7 +8,7 @@ export type { RuntimeHooks } from './drive/env.js';
 export type { BackgroundErrorContext, RuntimeHealth, RuntimeStats, StalledRun } from './runtime-api.js';
 export type { FollowOptions } from './read/follow.js';
 export type * from './model/types.js';
-export { LOG_EVENT_TYPES } from './model/types.js';
+export { LOG_EVENT_TYPES, HUMAN_DECISIONS } from './model/types.js';
 export type { Trace, Span } from './observe/trace.js';
 export type { PruneOptions, PruneReport, RetentionOptions, FinishedStatus } from './retention/prune.js';
 export { batonIdGenerator, runTraceIds } from './observe/trace-ids.js';

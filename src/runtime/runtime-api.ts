@@ -28,6 +28,7 @@ import type {
   Step,
   ToolCall,
   ApproveInput,
+  HumanDecision,
   RejectInput,
 } from './model/types.js';
 
@@ -164,6 +165,16 @@ export interface Runtime {
   approve(runId: string, approvalId: string, decision: ApproveInput): Promise<Approval>;
   /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected` (after undoing its calls, with `compensate`). */
   reject(runId: string, approvalId: string, decision: RejectInput): Promise<Approval>;
+  /**
+   * Decides any human wait of a run: `approve`, `reject`, `edit` (approve with a person's
+   * arguments, checked by the tool's schema), `respond` (a person's output instead of the call),
+   * `answer` (a question), `extend` / `end` (a budget wait). Checked against the wait first: bad
+   * input is `input.invalid` and changes nothing; a decided wait `approval.already_decided`, an
+   * expired one `approval.expired`, one that does not take it `approval.wrong_decision`.
+   */
+  decide(runId: string, approvalId: string, decision: HumanDecision): Promise<Approval>;
+  /** Answers the question a run waits on (`pendingInput.id`), checked against its schema. */
+  answer(runId: string, inputId: string, answer: { answer: unknown; by: string; reason?: string }): Promise<Approval>;
   /**
    * Cancels a run: it ends `failed` with `cancelled`; a running tool is aborted and its call
    * settled. With `compensate`, the run first undoes its completed calls that have a compensator,

@@ -15,6 +15,7 @@ import { plannerTools } from './ledger/tool-registry.js';
 import type { EventHub } from './model/event-hub.js';
 import { createRunTracer, type RunTracer } from './observe/otel.js';
 import { agentIdentity, type AgentIdentity } from './registry/agent-identity.js';
+import { expireWait } from './ledger/approvals.js';
 import { createRunRegistry, type RunRegistry } from './registry/run-registry.js';
 import type { RuntimeOptions } from './runtime-api.js';
 import { deadlineActor, timerActor } from './steps/deadline-actor.js';
@@ -108,6 +109,7 @@ export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
       ...(tracer ? { onCommitted: tracer.committed } : {}),
     },
     ...(options.onError ? { onError: options.onError } : {}),
+    expire: (run, approvalId) => expireWait(env, run, approvalId),
   });
   return { env, registry, tracer };
 }

@@ -306,4 +306,22 @@ export const MIGRATIONS: readonly Migration[] = [
         .compile(),
     ],
   },
+  {
+    version: 14,
+    name: 'human waits',
+    // Every wait for a person is a row of `approvals`: what it asks (a question and its schema,
+    // a budget and its use), the role that may decide it, when it expires and what happens then,
+    // and what the decider gave. A call a person edited keeps the model's arguments beside the ones run.
+    up: (db) => [
+      db.schema.alterTable('approvals').addColumn('request', 'text').compile(),
+      db.schema
+        .alterTable('approvals')
+        .addColumn('role', 'text', (c) => c.notNull().defaultTo('approve'))
+        .compile(),
+      db.schema.alterTable('approvals').addColumn('expires_at', 'integer').compile(),
+      db.schema.alterTable('approvals').addColumn('expiry', 'text').compile(),
+      db.schema.alterTable('approvals').addColumn('answer', 'text').compile(),
+      db.schema.alterTable('tool_calls').addColumn('edited', 'text').compile(),
+    ],
+  },
 ];

@@ -99,6 +99,8 @@ export interface ToolCallTable {
   finished_at: number | null;
   /** When the attempt in progress times out (epoch ms): a deadline, so a restart cannot extend it. */
   deadline_at: number | null;
+  /** Set when a person edited the arguments before approving (JSON `{ proposed_args, by, reason }`; migration 14). */
+  edited: string | null;
 }
 
 export interface ApprovalTable {
@@ -116,6 +118,16 @@ export interface ApprovalTable {
   decided_at: number | null;
   /** JSON list of decisions the machine took without deciding the approval (migration 5). */
   votes: string;
+  /** What the wait asks, by kind (JSON, migration 14): a question and its schema, a budget and its use, a policy's reason. */
+  request: string | null;
+  /** The role that may decide it (migration 14): `approve`, or the one a policy or an escalation names. */
+  role: string;
+  /** When no decision counts any more (epoch ms; migration 14): the `expiry` outcome applies then. */
+  expires_at: number | null;
+  /** What happens at `expires_at` (JSON `{ outcome, role? }`; migration 14). */
+  expiry: string | null;
+  /** What the decider gave (JSON; migration 14): an answer, edited arguments, a call's output, new limits. */
+  answer: string | null;
 }
 
 export interface EventTable {

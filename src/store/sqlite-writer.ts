@@ -66,6 +66,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['writ
       fenced();
       if (run('setApprovalVotes', { id, votes }).changes !== 1) throw approvalTaken(id);
     },
+    escalateApproval(id, escalation) {
+      fenced();
+      if (run('escalateApproval', { id, ...escalation }).changes !== 1) throw approvalTaken(id);
+    },
     insertEvent(row) {
       fenced();
       run('insertEvent', rowOf(row));

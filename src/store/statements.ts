@@ -75,6 +75,7 @@ const TOOL_CALL_COLUMNS = [
   'started_at',
   'finished_at',
   'deadline_at',
+  'edited',
 ] as const;
 
 const APPROVAL_COLUMNS = [
@@ -91,6 +92,11 @@ const APPROVAL_COLUMNS = [
   'created_at',
   'decided_at',
   'votes',
+  'request',
+  'role',
+  'expires_at',
+  'expiry',
+  'answer',
 ] as const;
 
 function valuesOf<C extends string>(columns: readonly C[], p: <T = never>(name: string) => T): Record<C, never> {
@@ -215,6 +221,7 @@ const BUILDS = {
           started_at: eb.ref('excluded.started_at'),
           finished_at: eb.ref('excluded.finished_at'),
           deadline_at: eb.ref('excluded.deadline_at'),
+          edited: eb.ref('excluded.edited'),
         })),
       ),
   listToolCalls: (db, p) =>
@@ -236,7 +243,15 @@ const BUILDS = {
         decided_by: p('by'),
         reason: p('reason'),
         decided_at: p('at'),
+        answer: p('answer'),
+        args_hash: p('args_hash'),
       })
+      .where('id', '=', p('id'))
+      .where('status', '=', 'pending'),
+  escalateApproval: (db, p) =>
+    db
+      .updateTable('approvals')
+      .set({ role: p('role'), expires_at: p('expires_at'), expiry: p('expiry') })
       .where('id', '=', p('id'))
       .where('status', '=', 'pending'),
   setApprovalVotes: (db, p) =>

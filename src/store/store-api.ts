@@ -69,6 +69,17 @@ export interface ApprovalDecision {
   by: string;
   reason: string | null;
   at: number;
+  /** What the decider gave (JSON), or null. */
+  answer: string | null;
+  /** The hash the approval is bound to from now on (another one when a person edited arguments). */
+  args_hash: string;
+}
+
+/** An escalation of a pending wait: the role that decides it from now on, and its next expiry. */
+export interface ApprovalEscalation {
+  role: string;
+  expires_at: number | null;
+  expiry: string | null;
 }
 
 /**
@@ -96,6 +107,8 @@ export interface UnitWriter {
   decideApproval(id: string, decision: ApprovalDecision): void;
   /** Records the votes of a still pending approval; one no longer pending fails the unit. */
   setApprovalVotes(id: string, votes: string): void;
+  /** Hands a still pending wait to another role; one no longer pending fails the unit. */
+  escalateApproval(id: string, escalation: ApprovalEscalation): void;
   insertEvent(row: EventRow): void;
   /** Stores content by its sha256 for run `runId` (a second put of the same bytes is a no-op; the run's reference is kept). */
   putArtifact(row: ArtifactRow, runId: string): void;

@@ -39,18 +39,35 @@ export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<To
   'denied',
 ]);
 
-/** What an approval asks: to run calls (`tool`), or how to resolve an interrupted one (`uncertain`). */
-/** `version`: a call decided with another version of its tool than the one deployed now. */
-export const APPROVAL_KINDS = ['tool', 'uncertain', 'version'] as const;
+/**
+ * What a human wait asks: to run a step's calls (`tool`, or `policy` when a policy escalated one
+ * of them to a role), how to resolve an interrupted call (`uncertain`), whether to run a call
+ * decided with another version of its tool (`version`), the answer to a question (`input`), or
+ * whether a run whose budget ran out goes on (`budget`). The table is `approvals` for all.
+ */
+export const APPROVAL_KINDS = ['tool', 'uncertain', 'version', 'input', 'budget', 'policy'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
-/** An approval is pending until one decision settles it. */
-export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
+/** An approval is pending until one decision settles it, or its `expires_at` passes (`expired`). */
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** How a decision was applied: an uncertain call run again or recorded done, or a rejection that ended the run. */
 // `compensate`: a rejection that ends the run after undoing its completed calls.
-export const APPROVAL_RESOLUTIONS = ['retry', 'done', 'terminate', 'compensate'] as const;
+// `edit`: approved with a person's arguments; `respond`: a person's output instead of the call;
+// `answer`: a question answered; `extend` / `end`: a budget wait; `reject` / `end` of an expiry.
+export const APPROVAL_RESOLUTIONS = [
+  'retry',
+  'done',
+  'terminate',
+  'compensate',
+  'edit',
+  'respond',
+  'answer',
+  'extend',
+  'end',
+  'reject',
+] as const;
 export type ApprovalResolution = (typeof APPROVAL_RESOLUTIONS)[number];
 
 /**
@@ -65,6 +82,10 @@ export const LOG_EVENT_TYPES = [
   'result',
   'approval_request',
   'approval_result',
+  /** The planner asked a person a question (a `human.ask` call, an MCP server's elicitation). */
+  'input_request',
+  /** The question's answer, and who gave it (or that it expired unanswered). */
+  'input_result',
   'artifact',
   'error',
   'draft',

@@ -1,4 +1,5 @@
 /** Declaring tools: a name, a version, a zod input, an effect class, a risk, and `execute`. */
+import type { OnExpire } from '../runtime/model/types.js';
 import type { z } from 'zod';
 import { DEFAULTS } from '../defaults.js';
 import { fail } from '../failure.js';
@@ -76,6 +77,11 @@ export interface ToolSpec<I, O> {
    * run, the default policy asks a human before any tool that is not `read`.
    */
   trustedOutput?: boolean;
+  /** Whether a person may edit the arguments when approving a call (default true); false makes `edit` a 409. */
+  allowEdit?: boolean;
+  /** How long an approval of this tool's calls waits (ms) before `onExpire` applies (default: the run's, else never). */
+  expiresIn?: number;
+  onExpire?: OnExpire;
   execute(input: I, ctx: ToolContext): Promise<O> | O;
   reconcile?(input: I, ctx: ToolContext): Promise<Reconciliation<O>> | Reconciliation<O>;
   /**

@@ -15,8 +15,10 @@ export interface ToolResult {
   artifact?: { sha256: string; size: number };
   /** Images the tool returned besides its output, each stored as an artifact. */
   images?: ToolImageRef[];
-  /** Set when no output exists: a human recorded an interrupted call as done. */
+  /** Set when a person gave this result: they recorded an interrupted call as done, answered a question, or responded as the tool. */
   recordedBy?: string;
+  /** How a person gave it: the answer to a question, or an output in place of running the call. */
+  given?: 'answer' | 'response';
 }
 
 /** A failed result; nothing ran or the tool failed. */

@@ -48,6 +48,7 @@ const startedCall = (id: string, toolVersion: string | null) => ({
   started_at: 1,
   finished_at: null,
   deadline_at: 2,
+  edited: null,
 });
 
 const progress = (id: string, expected: number) =>
@@ -157,12 +158,25 @@ describe.each(ALL_DIALECTS)('the store on %s', (dialect) => {
       created_at: 1,
       decided_at: null,
       votes: '[]',
+      request: null,
+      role: 'approve',
+      expires_at: null,
+      expiry: null,
+      answer: null,
     };
     await store.write((w) => w.insertApproval(approval));
     await store.write((w) => w.setApprovalVotes('a1', '[{"by":"x"}]'));
     const decide = (by: string) =>
       store.write((w) => {
-        w.decideApproval('a1', { status: 'approved', resolution: null, by, reason: null, at: 2 });
+        w.decideApproval('a1', {
+          status: 'approved',
+          resolution: null,
+          by,
+          reason: null,
+          at: 2,
+          answer: null,
+          args_hash: 'h',
+        });
         w.insertEvent(event('r1', by === 'alice' ? 1 : 2));
       });
     await decide('alice');

@@ -1,3 +1,4 @@
+import type { ApprovalKind } from '../../src/store/index.js';
 /**
  * The seeded world of the kill soak: run `i` of seed `s` has a plan (1–8 calls of mixed effect
  * classes spread over steps, some high-risk), and each approval a seeded way of being decided.
@@ -67,11 +68,7 @@ export interface ApproverChoice {
 }
 
 /** The seeded choice for an approval (by its id, stable across restarts). */
-export function approverChoice(
-  seed: number,
-  approvalId: string,
-  kind: 'tool' | 'uncertain' | 'version',
-): ApproverChoice {
+export function approverChoice(seed: number, approvalId: string, kind: ApprovalKind): ApproverChoice {
   const random = mulberry32(seedOf(seed, 'approve', approvalId));
   const delayMs = between(random, 0, 300);
   const roll = random();

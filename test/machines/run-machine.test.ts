@@ -4,6 +4,7 @@ import { createActor, fromCallback, fromPromise, type Snapshot } from 'xstate';
 import { MACHINE_VERSION, runMachine } from '../../machines/run-machine.js';
 import { upgradeSnapshot } from '../../machines/upgrade-snapshot.js';
 import type {
+  DeadlineMoved,
   DeadlineActorInput,
   ExecutorActorInput,
   ExecutorOutcome,
@@ -28,7 +29,7 @@ function idleMachine(armed: DeadlineActorInput[] = []) {
     actors: {
       planner: fromPromise<PlannerOutcome, PlannerActorInput>(() => new Promise(() => undefined)),
       executor: fromPromise<ExecutorOutcome, ExecutorActorInput>(() => new Promise(() => undefined)),
-      deadline: fromCallback<RunEvent, DeadlineActorInput>(({ input }) => {
+      deadline: fromCallback<DeadlineMoved, DeadlineActorInput>(({ input }) => {
         armed.push(input);
       }),
     },

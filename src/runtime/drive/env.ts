@@ -3,7 +3,7 @@ import type { Planner, PlannerTool } from '../../planner/types.js';
 import type { Policy } from '../../policy/index.js';
 import type { MessageRow, Store } from '../../store/index.js';
 import type { AnyTool, RunUserContext } from '../../tools/define-tool.js';
-import type { Transcript } from '../model/types.js';
+import type { Transcript, WaitExpiryOptions } from '../model/types.js';
 import type { RunDriver } from './run-driver.js';
 
 /** A run being driven by this runtime, with the data its actors read at every step. */
@@ -16,6 +16,8 @@ export interface LiveRun {
   history?: MessageRow[];
   /** The run's context so far, kept between steps so each step builds only what is new. */
   transcript?: Transcript;
+  /** How long the run's human waits last unless a tool, policy or question says (its start options). */
+  waits?: WaitExpiryOptions | undefined;
 }
 
 /** Where a test harness may hold a run: at the start of each actor, before it produces its event. */

@@ -19,7 +19,11 @@ function reason(error: unknown): string {
 }
 
 /** Parses a JSON column, or says which run and column are damaged. */
-export function parseColumn(row: RunRow, column: 'context' | 'failure' | 'snapshot', text: string): unknown {
+export function parseColumn(
+  row: RunRow,
+  column: 'context' | 'failure' | 'snapshot' | 'options',
+  text: string,
+): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -39,6 +39,8 @@ export interface DriverDeps {
   onRetired(driver: RunDriver, failure: Failure | null): void;
   /** Called when the run is durably waiting for a human with nothing left to write. */
   onIdleWaiting?(driver: RunDriver): void;
+  /** Called in the transition into a budget wait whose row does not exist yet: stage it. */
+  onBudgetWait?(driver: RunDriver): void;
   /** Told of the events this driver committed, once durable (the runtime's tracing). */
   onCommitted?(events: readonly RunEventRecord[]): void;
 }
@@ -128,7 +130,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     },
   });
   const snapshots = createSnapshotSaver(
-    { runId, actor, machineVersion: deps.machineVersion, withUnknown: cutOff.withUnknown },
+    { runId, actor, machineVersion: deps.machineVersion, withUnknown: cutOff.withUnknown, approvals: memory.approvals },
     { version: restored?.version ?? 0, json: restored?.snapshot ?? '' },
   );
   const drafts = createDraftRelay({
@@ -161,6 +163,9 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     snapshots,
     emit,
     succeeded: () => deps.onSucceeded(driver),
+    budgetWait: (id) => {
+      if (!memory.approvals.has(id)) deps.onBudgetWait?.(driver);
+    },
     flush: () => driver.flush(),
     failed: retire,
   });

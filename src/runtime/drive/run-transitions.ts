@@ -21,6 +21,8 @@ export interface RunTransitionsDeps {
   emit(type: LogEventType, data: Record<string, unknown>): void;
   /** Called in the transition to `succeeded`. */
   succeeded(): void;
+  /** Called in a transition into a budget wait (its row is made once, with the transition). */
+  budgetWait(approvalId: string): void;
   flush(): Promise<void>;
   /** The actor failed: the run cannot go on here. */
   failed(failure: Failure): void;
@@ -51,6 +53,9 @@ export function createRunTransitions(deps: RunTransitionsDeps): RunTransitions {
             if (TERMINAL.has(status)) cutOff.settle(ctx.stopReason);
             deps.emit('state', stateEventData(last, status, ctx, cutOff));
             if (status === 'succeeded') deps.succeeded();
+            if (status === 'waiting_human' && ctx.waitReason === 'budget' && ctx.pendingApprovalId) {
+              deps.budgetWait(ctx.pendingApprovalId);
+            }
             last = status;
           }
           snapshots.dirty = true;

@@ -12,6 +12,7 @@ import type { RunProgress, UnitWriter } from '../../store/index.js';
 import { toRunCompensation } from '../model/event-data.js';
 import { failpoint } from '../model/failpoints.js';
 import { wakeAtOf } from './wake-at.js';
+import type { ApprovalRow } from '../../store/index.js';
 
 /** The statuses a run ends in. */
 export const TERMINAL: ReadonlySet<RunStatus> = new Set(TERMINAL_STATUSES);
@@ -24,6 +25,8 @@ export interface SnapshotSaverDeps {
   machineVersion: number;
   /** A terminal failure with the calls whose outcome the run's end left unknown. */
   withUnknown(failure: Failure): Failure;
+  /** The run's approvals: a pending wait's expiry is when the run wakes. */
+  approvals: ReadonlyMap<string, ApprovalRow>;
 }
 
 /** Where the run's stored snapshot stands: its version and its JSON (empty for a new run). */
@@ -85,7 +88,7 @@ function toProgress(
     tokens: ctx.tokens,
     cost_usd: ctx.costUsd,
     machine_version: deps.machineVersion,
-    wake_at: status === 'waiting_human' ? wakeAtOf(ctx) : null,
+    wake_at: status === 'waiting_human' ? wakeAtOf(ctx, deps.approvals) : null,
     compensation: ctx.compensation ? JSON.stringify(toRunCompensation(ctx.compensation, terminal)) : null,
     updated_at: Date.now(),
   };

@@ -7,19 +7,21 @@
  */
 import { getNextSnapshot, type StateValue } from 'xstate';
 import { stateName, statusOf } from '../../../machines/run-status.js';
-import type { RunEvent } from '../../../machines/types.js';
-import { BatonError, createFailure, fail, quoteId } from '../../failure.js';
-import { isWriteFailure, type ApprovalRow, type Store } from '../../store/index.js';
+import type { ExpiryOutcome, ExtendedLimits, RunEvent } from '../../../machines/types.js';
+import { BatonError, createFailure, fail, quoteId, type Failure } from '../../failure.js';
+import { isWriteFailure, type ApprovalResolution, type ApprovalRow, type Store } from '../../store/index.js';
+import { fromExtendedLimitsData, toExtendedLimitsData } from '../model/event-data.js';
+import { wakeAtOf } from '../drive/wake-at.js';
 import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
-import { alreadyDecided, settleCall, stepCalls, type LedgerCall } from './ledger.js';
+import { alreadyDecided, approvalHash, settleCall, stepCalls, withEdits, type LedgerCall } from './ledger.js';
 import { SETTLED_TOOL_CALL_STATUSES, type ToolCallStatus } from '../../store/index.js';
 import { failpoint } from '../model/failpoints.js';
-import type { ApprovalVote, UncertainResolution } from '../model/types.js';
+import type { ApprovalVote, HumanDecisionName, UncertainResolution } from '../model/types.js';
 
-/** A decision as the runtime applies it. */
+/** A decision as the runtime applies it (checked already: arguments, output, answer, limits). */
 export interface DecisionInput {
-  approve: boolean;
+  decision: HumanDecisionName;
   by: string;
   reason: string | null;
   /** For uncertain calls: `retry` (run again) or `done` (record that it happened). */
@@ -28,6 +30,24 @@ export interface DecisionInput {
   terminate?: boolean | undefined;
   /** With `terminate`: undo the run's completed calls (newest first) before it ends. */
   compensate?: boolean | undefined;
+  /** `edit`: a person's arguments for one call of the step. */
+  edit?: { toolCallId: string; args: unknown };
+  /** `respond`: a person's output for one call, which then does not run. */
+  respond?: { toolCallId: string; output: unknown };
+  /** `answer`: the answer to the question. */
+  answer?: unknown;
+  /** `extend`: the new limits (and deadline) of a budget wait. */
+  extend?: { limits: ExtendedLimits; deadlineAt?: number | null };
+}
+
+/** True for a decision that lets the run go on as asked (every one but `reject` and `end`). */
+export function approves(input: Pick<DecisionInput, 'decision'>): boolean {
+  return input.decision !== 'reject' && input.decision !== 'end';
+}
+
+/** A person's output as a call's result: recorded as theirs. */
+function givenResult(content: unknown, by: string, given: 'answer' | 'response'): ToolResult {
+  return { status: 'ok', content, durationMs: 0, truncated: false, retryable: false, recordedBy: by, given };
 }
 
 function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: ApprovalRow, input: DecisionInput): void {
@@ -36,64 +56,133 @@ function settleWithoutRunning(env: RuntimeEnv, live: LiveRun, approval: Approval
   const bound = new Set(JSON.parse(approval.tool_call_ids) as string[]);
   const write = (call: LedgerCall, status: ToolCallStatus, result: ToolResult) =>
     settleCall(driver, approval.step_index, call, status, result, { mode: 'write' });
-  if (approval.kind === 'uncertain') {
-    const call = calls.find((c) => bound.has(c.id));
-    if (!call) return;
-    if (input.approve && input.resolution === 'done') {
-      write(call, 'succeeded', {
-        status: 'ok',
-        content: `Recorded by ${input.by} as done${input.reason ? `: ${input.reason}` : ''}`,
-        durationMs: 0,
-        truncated: false,
-        retryable: false,
-        recordedBy: input.by,
-      });
-    } else if (!input.approve) {
+  const because = input.reason ? `: ${input.reason}` : '';
+  const call = calls.find((c) => bound.has(c.id));
+  switch (approval.kind) {
+    case 'budget':
+      return;
+    case 'input':
+      if (!call) return;
+      if (input.decision === 'answer') write(call, 'succeeded', givenResult(input.answer, input.by, 'answer'));
+      else {
+        const failure = createFailure('tool.failed', `${input.by} did not answer the question${because}`);
+        write(call, 'failed', toErrorResult(failure));
+      }
+      return;
+    case 'uncertain':
+      if (!call) return;
+      if (input.decision === 'approve' && input.resolution === 'done') {
+        write(call, 'succeeded', {
+          status: 'ok',
+          content: `Recorded by ${input.by} as done${because}`,
+          durationMs: 0,
+          truncated: false,
+          retryable: false,
+          recordedBy: input.by,
+        });
+      } else if (!approves(input)) {
+        const failure = createFailure(
+          'tool.failed',
+          `Tool '${call.toolName}' was interrupted and ${input.by} recorded that it did not take effect${because}`,
+          { retryable: true },
+        );
+        write(call, 'failed', toErrorResult(failure));
+      }
+      return;
+    case 'version': {
+      if (!call || approves(input)) return;
       const failure = createFailure(
-        'tool.failed',
-        `Tool '${call.toolName}' was interrupted and ${input.by} recorded that it did not take effect${input.reason ? `: ${input.reason}` : ''}`,
-        { retryable: true },
+        'tool.version_mismatch',
+        `${input.by} did not run tool '${call.toolName}' with version ${call.tool?.version ?? '?'}: the call was decided with another version${because}`,
       );
-      write(call, 'failed', toErrorResult(failure));
+      write(call, 'rejected', toErrorResult(failure));
+      return;
     }
+    default:
+      break;
+  }
+  if (input.respond) {
+    const given = calls.find((c) => c.id === input.respond!.toolCallId);
+    if (given) write(given, 'succeeded', givenResult(input.respond.output, input.by, 'response'));
     return;
   }
-  if (approval.kind === 'version') {
-    const call = calls.find((c) => bound.has(c.id));
-    if (!call || input.approve) return;
-    const failure = createFailure(
-      'tool.version_mismatch',
-      `${input.by} did not run tool '${call.toolName}' with version ${call.tool?.version ?? '?'}: the call was decided with another version${input.reason ? `: ${input.reason}` : ''}`,
-    );
-    write(call, 'rejected', toErrorResult(failure));
-    return;
-  }
-  if (input.approve) return;
+  if (approves(input)) return;
   // A rejected step goes back to the model: the refused calls say so, the rest were not run.
-  for (const call of calls) {
-    if (call.row && SETTLED_TOOL_CALL_STATUSES.has(call.row.status)) continue;
-    const refused = bound.has(call.id);
+  for (const each of calls) {
+    if (each.row && SETTLED_TOOL_CALL_STATUSES.has(each.row.status)) continue;
+    const refused = bound.has(each.id);
     const failure = refused
-      ? createFailure(
-          'policy.denied',
-          `${input.by} rejected tool '${call.toolName}'${input.reason ? `: ${input.reason}` : ''}`,
-        )
+      ? createFailure('policy.denied', `${input.by} rejected tool '${each.toolName}'${because}`)
       : createFailure('policy.denied', `Not run: the approval of this step was rejected`);
-    write(call, refused ? 'rejected' : 'skipped', toErrorResult(failure));
+    write(each, refused ? 'rejected' : 'skipped', toErrorResult(failure));
   }
 }
 
 /** The machine event of a decision. */
 function decisionEvent(approvalId: string, input: DecisionInput): RunEvent {
-  return input.approve
-    ? { type: 'approved', approvalId, by: input.by }
-    : {
+  const by = input.by;
+  switch (input.decision) {
+    case 'approve':
+      return { type: 'approved', approvalId, by };
+    case 'edit':
+      return { type: 'edited', approvalId, by };
+    case 'respond':
+      return { type: 'responded', approvalId, by };
+    case 'answer':
+      return { type: 'answered', approvalId, by };
+    case 'extend':
+      return {
+        type: 'extended',
+        approvalId,
+        by,
+        limits: input.extend?.limits ?? {},
+        ...(input.extend?.deadlineAt !== undefined ? { deadlineAt: input.extend.deadlineAt } : {}),
+      };
+    case 'end':
+      return { type: 'rejected', approvalId, terminate: true, by };
+    case 'reject':
+      return {
         type: 'rejected',
         approvalId,
         terminate: input.terminate === true,
-        by: input.by,
+        by,
         ...(input.terminate && input.compensate ? { compensate: true } : {}),
       };
+  }
+}
+
+/** How a decision is stored: its resolution, what the person gave, and the hash it binds. */
+function storedDecision(env: RuntimeEnv, live: LiveRun, approval: ApprovalRow, input: DecisionInput) {
+  let argsHash = approval.args_hash;
+  let answer: Record<string, unknown> | null = null;
+  if (input.edit) {
+    const edits = [{ tool_call_id: input.edit.toolCallId, args: input.edit.args }];
+    // Bound again to the arguments the person approved: the call runs with exactly those.
+    const bound = new Set(JSON.parse(approval.tool_call_ids) as string[]);
+    const calls = withEdits(stepCalls(env, live, approval.run_id, approval.step_index), edits, input.by, input.reason);
+    argsHash = approvalHash(calls.filter((c) => bound.has(c.id)));
+    answer = { edits };
+  } else if (input.respond) answer = { tool_call_id: input.respond.toolCallId, output: input.respond.output };
+  else if (input.decision === 'answer') answer = { answer: input.answer };
+  else if (input.extend) {
+    answer = {
+      limits: toExtendedLimitsData(input.extend.limits),
+      ...(input.extend.deadlineAt !== undefined ? { deadline_at: input.extend.deadlineAt } : {}),
+    };
+  }
+  const resolution: ApprovalResolution | null =
+    input.decision === 'approve'
+      ? approval.kind === 'uncertain'
+        ? (input.resolution ?? 'retry')
+        : null
+      : input.decision === 'reject'
+        ? input.terminate
+          ? input.compensate
+            ? 'compensate'
+            : 'terminate'
+          : null
+        : input.decision;
+  return { argsHash, answer, resolution };
 }
 
 /** True when a snapshot waits for a human on this approval. */
@@ -101,7 +190,7 @@ function waitsOn(snapshot: { value: StateValue; context: { pendingApprovalId: st
   return statusOf(snapshot.value) === 'waiting_human' && snapshot.context.pendingApprovalId === id;
 }
 
-type Outcome = 'final' | 'vote' | 'refused' | 'decided';
+type Outcome = 'final' | 'vote' | 'refused' | 'decided' | 'expired';
 
 /**
  * Decides an approval of a live run; resolves once the decision and the resumed transition are
@@ -126,7 +215,7 @@ export async function decideApproval(
     fail('approval.not_found', `Approval ${quoteId(approvalId)} does not exist on run ${quoteId(runId)}`);
   }
   const event = decisionEvent(approvalId, input);
-  const decision = input.approve ? ('approved' as const) : ('rejected' as const);
+  const decision = approves(input) ? ('approved' as const) : ('rejected' as const);
   // Set inside the write unit below; read once it has committed.
   let outcome = 'decided' as Outcome;
   let refusedIn = '';
@@ -163,20 +252,19 @@ export async function decideApproval(
     }
     const current = driver.memory.approvals.get(approvalId) ?? existing;
     if (current.status !== 'pending') return;
+    if (current.expires_at !== null && current.expires_at <= Date.now()) {
+      outcome = 'expired';
+      return;
+    }
+    const stored = storedDecision(env, live, current, input);
     const decided = {
       status: decision,
-      // How a human resolved an uncertain call (retry by default), or a rejection that ends the run.
-      resolution:
-        input.approve && existing.kind === 'uncertain'
-          ? (input.resolution ?? 'retry')
-          : !input.approve && input.terminate
-            ? input.compensate
-              ? ('compensate' as const)
-              : ('terminate' as const)
-            : null,
+      resolution: stored.resolution,
       by: input.by,
       reason: input.reason,
       at: Date.now(),
+      answer: stored.answer === null ? null : JSON.stringify(stored.answer),
+      args_hash: stored.argsHash,
     };
     writer.decideApproval(approvalId, decided);
     driver.memory.approvals.set(approvalId, {
@@ -186,21 +274,34 @@ export async function decideApproval(
       decided_by: decided.by,
       reason: decided.reason,
       decided_at: decided.at,
+      answer: decided.answer,
+      args_hash: decided.args_hash,
     });
     outcome = 'final';
     // Until the run leaves this wait, it is due at once: a crash before that resumes it on open.
     writer.setWakeAt(runId, 0);
-    driver.writeEvent('approval_result', {
-      approval_id: approvalId,
-      decision,
-      by: input.by,
-      reason: input.reason,
-      final: true,
-      ...(input.resolution ? { resolution: input.resolution } : {}),
-      ...(input.terminate ? { terminate: true } : {}),
-      ...(input.terminate && input.compensate ? { compensate: true } : {}),
-    });
-    settleWithoutRunning(env, live, existing, input);
+    if (current.kind === 'input') {
+      driver.writeEvent('input_result', {
+        input_id: approvalId,
+        ...(input.decision === 'answer' ? { answer: input.answer } : { declined: true }),
+        by: input.by,
+        reason: input.reason,
+      });
+    } else {
+      driver.writeEvent('approval_result', {
+        approval_id: approvalId,
+        decision,
+        ...(input.decision !== 'approve' && input.decision !== 'reject' ? { action: input.decision } : {}),
+        ...(stored.answer ? { given: stored.answer } : {}),
+        by: input.by,
+        reason: input.reason,
+        final: true,
+        ...(input.resolution ? { resolution: input.resolution } : {}),
+        ...(input.terminate ? { terminate: true } : {}),
+        ...(input.terminate && input.compensate ? { compensate: true } : {}),
+      });
+    }
+    settleWithoutRunning(env, live, current, input);
   });
   await driver.flush();
   if (outcome === 'refused') {
@@ -213,6 +314,11 @@ export async function decideApproval(
     );
   }
   const after = () => driver.memory.approvals.get(approvalId)!;
+  if (outcome === 'expired') {
+    // Past its instant: the expiry's outcome applies (once), and this decision does not count.
+    await expireWait(env, live, approvalId).catch(() => undefined);
+    throw new BatonError(expiredFailure(after()));
+  }
   if (outcome === 'decided') throw new BatonError(alreadyDecided(after()));
   if (outcome === 'vote') return after();
   failpoint('approval.committed');
@@ -227,23 +333,131 @@ export async function decideApproval(
   return after();
 }
 
+/** The machine event a committed decision (or expiry) calls for, read back from its row. */
+function storedEvent(approval: ApprovalRow): RunEvent | undefined {
+  const by = approval.decided_by ?? undefined;
+  const answer = approval.answer ? (JSON.parse(approval.answer) as Record<string, unknown>) : {};
+  if (approval.status === 'expired') {
+    return { type: 'expired', approvalId: approval.id, outcome: approval.resolution === 'end' ? 'end' : 'reject' };
+  }
+  if (approval.status === 'approved') {
+    switch (approval.resolution) {
+      case 'edit':
+        return { type: 'edited', approvalId: approval.id, by };
+      case 'respond':
+        return { type: 'responded', approvalId: approval.id, by };
+      case 'answer':
+        return { type: 'answered', approvalId: approval.id, by };
+      case 'extend': {
+        const deadline = answer.deadline_at as number | null | undefined;
+        return {
+          type: 'extended',
+          approvalId: approval.id,
+          by,
+          limits: fromExtendedLimitsData(answer.limits as Record<string, number | null>),
+          ...(deadline !== undefined ? { deadlineAt: deadline } : {}),
+        };
+      }
+      default:
+        return { type: 'approved', approvalId: approval.id, by };
+    }
+  }
+  if (approval.status === 'rejected') {
+    const compensate = approval.resolution === 'compensate';
+    return {
+      type: 'rejected',
+      approvalId: approval.id,
+      terminate: compensate || approval.resolution === 'terminate' || approval.resolution === 'end',
+      by,
+      ...(compensate ? { compensate } : {}),
+    };
+  }
+  return undefined;
+}
+
 /** Sends the machine the event a committed decision calls for, if it is still waiting on it. */
 export function resumeAfterDecision(live: LiveRun, approval: ApprovalRow): void {
   const { actor } = live.driver;
   if (!waitsOn(actor.getSnapshot(), approval.id)) return;
-  const by = approval.decided_by ?? undefined;
-  if (approval.status === 'approved') actor.send({ type: 'approved', approvalId: approval.id, by });
-  else if (approval.status === 'rejected') {
-    const compensate = approval.resolution === 'compensate';
-    actor.send({
-      type: 'rejected',
-      approvalId: approval.id,
-      terminate: compensate || approval.resolution === 'terminate',
-      by,
-      ...(compensate ? { compensate } : {}),
-    });
-  }
+  const event = storedEvent(approval);
+  if (event) actor.send(event);
 }
+
+/** The failure of a decision on a wait that expired. */
+function expiredFailure(approval: ApprovalRow): Failure {
+  return createFailure(
+    'approval.expired',
+    `Approval '${approval.id}' expired at ${new Date(approval.expires_at ?? 0).toISOString()}: no decision counts any more`,
+    { details: { status: approval.status, expires_at: approval.expires_at } },
+  );
+}
+
+/**
+ * Applies a pending wait's expiry once its instant has passed: `escalate` hands it to another
+ * role (once, with no further expiry); `reject` refuses it as a rejection would (the model is
+ * told; a budget wait ends the run); `end` ends the run (`approval.expired`). In the run's own
+ * write unit, with the same compare-and-set as a decision: of an expiry and a decision, one wins.
+ */
+export async function expireWait(env: RuntimeEnv, live: LiveRun, approvalId: string): Promise<void> {
+  const { driver } = live;
+  let expired: ApprovalRow | undefined;
+  driver.stage((writer) => {
+    const current = driver.memory.approvals.get(approvalId);
+    if (!current || current.status !== 'pending' || current.expires_at === null) return;
+    if (current.expires_at > Date.now() || !waitsOn(driver.actor.getSnapshot(), approvalId)) return;
+    const expiry = current.expiry ? (JSON.parse(current.expiry) as { outcome: ExpiryOutcome; role?: string }) : null;
+    if (expiry?.outcome === 'escalate' && expiry.role) {
+      const escalated = { ...current, role: expiry.role, expires_at: null, expiry: null };
+      writer.escalateApproval(approvalId, { role: expiry.role, expires_at: null, expiry: null });
+      driver.memory.approvals.set(approvalId, escalated);
+      writer.setWakeAt(driver.runId, wakeAtOf(driver.context(), driver.memory.approvals));
+      driver.writeEvent('approval_result', {
+        approval_id: approvalId,
+        decision: 'escalated',
+        from_role: current.role,
+        role: expiry.role,
+        final: false,
+      });
+      return;
+    }
+    const outcome = expiry?.outcome === 'end' ? ('end' as const) : ('reject' as const);
+    const at = Date.now();
+    const reason = `no decision before ${new Date(current.expires_at).toISOString()}`;
+    writer.decideApproval(approvalId, {
+      status: 'expired',
+      resolution: outcome,
+      by: EXPIRY_DECIDER,
+      reason,
+      at,
+      answer: null,
+      args_hash: current.args_hash,
+    });
+    expired = {
+      ...current,
+      status: 'expired',
+      resolution: outcome,
+      decided_by: EXPIRY_DECIDER,
+      reason,
+      decided_at: at,
+    };
+    driver.memory.approvals.set(approvalId, expired);
+    writer.setWakeAt(driver.runId, 0);
+    driver.writeEvent(current.kind === 'input' ? 'input_result' : 'approval_result', {
+      [current.kind === 'input' ? 'input_id' : 'approval_id']: approvalId,
+      decision: 'expired',
+      outcome,
+      by: EXPIRY_DECIDER,
+      reason,
+      final: true,
+    });
+    settleWithoutRunning(env, live, current, { decision: 'reject', by: EXPIRY_DECIDER, reason });
+  });
+  await driver.flush();
+  if (expired) resumeAfterDecision(live, expired);
+}
+
+/** Who an expiry is recorded as decided by. */
+export const EXPIRY_DECIDER = 'baton:expiry';
 
 /** Checks an approval before its run is loaded, so a decided one always answers `already_decided`. */
 export async function assertPendingApproval(store: Store, runId: string, approvalId: string): Promise<ApprovalRow> {
@@ -252,6 +466,10 @@ export async function assertPendingApproval(store: Store, runId: string, approva
   if (!approval || approval.run_id !== runId) {
     fail('approval.not_found', `Approval ${quoteId(approvalId)} does not exist on run ${quoteId(runId)}`);
   }
+  if (approval.status === 'expired') throw new BatonError(expiredFailure(approval));
   if (approval.status !== 'pending') throw new BatonError(alreadyDecided(approval));
+  if (approval.expires_at !== null && approval.expires_at <= Date.now()) {
+    throw new BatonError(expiredFailure(approval));
+  }
   return approval;
 }

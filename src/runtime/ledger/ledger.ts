@@ -7,13 +7,14 @@
  * one). Approvals: the pending row, bound to call ids and their argument hashes, and the
  * failure of a second decision.
  */
-import { RISKS, type Risk } from '../../../machines/types.js';
+import { RISKS, type ExpiryOutcome, type Risk } from '../../../machines/types.js';
 import { createFailure, type Failure } from '../../failure.js';
 import type { ApprovalKind, ApprovalRow, ToolCallRow, ToolCallStatus } from '../../store/index.js';
 import type { AnyTool } from '../../tools/define-tool.js';
 import type { ToolResult } from '../../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
-import { hashOf, toolCallId } from '../model/ids.js';
+import { hashOf, stepApprovalId, toolCallId } from '../model/ids.js';
+import { askHuman, HUMAN_ASK } from '../../tools/human-ask.js';
 import { loadDecision } from '../drive/run-memory.js';
 import type { RunDriver } from '../drive/run-driver.js';
 import { toSettledCall } from '../drive/settled-call.js';
@@ -29,25 +30,70 @@ export interface LedgerCall {
   /** Why the arguments could not be read, when the model sent invalid JSON. */
   argsError?: string | undefined;
   row: ToolCallRow | undefined;
+  /** Set when a person approved the step with other arguments for this call (JSON `{ proposed_args, by, reason }`). */
+  edited?: string;
+}
+
+/** A person's arguments for one call of a step, as an `edit` decision stores them. */
+export interface CallEdit {
+  tool_call_id: string;
+  args: unknown;
+}
+
+/** The edits an approval's decision made, if it was approved with edited arguments. */
+export function editsOf(approval: ApprovalRow | undefined): CallEdit[] {
+  if (!approval || approval.resolution !== 'edit' || !approval.answer) return [];
+  return (JSON.parse(approval.answer) as { edits?: CallEdit[] }).edits ?? [];
+}
+
+/** Calls with a person's arguments in place of the model's, each marked as edited and by whom. */
+export function withEdits(
+  calls: LedgerCall[],
+  edits: readonly CallEdit[],
+  by: string | null,
+  reason: string | null,
+): LedgerCall[] {
+  if (edits.length === 0) return calls;
+  return calls.map((call) => {
+    const edit = edits.find((e) => e.tool_call_id === call.id);
+    if (!edit) return call;
+    return {
+      ...call,
+      args: edit.args,
+      argsHash: hashOf(edit.args),
+      argsError: undefined,
+      edited: JSON.stringify({ proposed_args: call.args, by, reason }),
+    };
+  });
 }
 
 /** The calls of a step, from its journaled decision: no validation, no policy (see `prepareCalls`). */
 export function stepCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): LedgerCall[] {
   const decision = loadDecision(env.live(runId).driver.memory, stepIndex);
   if (!decision || decision.type !== 'tool_calls') return [];
-  return decision.calls.map((call, index) => {
+  // A step approved with a person's arguments runs with those (the approval is bound to them).
+  const approval = live.driver.memory.approvals.get(stepApprovalId(runId, stepIndex));
+  const calls = decision.calls.map((call, index): LedgerCall => {
     const id = toolCallId(runId, stepIndex, index);
     return {
       id,
       index,
       toolName: call.tool,
-      tool: env.tools.get(call.tool),
+      tool: toolOf(env, call.tool),
       args: call.args,
       argsHash: hashOf(call.args),
       argsError: call.argsError,
       row: live.driver.memory.ledger.get(id),
     };
   });
+  return withEdits(calls, editsOf(approval), approval?.decided_by ?? null, approval?.reason ?? null);
+}
+
+const BUILT_IN_ASK = askHuman();
+
+/** A tool of the runtime by name; `human.ask` is known even to an agent that does not list it (a scripted `ask`). */
+export function toolOf(env: RuntimeEnv, name: string): AnyTool | undefined {
+  return env.tools.get(name) ?? (name === HUMAN_ASK ? BUILT_IN_ASK : undefined);
 }
 
 /** The ledger row of a call in a given status. */
@@ -72,6 +118,7 @@ export function callRow(
     started_at: call.row?.started_at ?? null,
     finished_at: null,
     deadline_at: call.row?.deadline_at ?? null,
+    edited: call.edited ?? call.row?.edited ?? null,
     ...patch,
   };
 }
@@ -83,6 +130,20 @@ export function callRow(
  */
 export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry';
 
+/** What a wait asks beyond its calls: its request, the role that decides it, and its expiry. */
+export interface WaitTerms {
+  request?: unknown;
+  role?: string;
+  expiry?: WaitExpiry | null;
+}
+
+/** When a wait expires, and what happens then (`role`: who it goes to, for `escalate`). */
+export interface WaitExpiry {
+  at: number;
+  outcome: ExpiryOutcome;
+  role?: string;
+}
+
 /** A new, pending approval of `calls`: bound to their ids and the hash of their arguments. */
 export function pendingApproval(
   id: string,
@@ -90,6 +151,7 @@ export function pendingApproval(
   stepIndex: number,
   kind: ApprovalKind,
   calls: readonly LedgerCall[],
+  terms: WaitTerms = {},
 ): ApprovalRow {
   return {
     id,
@@ -105,6 +167,13 @@ export function pendingApproval(
     created_at: Date.now(),
     decided_at: null,
     votes: '[]',
+    request: terms.request === undefined ? null : JSON.stringify(terms.request),
+    role: terms.role ?? 'approve',
+    expires_at: terms.expiry?.at ?? null,
+    expiry: terms.expiry
+      ? JSON.stringify({ outcome: terms.expiry.outcome, ...(terms.expiry.role ? { role: terms.expiry.role } : {}) })
+      : null,
+    answer: null,
   };
 }
 

@@ -3,7 +3,8 @@
  * with its ledger row so far. The rows and events they produce are the ledger's (`ledger.ts`).
  */
 import { createFailure, type Failure } from '../../failure.js';
-import { decide } from '../../policy/index.js';
+import { decide, type PolicyOutcome } from '../../policy/index.js';
+import { HUMAN_ASK, unusableSchema, type HumanAskInput } from '../../tools/human-ask.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { stepCalls, type LedgerCall } from './ledger.js';
 
@@ -14,10 +15,13 @@ const TAINTING: ReadonlySet<string> = new Set(['succeeded', 'failed', 'unknown']
 export interface PreparedCall extends LedgerCall {
   /** Arguments after zod parsing (defaults applied), when valid. */
   parsed: unknown;
-  verdict: 'allow' | 'approval' | 'invalid' | 'not_found' | 'denied';
+  /** `ask`: a question for a person (`human.ask`), answered instead of run. */
+  verdict: 'allow' | 'approval' | 'ask' | 'invalid' | 'not_found' | 'denied';
   failure: Failure | null;
   /** Why the policy asks a human, when it says. */
   policyReason?: string;
+  /** What the policy said about the wait: the role it escalated to, and how long the wait lasts. */
+  policyWait?: Pick<PolicyOutcome, 'role' | 'expiresIn' | 'onExpire'> & { escalated: boolean };
 }
 
 /** Validates and applies policy to each call of a step (the executor's view; decisions use `stepCalls`). */
@@ -52,12 +56,19 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       });
       return { ...base, tool, parsed: undefined, verdict: 'invalid', failure };
     }
-    const { decision: verdict, reason } = decide(env.policy, {
+    if (tool.name === HUMAN_ASK) {
+      // A question: answered by a person, never run, so no policy decides it.
+      const failure = unusableSchema(parsed.data as HumanAskInput);
+      if (failure) return { ...base, tool, parsed: undefined, verdict: 'invalid', failure };
+      return { ...base, tool, parsed: parsed.data, verdict: 'ask', failure: null };
+    }
+    const outcome = decide(env.policy, {
       tool,
       args: parsed.data,
       context: live.context,
       untrusted,
     });
+    const { decision: verdict, reason } = outcome;
     if (verdict === 'deny') {
       const failure = createFailure('policy.denied', `Policy denied tool '${tool.name}'${reason ? `: ${reason}` : ''}`);
       return { ...base, tool, parsed: parsed.data, verdict: 'denied', failure };
@@ -69,6 +80,16 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       verdict: verdict === 'allow' ? 'allow' : 'approval',
       failure: null,
       ...(reason ? { policyReason: reason } : {}),
+      ...(verdict === 'escalate' || outcome.expiresIn !== undefined
+        ? {
+            policyWait: {
+              escalated: verdict === 'escalate',
+              ...(outcome.role !== undefined ? { role: outcome.role } : {}),
+              ...(outcome.expiresIn !== undefined ? { expiresIn: outcome.expiresIn } : {}),
+              ...(outcome.onExpire !== undefined ? { onExpire: outcome.onExpire } : {}),
+            },
+          }
+        : {}),
     };
   });
 }

@@ -2,7 +2,7 @@
  * The shapes inside event data: snake_case like everything else on the wire (docs/architecture.md §6), so an
  * event is the same object in the log, on an SSE stream and in `--json` output.
  */
-import type { Compensation, MachineLimits, Usage } from '../../../machines/types.js';
+import type { Compensation, ExtendedLimits, MachineLimits, Usage } from '../../../machines/types.js';
 import type { Failure } from '../../failure.js';
 
 /** A planner call's usage, as a `step` event carries it. */
@@ -24,6 +24,28 @@ export function toLimitsData(limits: MachineLimits): Record<string, number | nul
     max_cost_usd: limits.maxCostUsd,
     loop_threshold: limits.loopThreshold,
   };
+}
+
+const EXTENDED_KEYS = [
+  ['maxSteps', 'max_steps'],
+  ['maxLlmCalls', 'max_llm_calls'],
+  ['maxToolCalls', 'max_tool_calls'],
+  ['maxTokens', 'max_tokens'],
+  ['maxCostUsd', 'max_cost_usd'],
+] as const;
+
+/** Limits a person raised (only those given), as events and stored decisions carry them. */
+export function toExtendedLimitsData(limits: ExtendedLimits): Record<string, number | null> {
+  const data: Record<string, number | null> = {};
+  for (const [key, wire] of EXTENDED_KEYS) if (limits[key] !== undefined) data[wire] = limits[key];
+  return data;
+}
+
+/** The limits of a stored `extend` decision. */
+export function fromExtendedLimitsData(data: Record<string, number | null> | undefined): ExtendedLimits {
+  const limits: Record<string, number | null> = {};
+  for (const [key, wire] of EXTENDED_KEYS) if (data && wire in data) limits[key] = data[wire] ?? null;
+  return limits as ExtendedLimits;
 }
 
 /** A run's compensation as it is stored on the run and shown (`Run.compensation`): under way, or done with its report. */

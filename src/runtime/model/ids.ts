@@ -20,6 +20,11 @@ export function stepApprovalId(runId: string, stepIndex: number): string {
   return `${runId}.s${stepIndex}.approval`;
 }
 
+/** The wait for the answer to the question call `callId` asked (`human.ask`). */
+export function inputWaitId(callId: string): string {
+  return `${callId}.input`;
+}
+
 /** The approval asking a human about an interrupted `unsafe` call, per attempt (single use). */
 export function uncertainApprovalId(callId: string, attempt: number): string {
   return `${callId}.uncertain${attempt}`;

@@ -10,6 +10,8 @@ import type { RunUserContext } from '../../tools/define-tool.js';
 import type {
   Approval,
   ApprovalVote,
+  PendingInput,
+  WaitRequest,
   ArtifactRef,
   Run,
   LogEventType,
@@ -35,7 +37,7 @@ const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
  * A run row as the API reports it. A damaged row is still reported, with a `store.corrupt_row`
  * failure naming the column, so one bad row never breaks a listing.
  */
-export function toRun(row: RunRow): Run {
+export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
   let damage: Failure | null = STATUSES.has(row.status)
     ? null
     : corruptRow(row.id, 'status', `unknown status '${row.status}'`);
@@ -58,6 +60,7 @@ export function toRun(row: RunRow): Run {
     failure: damage ?? failure,
     waitReason: row.wait_reason as WaitReason | null,
     pendingApprovalId: row.pending_approval_id,
+    pendingInput: pending && pending.id === row.pending_approval_id ? toPendingInput(pending) : null,
     input: row.input,
     answer: row.answer,
     context,
@@ -98,6 +101,21 @@ export function toEvent(row: EventRow): RunEventRecord {
   };
 }
 
+/** A run's pending question, from its `input` wait (null for any other row). */
+export function toPendingInput(row: ApprovalRow): PendingInput | null {
+  if (row.kind !== 'input' || row.status !== 'pending' || !row.request) return null;
+  const request = JSON.parse(row.request) as Extract<WaitRequest, { kind: 'input' }>;
+  return {
+    id: row.id,
+    toolCallId: (JSON.parse(row.tool_call_ids) as string[])[0] ?? '',
+    question: request.question,
+    choices: request.choices,
+    schema: request.schema,
+    role: row.role,
+    expiresAt: row.expires_at,
+  };
+}
+
 /** An approval row as the API reports it. */
 export function toApproval(row: ApprovalRow): Approval {
   return {
@@ -114,6 +132,11 @@ export function toApproval(row: ApprovalRow): Approval {
     createdAt: row.created_at,
     decidedAt: row.decided_at,
     votes: JSON.parse(row.votes) as ApprovalVote[],
+    request: row.request ? (JSON.parse(row.request) as WaitRequest) : null,
+    role: row.role,
+    expiresAt: row.expires_at,
+    onExpire: row.expiry ? (JSON.parse(row.expiry) as Approval['onExpire']) : null,
+    answer: row.answer ? (JSON.parse(row.answer) as Record<string, unknown>) : null,
   };
 }
 
@@ -141,6 +164,7 @@ export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
     origin: tool?.origin ?? null,
     compensates: compensatedCallOf(row),
     args: JSON.parse(row.args) as unknown,
+    edited: row.edited ? toEdited(row.edited) : null,
     status: row.status,
     result: row.result ? (JSON.parse(row.result) as ToolResult) : null,
     attempts: row.attempts,
@@ -184,4 +208,10 @@ export function artifactRefs(rows: readonly EventRow[]): ArtifactRef[] {
     });
   }
   return [...refs.values()];
+}
+
+/** A call's edit, as stored (`{ proposed_args, by, reason }`). */
+function toEdited(text: string): NonNullable<ToolCall['edited']> {
+  const edited = JSON.parse(text) as { proposed_args: unknown; by: string; reason: string | null };
+  return { proposedArgs: edited.proposed_args, by: edited.by, reason: edited.reason };
 }

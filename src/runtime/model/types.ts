@@ -19,12 +19,27 @@ export interface Budget {
   timeoutMs?: number;
 }
 
+/**
+ * What happens to a human wait no one decided before it expired: `reject` (the model is told; a
+ * budget wait ends), `end` (the run fails, `approval.expired`), or `{ escalate: role }` (the wait
+ * goes on, once, for that role, with no further expiry).
+ */
+export type OnExpire = 'reject' | 'end' | { escalate: string };
+
+/** How long a human wait lasts (ms) and what happens then (default `reject`). */
+export interface WaitExpiryOptions {
+  expiresIn?: number;
+  onExpire?: OnExpire;
+}
+
 /** Options of one run. */
-export interface RunOptions {
+export interface RunOptions extends WaitExpiryOptions {
   /** The same key returns the same run instead of starting another. */
   idempotencyKey?: string;
   maxSteps?: number;
   budget?: Budget;
+  /** `ask`: a budget (or the step limit, or the deadline) that runs out makes the run wait for a person (default `fail`). */
+  onBudgetExceeded?: 'fail' | 'ask';
 }
 
 /** What `start()` takes. */
@@ -46,6 +61,8 @@ export interface Run {
   failure: Failure | null;
   waitReason: WaitReason | null;
   pendingApprovalId: string | null;
+  /** The question the run waits to have answered (its pending `input` wait), else null. */
+  pendingInput: PendingInput | null;
   input: string;
   answer: string | null;
   context: RunUserContext;
@@ -106,7 +123,51 @@ export interface RejectInput {
   compensate?: boolean;
 }
 
-/** An approval as the API reports it. */
+/** A question a run waits to have answered (`Run.pendingInput`). */
+export interface PendingInput {
+  id: string;
+  toolCallId: string;
+  question: string;
+  choices: string[] | null;
+  /** The JSON Schema an answer must satisfy (null: any text). */
+  schema: Record<string, unknown> | null;
+  role: string;
+  expiresAt: number | null;
+}
+
+/** What a wait of each kind asks (`Approval.request`). */
+export type WaitRequest =
+  | { kind: 'input'; question: string; choices: string[] | null; schema: Record<string, unknown> | null }
+  | {
+      kind: 'budget';
+      /** The budget that ran out (`timeout`: the deadline; `max_steps`: the step limit). */
+      budget: string;
+      stepIndex: number;
+      /** Each limit, and how much of it the run has used. */
+      limits: { budget: string; limit: number | null; used: number }[];
+    }
+  | { kind: 'policy'; reason: string | null };
+
+/** A person's decision on a wait, as `decide()` takes it (`approve()`, `reject()` and `answer()` are shorthands). */
+export type HumanDecision =
+  | ({ decision: 'approve' } & ApproveInput)
+  | ({ decision: 'reject' } & RejectInput)
+  /** Approve with other arguments for one call of the step (`toolCallId`, needed when it has more than one). */
+  | { decision: 'edit'; by: string; args: unknown; toolCallId?: string; reason?: string }
+  /** Do not run the call: the person's output is its result; the step's other calls run. */
+  | { decision: 'respond'; by: string; output: unknown; toolCallId?: string; reason?: string }
+  /** The answer to a question (an `input` wait), checked against its schema. */
+  | { decision: 'answer'; by: string; answer: unknown; reason?: string }
+  /** Go on past a budget wait with these limits (absolute; `timeoutMs` is more time from now). */
+  | { decision: 'extend'; by: string; limits: Budget & { maxSteps?: number }; reason?: string }
+  /** End a run that waits on a budget (it fails with that budget's stop reason). */
+  | { decision: 'end'; by: string; reason?: string };
+
+/** The names of the decisions a person can take. */
+export const HUMAN_DECISIONS = ['approve', 'reject', 'edit', 'respond', 'answer', 'extend', 'end'] as const;
+export type HumanDecisionName = (typeof HUMAN_DECISIONS)[number];
+
+/** An approval (any human wait) as the API reports it. */
 export interface Approval {
   id: string;
   runId: string;
@@ -125,6 +186,15 @@ export interface Approval {
    * asks two approvers records the first here); empty for Baton's own machine.
    */
   votes: ApprovalVote[];
+  /** What the wait asks (a question, a budget, a policy's reason); null for a step's or a call's approval. */
+  request: WaitRequest | null;
+  /** The role that may decide it (`approve`, or the role a policy or an escalation named). */
+  role: string;
+  /** When it expires (null: never), and what happens then. */
+  expiresAt: number | null;
+  onExpire: { outcome: 'reject' | 'end' | 'escalate'; role?: string } | null;
+  /** What the decider gave: `{ answer }`, `{ edits: [{ tool_call_id, args }] }`, `{ tool_call_id, output }`, `{ limits, deadline_at }`. */
+  answer: Record<string, unknown> | null;
 }
 
 /** One decision on an approval that did not decide it (see `Approval.votes`). */
@@ -160,6 +230,8 @@ export interface ToolCall {
   /** For a compensation's row: the call it undoes (its own row has `call_index` -1 − that call's). */
   compensates: string | null;
   args: unknown;
+  /** Set when a person edited the arguments before approving: the model's arguments, who, why. */
+  edited: { proposedArgs: unknown; by: string; reason: string | null } | null;
   /** Where the call is in the ledger (`TOOL_CALL_STATUSES`). */
   status: ToolCallStatus;
   result: ToolResult | null;
@@ -248,4 +320,5 @@ export interface Checkpoint {
 export interface RunDefaults {
   maxSteps?: number;
   budget?: Budget;
+  onBudgetExceeded?: 'fail' | 'ask';
 }

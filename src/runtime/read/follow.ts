@@ -8,6 +8,7 @@ import type { Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
 import { isTerminalEvent } from '../../../machines/run-status.js';
 import { toEvent, toRun } from '../model/rows.js';
+import { pendingInputRow } from './pending-input.js';
 import type { Run, RunEventRecord } from '../model/types.js';
 
 const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATUSES);
@@ -221,7 +222,9 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       ) {
         return false;
       }
-      resolve(toRun(row));
+      const pending = await pendingInputRow(store, row);
+      if (done) return true;
+      resolve(toRun(row, pending));
       return true;
     };
     const finish = () => {

@@ -1,14 +1,26 @@
 /**
- * A person's decisions on a run's approvals, as `approve()` and `reject()` take them: the
- * decision is checked first (a decided approval always answers `approval.already_decided`),
- * the run is then loaded here (claimed), the decision committed, and an API-only runtime hands
+ * A person's decisions on a run's waits, as `decide()` (and its shorthands `approve()`,
+ * `reject()`, `answer()`) take them: the decision is checked first against the wait it is for
+ * (its kind, the tool's input and output schemas, the question's answer schema, the limits
+ * already used), so bad input changes nothing; a decided or expired wait always answers 409.
+ * The run is then loaded here (claimed), the decision committed, and an API-only runtime hands
  * the run to a worker to act on it.
  */
-import { fail } from '../../failure.js';
+import type { ExtendedLimits } from '../../../machines/types.js';
+import { fail, quoteId } from '../../failure.js';
+import type { ApprovalRow, RunRow } from '../../store/index.js';
+import { answerSchemaOf, type HumanAskInput } from '../../tools/human-ask.js';
 import type { RuntimeEnv } from '../drive/env.js';
 import { assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
+import { toolOf } from '../ledger/ledger.js';
 import { toApproval } from '../model/rows.js';
-import type { Approval, ApproveInput, RejectInput } from '../model/types.js';
+import {
+  HUMAN_DECISIONS,
+  type Approval,
+  type ApproveInput,
+  type HumanDecision,
+  type RejectInput,
+} from '../model/types.js';
 import { assertWellFormed } from '../model/well-formed.js';
 import type { RunRegistry } from './run-registry.js';
 
@@ -23,56 +35,202 @@ export interface DecisionsDeps {
   handOffUnlessDriving(runId: string): Promise<void>;
 }
 
-/** The runtime's `approve` and `reject` (see `Runtime`). */
+/** The runtime's decision members (see `Runtime`). */
 export interface Decisions {
+  decide(runId: string, approvalId: string, decision: HumanDecision): Promise<Approval>;
   approve(runId: string, approvalId: string, decision: ApproveInput): Promise<Approval>;
   reject(runId: string, approvalId: string, decision: RejectInput): Promise<Approval>;
+  answer(runId: string, inputId: string, answer: { answer: unknown; by: string; reason?: string }): Promise<Approval>;
+}
+
+/** Which decisions each kind of wait takes. */
+const TAKES: Record<ApprovalRow['kind'], readonly HumanDecision['decision'][]> = {
+  tool: ['approve', 'reject', 'edit', 'respond'],
+  policy: ['approve', 'reject', 'edit', 'respond'],
+  uncertain: ['approve', 'reject'],
+  version: ['approve', 'reject'],
+  input: ['answer', 'reject'],
+  budget: ['extend', 'end'],
+};
+
+function issuesOf(error: { issues: { path: PropertyKey[]; message: string; code?: string }[] }) {
+  return error.issues.map((i) => ({ path: i.path.map(String), message: i.message, code: i.code }));
+}
+
+/** The one call of an approval a decision is about: the one named, or the approval's only call. */
+function boundCall(approval: ApprovalRow, toolCallId: string | undefined, decision: string): string {
+  const bound = JSON.parse(approval.tool_call_ids) as string[];
+  if (toolCallId === undefined) {
+    if (bound.length === 1) return bound[0]!;
+    fail('input.invalid', `Approval '${approval.id}' binds ${bound.length} calls: '${decision}' needs a tool_call_id`, {
+      details: { tool_call_ids: bound },
+    });
+  }
+  if (!bound.includes(toolCallId)) {
+    fail('input.invalid', `Call ${quoteId(toolCallId)} is not one approval '${approval.id}' asks about`, {
+      details: { tool_call_ids: bound },
+    });
+  }
+  return toolCallId;
+}
+
+/** The tool a call of the run's ledger or journal names. */
+async function toolOfCall(env: RuntimeEnv, runId: string, stepIndex: number, callId: string) {
+  const step = (await env.store.listSteps(runId)).find((s) => s.step_index === stepIndex);
+  const decision = step ? (JSON.parse(step.decision) as { type: string; calls?: { tool: string }[] }) : null;
+  const index = Number(callId.slice(callId.lastIndexOf('.c') + 2));
+  const name = decision?.calls?.[index]?.tool;
+  const tool = name === undefined ? undefined : toolOf(env, name);
+  if (!tool) fail('tool.not_found', `The tool of call ${quoteId(callId)} is not one this runtime has`);
+  return tool;
+}
+
+/** The limits an `extend` sets, checked against what the run has used (none may be lower). */
+function checkExtend(approval: ApprovalRow, run: RunRow, limits: HumanDecision & { decision: 'extend' }) {
+  const given = limits.limits ?? {};
+  const used: Record<string, number> = {
+    maxSteps: run.step_index,
+    maxLlmCalls: run.llm_calls,
+    maxToolCalls: run.tool_calls,
+    maxTokens: run.tokens,
+    maxCostUsd: run.cost_usd,
+  };
+  const extended: ExtendedLimits = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (key === 'timeoutMs') continue;
+    if (!(key in used)) fail('input.invalid', `'${key}' is not a limit an extension can raise`, { details: { key } });
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+      fail('input.invalid', `'${key}' must be a number of 0 or more`, { details: { key } });
+    }
+    if (value < used[key]!) {
+      fail('input.invalid', `'${key}' ${value} is lower than what the run has used already (${used[key]})`, {
+        details: { key, limit: value, used: used[key] },
+      });
+    }
+    extended[key as keyof ExtendedLimits] = value;
+  }
+  const request = JSON.parse(approval.request ?? '{}') as { budget?: string };
+  const timeoutMs = given.timeoutMs;
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
+    fail('input.invalid', "'timeoutMs' must be a positive whole number of milliseconds");
+  }
+  const ran = request.budget;
+  const key = ran === 'timeout' ? 'timeoutMs' : camel(ran ?? '');
+  const raised =
+    ran === 'timeout' ? timeoutMs !== undefined : (extended[key as keyof ExtendedLimits] ?? -1) > used[key]!;
+  if (!raised) {
+    fail('input.invalid', `The run waits on its ${ran} budget: the extension must raise '${key}' past what is used`, {
+      details: { budget: ran, used: used[key] ?? null },
+    });
+  }
+  return { limits: extended, ...(timeoutMs !== undefined ? { deadlineAt: Date.now() + timeoutMs } : {}) };
+}
+
+function camel(name: string): string {
+  return name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
 /** Creates the decision members of a runtime. */
 export function createDecisions(deps: DecisionsDeps): Decisions {
   const { env, registry, drive } = deps;
 
-  async function decide(runId: string, approvalId: string, input: DecisionInput): Promise<Approval> {
-    const run = await registry.load(runId, input.approve ? 'approved' : 'rejected');
+  async function apply(runId: string, approvalId: string, input: DecisionInput): Promise<Approval> {
+    const run = await registry.load(
+      runId,
+      input.decision === 'reject' || input.decision === 'end' ? 'rejected' : 'approved',
+    );
     const row = await decideApproval(env, run, approvalId, input, { apply: drive });
     await deps.handOffUnlessDriving(runId);
     return toApproval(row);
   }
 
-  return {
-    /** Approves a pending approval (for an uncertain call, `resolution` says retry or record as done). */
-    async approve(runId, approvalId, decision) {
-      deps.assertOpen();
-      assertWellFormed(decision, 'The decision');
-      const pending = await assertPendingApproval(env.store, runId, approvalId);
-      if (decision.resolution !== undefined && pending.kind !== 'uncertain') {
-        fail(
-          'input.invalid',
-          `Approval '${approvalId}' asks whether to run calls: 'resolution' applies only to an uncertain side effect`,
-          { details: { resolution: decision.resolution } },
-        );
+  /** The decision as the ledger applies it, once it is checked against its wait. */
+  async function check(runId: string, pending: ApprovalRow, decision: HumanDecision): Promise<DecisionInput> {
+    const base = { decision: decision.decision, by: decision.by, reason: decision.reason ?? null };
+    switch (decision.decision) {
+      case 'approve':
+        if (decision.resolution !== undefined && pending.kind !== 'uncertain') {
+          fail(
+            'input.invalid',
+            `Approval '${pending.id}' asks whether to run calls: 'resolution' applies only to an uncertain side effect`,
+            { details: { resolution: decision.resolution } },
+          );
+        }
+        return { ...base, resolution: decision.resolution };
+      case 'reject':
+        return { ...base, terminate: decision.terminate, compensate: decision.compensate };
+      case 'end':
+        return base;
+      case 'edit': {
+        const toolCallId = boundCall(pending, decision.toolCallId, 'edit');
+        const tool = await toolOfCall(env, runId, pending.step_index, toolCallId);
+        if (tool.allowEdit === false) {
+          fail('approval.edit_not_allowed', `Tool '${tool.name}' does not let a person edit its arguments`, {
+            details: { tool: tool.name },
+          });
+        }
+        const parsed = tool.input.safeParse(decision.args);
+        if (!parsed.success) {
+          fail('input.invalid', `The edited arguments do not fit tool '${tool.name}'`, {
+            details: { issues: issuesOf(parsed.error) },
+          });
+        }
+        return { ...base, edit: { toolCallId, args: decision.args } };
       }
-      return decide(runId, approvalId, {
-        approve: true,
-        by: decision.by,
-        reason: decision.reason ?? null,
-        resolution: decision.resolution,
-      });
-    },
+      case 'respond': {
+        const toolCallId = boundCall(pending, decision.toolCallId, 'respond');
+        const tool = await toolOfCall(env, runId, pending.step_index, toolCallId);
+        const parsed = tool.output?.safeParse(decision.output);
+        if (parsed && !parsed.success) {
+          fail('input.invalid', `The output does not fit tool '${tool.name}'`, {
+            details: { issues: issuesOf(parsed.error) },
+          });
+        }
+        return { ...base, respond: { toolCallId, output: decision.output } };
+      }
+      case 'answer': {
+        const parsed = answerSchemaOf(JSON.parse(pending.request ?? '{}') as HumanAskInput).safeParse(decision.answer);
+        if (!parsed.success) {
+          fail('input.invalid', `The answer does not fit the question's schema`, {
+            details: { issues: issuesOf(parsed.error) },
+          });
+        }
+        return { ...base, answer: decision.answer };
+      }
+      case 'extend': {
+        const run = await env.store.getRun(runId);
+        return { ...base, extend: checkExtend(pending, run!, decision) };
+      }
+    }
+  }
 
-    /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected`. */
-    async reject(runId, approvalId, decision) {
-      deps.assertOpen();
-      assertWellFormed(decision, 'The decision');
-      await assertPendingApproval(env.store, runId, approvalId);
-      return decide(runId, approvalId, {
-        approve: false,
-        by: decision.by,
-        reason: decision.reason ?? null,
-        terminate: decision.terminate,
-        compensate: decision.compensate,
+  async function decide(runId: string, approvalId: string, decision: HumanDecision): Promise<Approval> {
+    deps.assertOpen();
+    assertWellFormed(decision, 'The decision');
+    if (!(HUMAN_DECISIONS as readonly string[]).includes((decision as { decision?: unknown }).decision as string)) {
+      fail('input.invalid', `Unknown decision '${String((decision as { decision?: unknown }).decision)}'`, {
+        details: { decisions: HUMAN_DECISIONS },
       });
-    },
+    }
+    if (typeof decision.by !== 'string' || decision.by === '') fail('input.invalid', "A decision needs 'by'");
+    const pending = await assertPendingApproval(env.store, runId, approvalId);
+    if (!TAKES[pending.kind].includes(decision.decision)) {
+      fail(
+        'approval.wrong_decision',
+        `${pending.kind === 'input' ? 'Input' : 'Approval'} '${approvalId}' (${pending.kind}) takes ${TAKES[pending.kind].join(', ')}, not '${decision.decision}'`,
+        { details: { kind: pending.kind, decisions: TAKES[pending.kind] } },
+      );
+    }
+    return apply(runId, approvalId, await check(runId, pending, decision));
+  }
+
+  return {
+    decide,
+    /** Approves a pending approval (for an uncertain call, `resolution` says retry or record as done). */
+    approve: (runId, approvalId, decision) => decide(runId, approvalId, { ...decision, decision: 'approve' }),
+    /** Rejects a pending approval: the model is told, or with `terminate` the run ends `rejected`. */
+    reject: (runId, approvalId, decision) => decide(runId, approvalId, { ...decision, decision: 'reject' }),
+    /** Answers a run's question. */
+    answer: (runId, inputId, answer) => decide(runId, inputId, { ...answer, decision: 'answer' }),
   };
 }

@@ -39,7 +39,7 @@ export function createLetGo(deps: LetGoDeps) {
     driver.stop();
     // Free for whichever runtime the decision reaches first.
     void store.releaseLease(driver.runId, owner, driver.epoch).catch(() => undefined);
-    deps.parked(wakeAtOf(driver.context()));
+    deps.parked(wakeAtOf(driver.context(), driver.memory.approvals));
   }
 
   /** Carries out a cancel another runtime asked of a run driven here (see `cancel-request.ts`). */

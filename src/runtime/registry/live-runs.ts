@@ -3,6 +3,7 @@
  * and the loads under way. Invariant: at most one driver per run; callers that load one run at
  * the same time share one load, so one claim and one driver.
  */
+import { runWaitTerms } from '../ledger/wait-terms.js';
 import type { RunRow } from '../../store/index.js';
 import type { RunUserContext } from '../../tools/define-tool.js';
 import type { LiveRun } from '../drive/env.js';
@@ -33,6 +34,7 @@ export function createLiveRuns(): LiveRuns {
         sessionId: row.session_id,
         input: row.input,
         context: parseColumn(row, 'context', row.context) as RunUserContext,
+        waits: runWaitTerms(parseColumn(row, 'options', row.options)),
       };
       runs.set(row.id, run);
       return run;

@@ -17,7 +17,13 @@ import { toLimitsData } from '../model/event-data.js';
 import { newId } from '../model/ids.js';
 import { DEFAULT_TENANT, scopeKey } from '../model/tenant-keys.js';
 import type { RunDriver } from '../drive/run-driver.js';
-import type { Budget, StartRequest } from '../model/types.js';
+import type { RunDefaults, StartRequest } from '../model/types.js';
+
+/** What happens when a human wait expires: `reject`, `end`, or `{ escalate: role }`. */
+export const onExpireSchema = z.union([
+  z.enum(['reject', 'end']),
+  z.object({ escalate: z.string().min(1).max(100) }).strict(),
+]);
 
 const startSchema = z.object({
   input: z.string().min(1),
@@ -37,6 +43,9 @@ const startSchema = z.object({
         })
         .strict()
         .optional(),
+      onBudgetExceeded: z.enum(['fail', 'ask']).optional(),
+      expiresIn: z.number().int().positive().optional(),
+      onExpire: onExpireSchema.optional(),
     })
     .strict()
     .optional(),
@@ -60,7 +69,7 @@ export interface NewRun {
 }
 
 /** Checks a start request and works out the run's limits from it and the runtime's defaults. */
-export function planNewRun(request: StartRequest, defaults: { maxSteps?: number; budget?: Budget } = {}): NewRun {
+export function planNewRun(request: StartRequest, defaults: RunDefaults = {}): NewRun {
   const parsed = startSchema.safeParse(request);
   if (!parsed.success) fail('input.invalid', 'Invalid start request', { details: { issues: parsed.error.issues } });
   assertWellFormed(parsed.data, 'The start request');
@@ -86,6 +95,9 @@ export function planNewRun(request: StartRequest, defaults: { maxSteps?: number;
       maxTokens: budget.maxTokens ?? null,
       maxCostUsd: budget.maxCostUsd ?? null,
       loopThreshold: DEFAULTS.loopThreshold,
+      ...((req.options?.onBudgetExceeded ?? defaults.onBudgetExceeded) === 'ask'
+        ? { onBudgetExceeded: 'ask' as const }
+        : {}),
     },
     deadlineAt: budget.timeoutMs !== undefined ? now + budget.timeoutMs : null,
     now,

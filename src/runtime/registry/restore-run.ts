@@ -33,6 +33,8 @@ export interface RestoreDeps {
   restored(runId: string): void;
   /** Carries out a cancel another runtime asked of a run driven here. */
   cancelAsked(runId: string, request: string): void;
+  /** Applies the expiry of a wait whose instant has passed. */
+  expire?: (run: LiveRun, approvalId: string) => Promise<void>;
 }
 
 /**
@@ -99,7 +101,12 @@ function catchUp(deps: RestoreDeps, run: LiveRun, current: RunRow, memory: RunMe
     resumeAfterDecision(run, approval);
     return;
   }
-  const at = wakeAtOf(driver.context());
+  if (approval?.expires_at != null && approval.expires_at <= Date.now() && deps.expire) {
+    // Woken at the instant its wait expires (after any restart): the expiry's outcome applies now.
+    deps.expire(run, approval.id).catch(() => undefined);
+    return;
+  }
+  const at = wakeAtOf(driver.context(), memory.approvals);
   if (current.wake_at !== at) {
     // A wake-up that is no longer due (stored by an older version, or left behind): set it right.
     driver.stage((writer) => writer.setWakeAt(current.id, at));

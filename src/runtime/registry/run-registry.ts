@@ -15,6 +15,7 @@ import type { RunMachineDefinition } from '../../../machines/variants.js';
 import type { Failure } from '../../failure.js';
 import type { Claim, RunRow, Store } from '../../store/index.js';
 import type { LiveRun } from '../drive/env.js';
+import { openBudgetWait } from '../steps/human-waits.js';
 import type { DriverDeps, RunDriver } from '../drive/run-driver.js';
 import type { EventHub } from '../model/event-hub.js';
 import type { Run } from '../model/types.js';
@@ -44,6 +45,8 @@ export interface RegistryDeps {
   agent: AgentIdentity;
   /** Told of what went wrong in the background (a run given up, a wake-up that failed). */
   onError?: (failure: Failure, where: BackgroundErrorContext) => void;
+  /** Applies the expiry of a wait whose instant has passed (found when the run is loaded). */
+  expire?: (run: LiveRun, approvalId: string) => Promise<void>;
 }
 
 /** Where a background error happened, for the runtime's `onError`. */
@@ -136,6 +139,7 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
     isClosed,
     restored: (runId) => reports.clear(runId),
     cancelAsked: letGo.cancelAsked,
+    ...(deps.expire ? { expire: deps.expire } : {}),
   });
   const loader = createLoader({ store, agent, definition, machine: driverDeps.machine, table, restore, reports });
   const adoption = createAdoption({ store, agent, definition, table, restore, reports, isClosed });
@@ -236,6 +240,9 @@ function withRegistryCallbacks(deps: RegistryDeps, live: Map<string, LiveRun>, o
       live.delete(driver.runId);
       if (failure) on.failed(driver.runId, failure);
       else on.settled(driver.runId);
+    },
+    onBudgetWait(driver) {
+      openBudgetWait(driver, live.get(driver.runId)?.waits);
     },
     onIdleWaiting(driver) {
       // On the next turn: whatever applies a decision to this run does so first.

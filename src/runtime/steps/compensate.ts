@@ -77,6 +77,7 @@ function compensationRow(
     effect: tool?.compensate ? (tool.compensateEffect ?? 'idempotent') : null,
     args: call.args,
     args_hash: call.args_hash,
+    edited: null,
     result: null,
     attempts: previous?.attempts ?? 0,
     started_at: previous?.started_at ?? null,

@@ -4,7 +4,7 @@
  * loses nor extends it). Instants past `setTimeout`'s range are reached in slices.
  */
 import { fromCallback } from 'xstate';
-import type { DeadlineActorInput, RunEvent, TimerActorInput } from '../../../machines/types.js';
+import type { DeadlineActorInput, DeadlineMoved, RunEvent, TimerActorInput } from '../../../machines/types.js';
 
 /** Calls `fire` at `at` (at once if it has passed); returns the disarm function. */
 function armAt(at: number, fire: () => void): () => void {
@@ -18,10 +18,15 @@ function armAt(at: number, fire: () => void): () => void {
   return () => clearTimeout(timer);
 }
 
-/** Sends `timeout` at the run's deadline. */
-export const deadlineActor = fromCallback<RunEvent, DeadlineActorInput>(({ input, sendBack }) => {
-  if (input.deadlineAt === null) return undefined;
-  return armAt(input.deadlineAt, () => sendBack({ type: 'timeout' }));
+/** Sends `timeout` at the run's deadline; armed again when a person moves it (`deadline_moved`). */
+export const deadlineActor = fromCallback<DeadlineMoved, DeadlineActorInput>(({ input, sendBack, receive }) => {
+  const arm = (at: number | null) => (at === null ? () => undefined : armAt(at, () => sendBack({ type: 'timeout' })));
+  let disarm = arm(input.deadlineAt);
+  receive((event) => {
+    disarm();
+    disarm = arm(event.deadlineAt);
+  });
+  return () => disarm();
 });
 
 /** Sends a variant's event at the instant its `durableDelay` stored. */

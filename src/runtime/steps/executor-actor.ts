@@ -12,9 +12,10 @@ import type { RuntimeEnv } from '../drive/env.js';
 import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
 import { executeCall, type CallScope } from './execute-call.js';
 import { failpoint } from '../model/failpoints.js';
-import { hashOf, stepApprovalId } from '../model/ids.js';
+import { hashOf } from '../model/ids.js';
+import { askWait, stepWait } from './human-waits.js';
 import { loadDecision } from '../drive/run-memory.js';
-import { approvalHash, highestRisk, pendingApproval, settleCall } from '../ledger/ledger.js';
+import { highestRisk, settleCall } from '../ledger/ledger.js';
 import { FAILED_TOOL_CALL_STATUSES, SETTLED_TOOL_CALL_STATUSES, type ToolCallStatus } from '../../store/index.js';
 import { prepareCalls, type PreparedCall } from '../ledger/prepared-call.js';
 import { compensateRun } from './compensate.js';
@@ -63,52 +64,20 @@ export function createExecutorActor(env: RuntimeEnv) {
     };
     const scope: CallScope = { env, live, runId, stepIndex, signal, settle };
 
-    // Approval first, for the whole step: nothing in it runs before a human has answered.
-    // The approval binds every call of the step that needs one, settled or not, so a step
-    // resumed after some of its approved calls ran still matches what the human approved.
-    const needing = calls.filter((c) => c.verdict === 'approval');
-    let rejected = false;
-    if (needing.length > 0) {
-      const approvalId = stepApprovalId(runId, stepIndex);
-      const approval = driver.memory.approvals.get(approvalId);
-      const hash = approvalHash(needing);
-      if (!approval) {
-        failpoint('approval.requesting');
-        const row = pendingApproval(approvalId, runId, stepIndex, 'tool', needing);
-        driver.stageApproval(row);
-        driver.emit('approval_request', {
-          approval_id: approvalId,
-          reason: 'approval',
-          tool_calls: needing.map((c) => ({
-            id: c.id,
-            tool: c.toolName,
-            args: c.args,
-            risk: c.tool?.risk,
-            ...(c.policyReason ? { reason: c.policyReason } : {}),
-          })),
-        });
-        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0, risk: highestRisk(needing) };
-      }
-      if (approval.status === 'pending') {
-        return { type: 'need_approval', approvalId, reason: 'approval', toolCalls: 0, risk: highestRisk(needing) };
-      }
-      if (approval.args_hash !== hash) {
-        return {
-          type: 'exec_error',
-          failure: createFailure(
-            'internal.error',
-            `Approval '${approvalId}' does not match the calls of step ${stepIndex}`,
-          ),
-        };
-      }
-      rejected = approval.status === 'rejected';
-    }
+    const step = stepWait(scope, calls);
+    if (step.kind !== 'go') return step.outcome;
+    const rejected = step.rejected;
 
     let executed = 0;
     for (const call of calls) {
       if (call.row && SETTLED_TOOL_CALL_STATUSES.has(call.row.status)) continue;
       if (call.verdict === 'invalid' || call.verdict === 'not_found' || call.verdict === 'denied') {
         settle(call, call.verdict, toErrorResult(call.failure!));
+        continue;
+      }
+      if (call.verdict === 'ask') {
+        const wait = askWait(scope, call, executed);
+        if (wait) return wait;
         continue;
       }
       if (call.verdict === 'approval' && rejected) {
@@ -125,12 +94,12 @@ export function createExecutorActor(env: RuntimeEnv) {
         ({ type: 'need_approval', approvalId, reason, toolCalls: executed, risk: highestRisk([call]) }) as const;
       if (version.kind === 'wait') return waitOn(version.approvalId, 'tool_version_mismatch');
       if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
-        return { type: 'budget_exceeded', budget: 'max_tool_calls' };
+        return { type: 'budget_exceeded', budget: 'max_tool_calls', toolCalls: executed };
       }
-      const step = await executeCall(scope, call);
-      if (step.kind === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
-      if (step.kind === 'wait') return waitOn(step.approvalId, 'uncertain_side_effect');
-      if (step.ran) executed += 1;
+      const ran = await executeCall(scope, call);
+      if (ran.kind === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+      if (ran.kind === 'wait') return waitOn(ran.approvalId, 'uncertain_side_effect');
+      if (ran.ran) executed += 1;
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     }
 

@@ -6,7 +6,14 @@
 import { fromPromise } from 'xstate';
 import type { PlannerActorInput, PlannerOutcome, Usage } from '../../../machines/types.js';
 import { createFailure, toFailure } from '../../failure.js';
-import { decisionSchema, type Decision, type PlannerImage, type PlannerMessage } from '../../planner/types.js';
+import {
+  plannerDecisionSchema,
+  type Decision,
+  type PlannerDecision,
+  type PlannerImage,
+  type PlannerMessage,
+} from '../../planner/types.js';
+import { HUMAN_ASK } from '../../tools/human-ask.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { failpoint } from '../model/failpoints.js';
 import { buildContext, createTranscript } from './context-builder.js';
@@ -17,6 +24,17 @@ function summarize(decision: Decision): Record<string, unknown> {
   return decision.type === 'final'
     ? { type: 'final', answer: decision.answer }
     : { type: 'tool_calls', tools: decision.calls.map((c) => c.tool), text: decision.text ?? null };
+}
+
+/** A planner's decision as journaled: a question is a call of `human.ask`, so it goes through the ledger. */
+function journaledDecision(decision: PlannerDecision): Decision {
+  if (decision.type !== 'ask') return decision;
+  const args = {
+    question: decision.question,
+    ...(decision.choices ? { choices: decision.choices } : {}),
+    ...(decision.schema ? { schema: decision.schema } : {}),
+  };
+  return { type: 'tool_calls', calls: [{ tool: HUMAN_ASK, args }], ...(decision.text ? { text: decision.text } : {}) };
 }
 
 /** The versions of the (known) tools a decision calls, by name. */
@@ -98,7 +116,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         signal,
         onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
       });
-      const parsed = decisionSchema.safeParse(response.decision);
+      const parsed = plannerDecisionSchema.safeParse(response.decision);
       if (!parsed.success) {
         const failure = createFailure(
           'planner.invalid_output',
@@ -107,7 +125,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         );
         return { type: 'plan_error', failure };
       }
-      decision = parsed.data;
+      decision = journaledDecision(parsed.data);
       usage = response.usage;
       report.notes.push(...(response.contextNotes ?? []));
       report.attempts = response.attempts ?? 1;

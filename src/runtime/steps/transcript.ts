@@ -9,10 +9,27 @@ export function imagesOf(row: ToolCallRow): ToolImageRef[] {
   return (JSON.parse(row.result) as ToolResult).images ?? [];
 }
 
+/** What a person did to a call, as the model is told before its result. */
+function humanNote(row: ToolCallRow, result: ToolResult): string | null {
+  if (result.given === 'answer') return `Answer from ${result.recordedBy ?? 'a person'}:`;
+  if (result.given === 'response') {
+    return `Not run: ${result.recordedBy ?? 'a person'} gave this result for '${row.tool}' instead:`;
+  }
+  if (!row.edited) return null;
+  const edited = JSON.parse(row.edited) as { by: string | null; reason: string | null };
+  return `${edited.by ?? 'A person'} edited the arguments before approving${edited.reason ? ` (${edited.reason})` : ''}; the call ran with ${row.args}:`;
+}
+
 /** The text the model sees for one tool call. */
 export function toObservation(row: ToolCallRow): string {
   if (!row.result) return `Tool '${row.tool}' has no result (status ${row.status}).`;
   const result = JSON.parse(row.result) as ToolResult;
+  const note = humanNote(row, result);
+  const observation = describe(result);
+  return note ? `${note}\n${observation}` : observation;
+}
+
+function describe(result: ToolResult): string {
   if (result.status === 'ok') {
     const text = typeof result.content === 'string' ? result.content : JSON.stringify(result.content);
     const lines = [

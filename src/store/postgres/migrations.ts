@@ -240,4 +240,19 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         .compile(),
     ],
   },
+  {
+    version: 8,
+    name: 'human waits (SQLite migration 14)',
+    up: (db) => [
+      db.schema.alterTable('approvals').addColumn('request', 'text').compile(),
+      db.schema
+        .alterTable('approvals')
+        .addColumn('role', 'text', (c) => c.notNull().defaultTo('approve'))
+        .compile(),
+      db.schema.alterTable('approvals').addColumn('expires_at', 'bigint').compile(),
+      db.schema.alterTable('approvals').addColumn('expiry', 'text').compile(),
+      db.schema.alterTable('approvals').addColumn('answer', 'text').compile(),
+      db.schema.alterTable('tool_calls').addColumn('edited', 'text').compile(),
+    ],
+  },
 ];

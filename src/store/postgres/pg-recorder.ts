@@ -38,6 +38,10 @@ export function recorder(ops: RecordedWrite[]): UnitWriter {
       push('setApprovalVotes', { id, votes }, (count) => {
         if (count !== 1) throw approvalTaken(id);
       }),
+    escalateApproval: (id, escalation) =>
+      push('escalateApproval', { id, ...escalation }, (count) => {
+        if (count !== 1) throw approvalTaken(id);
+      }),
     insertEvent: (row) => push('insertEvent', row),
     putArtifact: (row, runId) => {
       push('putArtifact', row);

@@ -1,0 +1,268 @@
+/**
+ * The human side of a run, in process and on both dialects: a question answered by a person,
+ * edit-then-approve, respond as the tool, budgets that hand over to a person, policies that
+ * escalate to a role, and waits that expire (after a restart too). Bad input changes nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  askHuman,
+  createScriptedPlanner,
+  defineTool,
+  type PlannerRequest,
+  type Runtime,
+  type RuntimeOptions,
+} from '../../src/index.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
+import { eventsOf, openRuntime, restart } from '../helpers/runtime.js';
+import { waitUntil } from '../helpers/wait-until.js';
+import { createWorld, readEffects } from '../helpers/world.js';
+
+/** The last message the planner was given: the observation of the step before. */
+const lastMessage = (request: PlannerRequest) => request.messages.at(-1)!.content;
+
+/** A run that asks one question and finishes with what it was told. */
+function askSetup(database: string, schema?: Record<string, unknown>): RuntimeOptions {
+  return {
+    database,
+    planner: createScriptedPlanner((request) =>
+      request.stepIndex === 0
+        ? { type: 'ask', question: 'How many copies?', ...(schema ? { schema } : {}) }
+        : { type: 'final', answer: `told: ${lastMessage(request)}` },
+    ),
+    tools: [askHuman()],
+  };
+}
+
+/** A run that sends one value through a high-risk unsafe tool, then finishes with the observation. */
+function sendSetup(database: string, effects: string, extra: Partial<RuntimeOptions> = {}): RuntimeOptions {
+  const world = createWorld(effects, { risk: 'high' });
+  return {
+    database,
+    planner: createScriptedPlanner((request) =>
+      request.stepIndex === 0
+        ? { type: 'tool_calls', calls: [{ tool: 'world.unsafe', args: { value: 'to everyone' } }] }
+        : { type: 'final', answer: `final: ${lastMessage(request)}` },
+    ),
+    tools: [world.unsafe],
+    ...extra,
+  };
+}
+
+async function waiting(runtime: Runtime, input = 'x', options: Parameters<Runtime['start']>[0]['options'] = {}) {
+  return runtime.wait((await runtime.start({ input, options })).id);
+}
+
+describe.each(ALL_DIALECTS)('the human side on %s', (dialect) => {
+  skipUnlessAvailable(dialect);
+
+  it('asks a person a question, checks the answer against its schema, and goes on with it', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const options = askSetup(database, { type: 'integer', minimum: 1 });
+    let runtime = openRuntime(options);
+    const run = await waiting(runtime);
+    expect(run).toMatchObject({ status: 'waiting_human', waitReason: 'input' });
+    expect(run.pendingInput).toMatchObject({
+      id: run.pendingApprovalId,
+      toolCallId: `${run.id}.s0.c0`,
+      question: 'How many copies?',
+      schema: { type: 'integer', minimum: 1 },
+      role: 'approve',
+    });
+    const inputId = run.pendingInput!.id;
+    await expect(runtime.answer(run.id, inputId, { answer: 0, by: 'alice' })).rejects.toMatchObject({
+      code: 'input.invalid',
+      failure: { details: { issues: [expect.objectContaining({ code: 'too_small' })] } },
+    });
+    await expect(runtime.approve(run.id, inputId, { by: 'alice' })).rejects.toMatchObject({
+      code: 'approval.wrong_decision',
+    });
+    runtime = await restart(runtime, options);
+    expect((await runtime.get(run.id)).pendingInput?.id).toBe(inputId);
+    const answered = await runtime.answer(run.id, inputId, { answer: 3, by: 'alice' });
+    expect(answered).toMatchObject({
+      status: 'approved',
+      resolution: 'answer',
+      decidedBy: 'alice',
+      answer: { answer: 3 },
+    });
+    const done = await runtime.wait(run.id);
+    expect(done.status).toBe('succeeded');
+    expect(done.answer).toBe('told: Answer from alice:\n3');
+    expect(done.pendingInput).toBeNull();
+    await expect(runtime.answer(run.id, inputId, { answer: 4, by: 'bob' })).rejects.toMatchObject({
+      code: 'approval.already_decided',
+    });
+    const types = (await eventsOf(runtime, run.id)).map((e) => e.type);
+    expect(types).toContain('input_request');
+    expect(types).toContain('input_result');
+    const [call] = await runtime.toolCalls(run.id);
+    expect(call).toMatchObject({
+      tool: 'human.ask',
+      status: 'succeeded',
+      result: { recordedBy: 'alice', given: 'answer' },
+    });
+  });
+
+  it('runs a call once with the arguments a person edited, and keeps the proposed ones', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(sendSetup(database, effects));
+    const run = await waiting(runtime);
+    const approvalId = run.pendingApprovalId!;
+    const before = (await runtime.approvals(run.id))[0]!;
+    await expect(
+      runtime.decide(run.id, approvalId, { decision: 'edit', by: 'alice', args: { value: 42 } }),
+    ).rejects.toMatchObject({
+      code: 'input.invalid',
+      failure: { details: { issues: [expect.objectContaining({ path: ['value'] })] } },
+    });
+    expect((await runtime.approvals(run.id))[0]).toMatchObject({ status: 'pending', argsHash: before.argsHash });
+    const edited = await runtime.decide(run.id, approvalId, {
+      decision: 'edit',
+      by: 'alice',
+      args: { value: 'to the team' },
+      reason: 'narrower',
+    });
+    expect(edited).toMatchObject({ status: 'approved', resolution: 'edit' });
+    expect(edited.argsHash).not.toBe(before.argsHash);
+    const done = await runtime.wait(run.id);
+    expect(done.status).toBe('succeeded');
+    expect(readEffects(effects).map((e) => e.value)).toEqual(['to the team']);
+    const [call] = await runtime.toolCalls(run.id);
+    expect(call).toMatchObject({
+      args: { value: 'to the team' },
+      edited: { proposedArgs: { value: 'to everyone' }, by: 'alice', reason: 'narrower' },
+    });
+    expect(done.answer).toContain('alice edited the arguments before approving (narrower)');
+  });
+
+  it("refuses an edit of a tool that does not allow one, and records a person's response instead of running", async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const world = createWorld(effects, { risk: 'high' });
+    const locked = {
+      ...world.unsafe,
+      allowEdit: false,
+      output: z.object({ value: z.string(), replayed: z.boolean() }),
+    };
+    const runtime = openRuntime(sendSetup(database, effects, { tools: [locked] }));
+    const run = await waiting(runtime);
+    const approvalId = run.pendingApprovalId!;
+    await expect(
+      runtime.decide(run.id, approvalId, { decision: 'edit', by: 'alice', args: { value: 'y' } }),
+    ).rejects.toMatchObject({ code: 'approval.edit_not_allowed' });
+    await expect(
+      runtime.decide(run.id, approvalId, { decision: 'respond', by: 'alice', output: { value: 1 } }),
+    ).rejects.toMatchObject({ code: 'input.invalid' });
+    await expect(runtime.decide(run.id, approvalId, { decision: 'bogus', by: 'alice' } as never)).rejects.toMatchObject(
+      { code: 'input.invalid' },
+    );
+    await runtime.decide(run.id, approvalId, {
+      decision: 'respond',
+      by: 'alice',
+      output: { value: 'sent by hand', replayed: false },
+    });
+    const done = await runtime.wait(run.id);
+    expect(done.status).toBe('succeeded');
+    expect(readEffects(effects)).toEqual([]);
+    const [call] = await runtime.toolCalls(run.id);
+    expect(call).toMatchObject({ status: 'succeeded', result: { recordedBy: 'alice', given: 'response' } });
+    expect(done.answer).toContain('Not run: alice gave this result');
+    expect(done.answer).toContain('sent by hand');
+  });
+
+  it('hands a budget that ran out to a person: extended it goes on, ended it fails', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const world = createWorld(effects);
+    const runtime = openRuntime({
+      database,
+      planner: createScriptedPlanner((request) =>
+        request.stepIndex < 2
+          ? { type: 'tool_calls', calls: [{ tool: 'world.read', args: { value: `v${request.stepIndex}` } }] }
+          : { type: 'final', answer: 'done' },
+      ),
+      tools: [world.read],
+    });
+    const options = { budget: { maxLlmCalls: 1 }, onBudgetExceeded: 'ask' as const };
+    const run = await waiting(runtime, 'x', options);
+    expect(run).toMatchObject({ status: 'waiting_human', waitReason: 'budget' });
+    const [wait] = await runtime.approvals(run.id);
+    expect(wait).toMatchObject({
+      kind: 'budget',
+      status: 'pending',
+      request: { budget: 'max_llm_calls', stepIndex: 1 },
+    });
+    expect(wait!.request).toMatchObject({
+      limits: expect.arrayContaining([{ budget: 'max_llm_calls', limit: 1, used: 1 }]),
+    });
+    await expect(
+      runtime.decide(run.id, wait!.id, { decision: 'extend', by: 'alice', limits: { maxLlmCalls: 0 } }),
+    ).rejects.toMatchObject({ code: 'input.invalid', failure: { details: { key: 'maxLlmCalls', used: 1 } } });
+    await expect(
+      runtime.decide(run.id, wait!.id, { decision: 'extend', by: 'alice', limits: { maxTokens: 10_000 } }),
+    ).rejects.toMatchObject({ code: 'input.invalid' });
+    await runtime.decide(run.id, wait!.id, { decision: 'extend', by: 'alice', limits: { maxLlmCalls: 5 } });
+    const done = await runtime.wait(run.id);
+    expect(done).toMatchObject({ status: 'succeeded', usage: { llmCalls: 3 } });
+
+    const ended = await waiting(runtime, 'y', options);
+    await runtime.decide(ended.id, ended.pendingApprovalId!, { decision: 'end', by: 'bob' });
+    expect(await runtime.wait(ended.id)).toMatchObject({
+      status: 'failed',
+      stopReason: 'budget_exceeded',
+      failure: { code: 'run.budget_exceeded' },
+    });
+  });
+
+  it('escalates a call to the role a policy names', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(
+      sendSetup(database, effects, {
+        policy: () => ({ decision: 'escalate', role: 'admin', reason: 'sends mail to everyone' }),
+      }),
+    );
+    const run = await waiting(runtime);
+    expect(run).toMatchObject({ status: 'waiting_human', waitReason: 'policy' });
+    const [approval] = await runtime.approvals(run.id);
+    expect(approval).toMatchObject({
+      kind: 'policy',
+      role: 'admin',
+      request: { kind: 'policy', reason: 'sends mail to everyone' },
+    });
+    await runtime.approve(run.id, approval!.id, { by: 'root' });
+    expect((await runtime.wait(run.id)).status).toBe('succeeded');
+    expect(readEffects(effects)).toHaveLength(1);
+  });
+
+  it('expires a wait at its stored instant after a restart: reject tells the model, end fails the run', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const options = sendSetup(database, effects);
+    let runtime = openRuntime(options);
+    const rejected = await waiting(runtime, 'r', { expiresIn: 300 });
+    const ended = await waiting(runtime, 'e', { expiresIn: 300, onExpire: 'end' });
+    const escalated = await waiting(runtime, 's', { expiresIn: 300, onExpire: { escalate: 'admin' } });
+    const [first] = await runtime.approvals(rejected.id);
+    expect(first!.expiresAt).toBeGreaterThan(first!.createdAt);
+    await runtime.close();
+    // Closed past the instant: the next runtime wakes the runs and applies each expiry.
+    await waitUntil(() => Date.now() > first!.expiresAt! + 50, { what: 'the expiry instant to pass' });
+    runtime = await restart(runtime, options);
+    expect(await runtime.wait(rejected.id)).toMatchObject({ status: 'succeeded' });
+    expect((await runtime.wait(rejected.id)).answer).toContain('rejected');
+    expect(await runtime.wait(ended.id)).toMatchObject({
+      status: 'failed',
+      stopReason: 'expired',
+      failure: { code: 'approval.expired' },
+    });
+    await expect(runtime.approve(ended.id, ended.pendingApprovalId!, { by: 'late' })).rejects.toMatchObject({
+      code: 'approval.expired',
+    });
+    await waitUntil(async () => (await runtime.approvals(escalated.id))[0]!.role === 'admin', {
+      what: 'the escalation to admin',
+    });
+    const [handed] = await runtime.approvals(escalated.id);
+    expect(handed).toMatchObject({ status: 'pending', role: 'admin', expiresAt: null });
+    await runtime.approve(escalated.id, handed!.id, { by: 'root' });
+    expect((await runtime.wait(escalated.id)).status).toBe('succeeded');
+    expect(readEffects(effects).map((e) => e.value)).toEqual(['to everyone']);
+  });
+});
