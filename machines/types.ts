@@ -73,6 +73,19 @@ export type WaitReason = (typeof WAIT_REASONS)[number];
 /** Waits on one call of a step (the step's other calls go on after it), not on a whole step. */
 export const CALL_WAIT_REASONS = ['uncertain_side_effect', 'tool_version_mismatch', 'input'] as const;
 
+/**
+ * What happens to a human wait no one decided before it expired: `reject` (the model is told; a
+ * budget wait ends), `end` (the run fails, `approval.expired`), or `{ escalate: role }` (the wait
+ * goes on, once, for that role, with no further expiry).
+ */
+export type OnExpire = 'reject' | 'end' | { escalate: string };
+
+/** How long a human wait lasts (ms) and what happens then (default `reject`). */
+export interface WaitExpiryOptions {
+  expiresIn?: number;
+  onExpire?: OnExpire;
+}
+
 /** What happens when no one decides a human wait before it expires. */
 export const EXPIRY_OUTCOMES = ['reject', 'end', 'escalate'] as const;
 export type ExpiryOutcome = (typeof EXPIRY_OUTCOMES)[number];

@@ -5,7 +5,7 @@
  * tool, the arguments, the run's context and `untrusted`, and may decide otherwise.
  */
 import type { AnyTool, RunUserContext } from '../tools/define-tool.js';
-import type { OnExpire } from '../runtime/model/types.js';
+import type { OnExpire } from '../../machines/types.js';
 
 /**
  * `escalate`: the call waits for a person with the role the answer names (default `approve`,

@@ -1,5 +1,5 @@
 /** Declaring tools: a name, a version, a zod input, an effect class, a risk, and `execute`. */
-import type { OnExpire } from '../runtime/model/types.js';
+import type { OnExpire } from '../../machines/types.js';
 import type { z } from 'zod';
 import { DEFAULTS } from '../defaults.js';
 import { fail } from '../failure.js';

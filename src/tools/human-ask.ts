@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { createFailure, fail, type Failure } from '../failure.js';
-import type { WaitExpiryOptions } from '../runtime/model/types.js';
+import type { WaitExpiryOptions } from '../../machines/types.js';
 import { defineTool, type AnyTool } from './define-tool.js';
 
 /** The name of the built-in question tool. */

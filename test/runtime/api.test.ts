@@ -141,6 +141,8 @@ describe('runtime API for services', () => {
     const { transitions } = describeMachine();
     const rejected = transitions.filter((t) => t.source === 'waiting_human' && t.event === 'rejected');
     expect(rejected.map((t) => [t.target, t.guard])).toEqual([
+      // A person who ends a budget wait fails the run with that budget's stop reason.
+      ['failed', 'and(isPendingApproval, isBudgetWait)'],
       // A terminating rejection that asks for compensation undoes the run first (in `executing`).
       ['executing', 'and(isPendingApproval, isTerminatingRejection, wantsCompensation)'],
       ['failed', 'and(isPendingApproval, isTerminatingRejection)'],
@@ -148,8 +150,8 @@ describe('runtime API for services', () => {
       ['failed', 'and(isPendingApproval, isLastStep)'],
       ['planning', 'isPendingApproval'],
     ]);
-    expect(rejected[0]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection', 'wantsCompensation']);
-    expect(rejected[1]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection']);
+    expect(rejected[1]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection', 'wantsCompensation']);
+    expect(rejected[2]?.guards).toEqual(['isPendingApproval', 'isTerminatingRejection']);
     // Every branch of an event but the last in a state is guarded, or it would shadow the rest.
     const bySourceAndEvent = new Map<string, typeof transitions>();
     for (const t of transitions)
@@ -160,6 +162,12 @@ describe('runtime API for services', () => {
     const named = new Set(transitions.flatMap((t) => t.guards));
     expect([...named].sort()).toEqual(
       [
+        'asksOnBudget',
+        'expiresToEnd',
+        'isBudgetWait',
+        'isInputWait',
+        'isStepWait',
+        'resumesPlanning',
         'isCompensating',
         'isLastStep',
         'isLoop',

@@ -8,7 +8,6 @@ import { z } from 'zod';
 import {
   askHuman,
   createScriptedPlanner,
-  defineTool,
   type PlannerRequest,
   type Runtime,
   type RuntimeOptions,
@@ -244,7 +243,7 @@ describe.each(ALL_DIALECTS)('the human side on %s', (dialect) => {
     expect(first!.expiresAt).toBeGreaterThan(first!.createdAt);
     await runtime.close();
     // Closed past the instant: the next runtime wakes the runs and applies each expiry.
-    await waitUntil(() => Date.now() > first!.expiresAt! + 50, { what: 'the expiry instant to pass' });
+    await waitUntil(() => Date.now() > first!.expiresAt! + 50, 'the expiry instant to pass');
     runtime = await restart(runtime, options);
     expect(await runtime.wait(rejected.id)).toMatchObject({ status: 'succeeded' });
     expect((await runtime.wait(rejected.id)).answer).toContain('rejected');
@@ -256,9 +255,10 @@ describe.each(ALL_DIALECTS)('the human side on %s', (dialect) => {
     await expect(runtime.approve(ended.id, ended.pendingApprovalId!, { by: 'late' })).rejects.toMatchObject({
       code: 'approval.expired',
     });
-    await waitUntil(async () => (await runtime.approvals(escalated.id))[0]!.role === 'admin', {
-      what: 'the escalation to admin',
-    });
+    await waitUntil(
+      async () => (await runtime.approvals(escalated.id))[0]!.role === 'admin',
+      'the escalation to admin',
+    );
     const [handed] = await runtime.approvals(escalated.id);
     expect(handed).toMatchObject({ status: 'pending', role: 'admin', expiresAt: null });
     await runtime.approve(escalated.id, handed!.id, { by: 'root' });

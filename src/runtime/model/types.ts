@@ -19,18 +19,8 @@ export interface Budget {
   timeoutMs?: number;
 }
 
-/**
- * What happens to a human wait no one decided before it expired: `reject` (the model is told; a
- * budget wait ends), `end` (the run fails, `approval.expired`), or `{ escalate: role }` (the wait
- * goes on, once, for that role, with no further expiry).
- */
-export type OnExpire = 'reject' | 'end' | { escalate: string };
-
-/** How long a human wait lasts (ms) and what happens then (default `reject`). */
-export interface WaitExpiryOptions {
-  expiresIn?: number;
-  onExpire?: OnExpire;
-}
+export type { OnExpire, WaitExpiryOptions } from '../../../machines/types.js';
+import type { WaitExpiryOptions } from '../../../machines/types.js';
 
 /** Options of one run. */
 export interface RunOptions extends WaitExpiryOptions {
