@@ -254,6 +254,7 @@ export const runMachine = setup({
     isInputWait: ({ context }) => context.waitReason === 'input',
     isBudgetWait: ({ context }) => context.waitReason === 'budget' && Boolean(context.budgetWait),
     resumesPlanning: ({ context }) => context.budgetWait?.resume === 'planning',
+    waitsForTime: ({ context }) => context.waitReason === 'budget' && context.budgetWait?.budget === 'timeout',
     asksOnBudget: ({ context }) => context.limits.onBudgetExceeded === 'ask',
     expiresToEnd: ({ event }) => event.type === 'expired' && event.outcome === 'end',
     // Asked for, and not already under way (a second cancel while compensating just ends the run).
@@ -407,6 +408,8 @@ export const runMachine = setup({
     waiting_human: {
       on: {
         ...CANCEL_AND_TIMEOUT,
+        // A run that waits for more time has passed its deadline already: that is what it waits on.
+        timeout: [{ guard: 'waitsForTime', actions: [] }, CANCEL_AND_TIMEOUT.timeout],
         approved: {
           guard: 'isPendingApproval',
           target: 'executing',

@@ -133,6 +133,8 @@ const BUILDS = {
         updated_at: p('updated_at'),
         machine_version: p('machine_version'),
         compensation: p('compensation'),
+        // Moved only by a person who gives a run more time (`extend` of a budget wait).
+        deadline_at: p('deadline_at'),
         // A committed decision (0) stands until the run leaves the wait it decides.
         wake_at: sql`case when wake_at = 0 and ${p('status')} = 'waiting_human' then 0 else cast(${p('wake_at')} as ${sql.raw(dialect === 'postgres' ? 'bigint' : 'integer')}) end`,
         version: sql`version + 1`,

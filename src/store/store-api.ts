@@ -50,6 +50,8 @@ export interface RunProgress {
   wake_at: number | null;
   /** See `RunTable.compensation`. */
   compensation: string | null;
+  /** The run's deadline as its context holds it (a person may have moved it). */
+  deadline_at: number | null;
   updated_at: number;
 }
 

@@ -61,6 +61,7 @@ export function runProgress(id: string, expected: number, fields: Partial<RunPro
     machine_version: 2,
     wake_at: null,
     compensation: null,
+    deadline_at: null,
     updated_at: Date.now(),
     ...fields,
   };

@@ -168,6 +168,7 @@ describe('runtime API for services', () => {
         'isInputWait',
         'isStepWait',
         'resumesPlanning',
+        'waitsForTime',
         'isCompensating',
         'isLastStep',
         'isLoop',

@@ -212,6 +212,36 @@ describe.each(ALL_DIALECTS)('the human side on %s', (dialect) => {
     });
   });
 
+  it('hands the deadline to a person: the run waits past it, across a restart, until given more time', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    let slow = true;
+    const options: RuntimeOptions = {
+      database,
+      planner: createScriptedPlanner(async (request) => {
+        // The first plan takes until it is aborted: the deadline passes while the run plans.
+        if (slow) await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }));
+        return { type: 'final', answer: 'in time after all' };
+      }),
+      tools: [],
+    };
+    let runtime = openRuntime(options);
+    const run = await waiting(runtime, 'x', { budget: { timeoutMs: 200 }, onBudgetExceeded: 'ask' });
+    expect(run).toMatchObject({ status: 'waiting_human', waitReason: 'budget' });
+    const [wait] = await runtime.approvals(run.id);
+    expect(wait).toMatchObject({ kind: 'budget', request: { budget: 'timeout' } });
+    slow = false;
+    runtime = await restart(runtime, options);
+    // Past its deadline and loaded again: it still waits for the person, and is not failed by it.
+    expect(await runtime.wait(run.id)).toMatchObject({ status: 'waiting_human', waitReason: 'budget' });
+    await expect(
+      runtime.decide(run.id, wait!.id, { decision: 'extend', by: 'alice', limits: { maxLlmCalls: 3 } }),
+    ).rejects.toMatchObject({ code: 'input.invalid' });
+    await runtime.decide(run.id, wait!.id, { decision: 'extend', by: 'alice', limits: { timeoutMs: 60_000 } });
+    const done = await runtime.wait(run.id);
+    expect(done).toMatchObject({ status: 'succeeded', answer: 'in time after all' });
+    expect(done.deadlineAt).toBeGreaterThan(wait!.createdAt + 30_000);
+  });
+
   it('escalates a call to the role a policy names', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const runtime = openRuntime(

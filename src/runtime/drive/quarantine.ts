@@ -96,6 +96,7 @@ export async function endQuarantinedRun(
       machine_version: row.machine_version,
       wake_at: null,
       compensation: row.compensation ?? null,
+      deadline_at: row.deadline_at,
       updated_at: Date.now(),
     });
     const from: RunStatus | string = row.status;

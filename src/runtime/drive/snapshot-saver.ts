@@ -89,6 +89,7 @@ function toProgress(
     cost_usd: ctx.costUsd,
     machine_version: deps.machineVersion,
     wake_at: status === 'waiting_human' ? wakeAtOf(ctx, deps.approvals) : null,
+    deadline_at: ctx.deadlineAt,
     compensation: ctx.compensation ? JSON.stringify(toRunCompensation(ctx.compensation, terminal)) : null,
     updated_at: Date.now(),
   };

@@ -10,8 +10,8 @@ export function wakeAtOf(context: RunContext, approvals?: ReadonlyMap<string, Ap
   const timers = (context as RunContext & { timers?: Record<string, number> }).timers ?? {};
   const pending = context.pendingApprovalId ? approvals?.get(context.pendingApprovalId) : undefined;
   const expiresAt = pending?.status === 'pending' ? pending.expires_at : null;
-  const instants = [context.deadlineAt, expiresAt, ...Object.values(timers)].filter(
-    (at): at is number => typeof at === 'number',
-  );
+  // A run waiting for more time is past its deadline already: only a person (or the expiry) moves it.
+  const deadline = context.budgetWait?.budget === 'timeout' ? null : context.deadlineAt;
+  const instants = [deadline, expiresAt, ...Object.values(timers)].filter((at): at is number => typeof at === 'number');
   return instants.length === 0 ? null : Math.min(...instants);
 }

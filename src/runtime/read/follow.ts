@@ -214,12 +214,8 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       const current = ctx.liveStatus(runId);
       if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
       // Waiting in the file but due (a decision to apply, a deadline passed): about to move.
-      if (
-        current === undefined &&
-        row.status === 'waiting_human' &&
-        row.wake_at !== null &&
-        row.wake_at <= Date.now()
-      ) {
+      // (here too: a run loaded to apply its expiry still shows the wait until that commits).
+      if (row.status === 'waiting_human' && row.wake_at !== null && row.wake_at <= Date.now()) {
         return false;
       }
       const pending = await pendingInputRow(store, row);
