@@ -48,6 +48,12 @@ function sendSetup(database: string, effects: string, extra: Partial<RuntimeOpti
   };
 }
 
+/** The run once it has ended (it may wait on the way: an expiry moves it on). */
+async function waitForEnd(runtime: Runtime, runId: string) {
+  await waitUntil(async () => ['succeeded', 'failed'].includes((await runtime.get(runId)).status), 'the run to end');
+  return runtime.get(runId);
+}
+
 async function waiting(runtime: Runtime, input = 'x', options: Parameters<Runtime['start']>[0]['options'] = {}) {
   return runtime.wait((await runtime.start({ input, options })).id);
 }
@@ -210,6 +216,62 @@ describe.each(ALL_DIALECTS)('the human side on %s', (dialect) => {
       stopReason: 'budget_exceeded',
       failure: { code: 'run.budget_exceeded' },
     });
+  });
+
+  it('hands the step limit and the tool-call budget to a person, counting the calls that ran', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const world = createWorld(effects);
+    const runtime = openRuntime({
+      database,
+      planner: createScriptedPlanner((request) =>
+        request.stepIndex < 3
+          ? {
+              type: 'tool_calls',
+              calls: [
+                { tool: 'world.idempotent', args: { value: `a${request.stepIndex}` } },
+                { tool: 'world.idempotent', args: { value: `b${request.stepIndex}` } },
+              ],
+            }
+          : { type: 'final', answer: 'done' },
+      ),
+      tools: [world.idempotent],
+    });
+    const calls = await waiting(runtime, 'calls', { budget: { maxToolCalls: 3 }, onBudgetExceeded: 'ask' });
+    expect(calls).toMatchObject({ waitReason: 'budget', usage: { toolCalls: 3 } });
+    const [callsWait] = await runtime.approvals(calls.id);
+    expect(callsWait!.request).toMatchObject({ budget: 'max_tool_calls', stepIndex: 1 });
+    await runtime.decide(calls.id, callsWait!.id, { decision: 'extend', by: 'alice', limits: { maxToolCalls: 10 } });
+    expect(await runtime.wait(calls.id)).toMatchObject({ status: 'succeeded', usage: { toolCalls: 6 } });
+
+    const steps = await waiting(runtime, 'steps', { maxSteps: 2, onBudgetExceeded: 'ask' });
+    expect(steps).toMatchObject({ waitReason: 'budget' });
+    const [stepsWait] = await runtime.approvals(steps.id);
+    expect(stepsWait!.request).toMatchObject({ budget: 'max_steps', stepIndex: 2 });
+    await expect(
+      runtime.decide(steps.id, stepsWait!.id, { decision: 'extend', by: 'alice', limits: { maxSteps: 2 } }),
+    ).rejects.toMatchObject({ code: 'input.invalid' });
+    await runtime.decide(steps.id, stepsWait!.id, { decision: 'extend', by: 'alice', limits: { maxSteps: 4 } });
+    expect(await runtime.wait(steps.id)).toMatchObject({ status: 'succeeded' });
+    // Each call ran once whatever the waits: the idempotency keys say so.
+    const keys = readEffects(effects).map((e) => e.key);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(keys).toHaveLength(12);
+  });
+
+  it('expires a question the way its tool says: no answer in time is told to the model', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime({
+      ...askSetup(database),
+      tools: [askHuman({ expiresIn: 100 })],
+    });
+    const run = await runtime.start({ input: 'q' });
+    const done = await runtime.wait(run.id);
+    // Left alone past its expiry: woken at the instant, the call fails and the model goes on.
+    const final = done.status === 'waiting_human' ? await waitForEnd(runtime, run.id) : done;
+    expect(final.status).toBe('succeeded');
+    expect(final.answer).toContain('did not answer the question');
+    const [wait] = await runtime.approvals(run.id);
+    expect(wait).toMatchObject({ kind: 'input', status: 'expired', resolution: 'reject', decidedBy: 'baton:expiry' });
   });
 
   it('hands the deadline to a person: the run waits past it, across a restart, until given more time', async () => {
