@@ -13,6 +13,8 @@ export const EVENT_NAMES = [
   'result',
   'approval_request',
   'approval_result',
+  'input_request',
+  'input_result',
   'artifact',
   'draft',
   'compensation',

@@ -6,6 +6,8 @@
  * model or a tool, and the fold is unit-tested on its own.
  */
 
+import { afterExtension, applyHumanEvent, decisionGiven, waitTerms } from './fold-human.js';
+
 /** @typedef {import('./types.js').EventJson} EventJson */
 /** @typedef {import('./types.js').FoldState} FoldState */
 /** @typedef {import('./types.js').FoldCall} FoldCall */
@@ -113,6 +115,16 @@ function patchCall(state, id, patch) {
  */
 export function applyEvent(state, event) {
   if (event.type === 'draft') return state;
+  // A question and its answer, an escalation: the human side's own (`fold-human.js`).
+  return applyHumanEvent({ ...state, seq: event.seq }, event) ?? applyLogEvent(state, event);
+}
+
+/**
+ * @param {FoldState} state
+ * @param {EventJson} event
+ * @returns {FoldState}
+ */
+function applyLogEvent(state, event) {
   const data = /** @type {Record<string, any>} */ (event.data ?? {});
   let next = { ...state, seq: event.seq };
   switch (event.type) {
@@ -214,6 +226,7 @@ export function applyEvent(state, event) {
         votes: [],
         requestedSeq: event.seq,
         decidedSeq: null,
+        ...waitTerms(data),
       };
       return { ...next, approvals: { ...next.approvals, [id]: approval } };
     }
@@ -232,8 +245,9 @@ export function applyEvent(state, event) {
         decidedBy: str(data.by),
         decisionReason: str(data.reason),
         decidedSeq: event.seq,
+        ...decisionGiven(data),
       };
-      return { ...next, approvals: { ...next.approvals, [id]: decided } };
+      return { ...next, ...afterExtension(next, data), approvals: { ...next.approvals, [id]: decided } };
     }
     case 'compensation': {
       // A compensation's own row and events; the call it undoes says how that went.

@@ -3,7 +3,7 @@
  * The rows of a run's ledger table: the API's tool calls when live (with their results and risk,
  * and how each interrupted call was resolved, from the fold), the fold's own calls when
  * replaying or before the API has answered. A compensation's own row shows on the call it
- * undoes, as that call's mark.
+ * undoes, as that call's mark; a call a person edited before approving keeps the model's arguments.
  */
 
 /** @typedef {import('./types.js').FoldState} FoldState */
@@ -37,6 +37,7 @@ export function ledgerRows(state, toolCalls) {
         recovery: folded?.recovery ?? [],
         result: result && result.status === 'ok' ? result.content : undefined,
         artifact: typeof result?.artifact?.sha256 === 'string' ? result.artifact.sha256 : null,
+        edited: row.edited ?? null,
         ...(compensation ? { compensation } : {}),
       };
     });

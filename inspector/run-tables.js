@@ -6,6 +6,7 @@
 import { h, fill } from './dom.js';
 import { CAUSE_LABELS, RECOVERY_LABELS } from './fold.js';
 import { brief, clock, count, duration, pretty } from './format.js';
+import { editedMark } from './run-edit.js';
 
 /** @typedef {import('./types.js').EventJson} EventJson */
 /** @typedef {import('./types.js').FoldCall} FoldCall */
@@ -46,10 +47,20 @@ export function summarize(event) {
       return `run ${d.tool} ${brief(d.args, 80)}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}`;
     case 'result':
       return `${d.tool} ${d.status}${d.duration_ms !== undefined ? ` in ${duration(d.duration_ms)}` : ''}${d.failure ? `: ${d.failure.message}` : ''}${d.status === 'unknown' && d.cause in CAUSE_LABELS ? ` (outcome unknown: ${CAUSE_LABELS[/** @type {keyof typeof CAUSE_LABELS} */ (d.cause)]})` : ''}`;
+    case 'input_request':
+      return `question for a person (role ${d.role ?? 'approve'}): ${brief(d.question, 100)}`;
+    case 'input_result':
+      return d.decision === 'expired'
+        ? `expired unanswered: ${d.reason ?? ''}`
+        : d.declined
+          ? `declined by ${d.by}`
+          : `answered by ${d.by}: ${brief(d.answer, 80)}`;
     case 'approval_request':
-      return `${d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;
+      if (d.reason === 'budget') return `budget ran out: ${d.budget} at step ${d.step_index}, a human decides`;
+      return `${d.reason === 'policy' ? `escalated by a policy to the role ${d.role}` : d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;
     case 'approval_result':
-      return `${d.decision} by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
+      if (d.decision === 'escalated') return `escalated from the role ${d.from_role} to ${d.role}`;
+      return `${d.decision}${d.action ? ` (${d.action})` : ''} by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
     case 'artifact':
       return `artifact ${String(d.sha256).slice(0, 12)}… (${count(d.size)} bytes)`;
     default:
@@ -121,7 +132,7 @@ export function timelineRows(event, start, resumed) {
 /**
  * The ledger: one row per tool call.
  * @param {HTMLElement} body a tbody
- * @param {(FoldCall & { result?: unknown, artifact?: string | null })[]} calls
+ * @param {(FoldCall & { result?: unknown, artifact?: string | null, edited?: import('./types.js').ToolCallJson['edited'] })[]} calls
  */
 export function renderLedger(body, calls) {
   fill(
@@ -135,7 +146,7 @@ export function renderLedger(body, calls) {
             h('td', { class: 'mono' }, call.tool),
             h('td', {}, call.effect ?? '—'),
             h('td', {}, call.risk ?? '—'),
-            h('td', { class: 'mono args' }, brief(call.args, 160)),
+            h('td', { class: 'mono args' }, brief(call.args, 160), editedMark(call.edited, call.args)),
             h(
               'td',
               {},

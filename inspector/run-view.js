@@ -2,15 +2,16 @@
 /**
  * One run: its chart, timeline, steps, ledger, trace, usage and approvals, live from the run's
  * event stream; a scrubber that replays the run at any seq from its stored events (read-only:
- * it folds events already on the page and sends nothing); approve, reject and cancel through the
- * API; export and shell commands.
+ * it folds events already on the page and sends nothing); every human decision (approve, reject,
+ * edit, respond, answer, extend, end) and cancel through the API; export and shell commands.
  */
-import { ApiError, get, post } from './api.js';
+import { ApiError, get } from './api.js';
 import { createChart } from './chart.js';
 import { fill } from './dom.js';
 import { applyEvent, foldEvents, initialState, resumptionSeqs, TERMINAL_STATES } from './fold.js';
 import { showError } from './notices.js';
-import { renderApprovals, renderDraft, renderOutcome, renderUsage, usageOfRun, withDraft } from './run-panels.js';
+import { decisionRequests, renderApprovals } from './run-approvals.js';
+import { renderDraft, renderOutcome, renderUsage, usageOfRun, withDraft } from './run-panels.js';
 import { ledgerRows } from './run-ledger.js';
 import { wireCancel } from './run-cancel.js';
 import { wireExportButtons } from './run-export.js';
@@ -72,7 +73,9 @@ export function mountRunView(root, runId, machine, onConnection) {
     const usage = replaySeq === null && run ? usageOfRun(run) : state.usage;
     renderUsage(el.usage, usage, state.limits, run?.deadline_at ?? state.deadlineAt, ended);
     renderLedger(el.ledger, ledgerRows(state, replaySeq === null ? toolCalls : []));
-    renderApprovals(el.approvals, { ...state, status }, approvals, { live: replaySeq === null, decide });
+    const following = replaySeq === null;
+    const actions = { live: following, decide, answer, errors: el.errors };
+    renderApprovals(el.approvals, { ...state, status }, approvals, following ? toolCalls : [], actions);
     if (run && replaySeq === null) renderOutcome(el, run);
   }
 
@@ -142,16 +145,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     }
   }
 
-  /** @param {string} approvalId @param {Record<string, unknown>} body */
-  async function decide(approvalId, body) {
-    try {
-      await post(`/v1/runs/${id}/approvals/${encodeURIComponent(approvalId)}`, body);
-      await refresh();
-    } catch (error) {
-      showError(error, el.errors);
-      throw error;
-    }
-  }
+  const { decide, answer } = decisionRequests(runId, refresh);
 
   wireCancel(
     { button: cancelButton, reason: cancelReason, compensate: cancelCompensate },

@@ -29,6 +29,7 @@ export interface RunJson {
   failure: FailureJson | null;
   wait_reason: string | null;
   pending_approval_id: string | null;
+  pending_input?: PendingInputJson | null;
   input: string;
   answer: string | null;
   context: Record<string, unknown>;
@@ -52,15 +53,37 @@ export interface ApprovalJson {
   id: string;
   run_id: string;
   step_index: number;
-  kind: 'tool' | 'uncertain' | 'version';
+  kind: 'tool' | 'uncertain' | 'version' | 'input' | 'budget' | 'policy';
   tool_call_ids: string[];
   args_hash: string;
-  status: 'pending' | 'approved' | 'rejected';
+  status: 'pending' | 'approved' | 'rejected' | 'expired';
   resolution: string | null;
   decided_by: string | null;
   reason: string | null;
   created_at: number;
   decided_at: number | null;
+  /** What the wait asks: a question, a budget that ran out, a policy's reason (null for a step's approval). */
+  request:
+    | { kind: 'input'; question: string; choices: string[] | null; schema: Record<string, unknown> | null }
+    | { kind: 'budget'; budget: string; step_index: number; limits: BudgetLimitJson[] }
+    | { kind: 'policy'; reason: string | null }
+    | null;
+  role: string;
+  expires_at: number | null;
+  on_expire: { outcome: 'reject' | 'end' | 'escalate'; role?: string } | null;
+  /** What the decider gave: `{ answer }`, `{ edits }`, `{ tool_call_id, output }`, `{ limits, deadline_at }`. */
+  answer: Record<string, unknown> | null;
+}
+
+/** A question a run waits to have answered. */
+export interface PendingInputJson {
+  id: string;
+  tool_call_id: string;
+  question: string;
+  choices: string[] | null;
+  schema: Record<string, unknown> | null;
+  role: string;
+  expires_at: number | null;
 }
 
 export interface ToolCallJson {
@@ -74,6 +97,8 @@ export interface ToolCallJson {
   /** For a compensation's row: the id of the call it undoes. */
   compensates: string | null;
   args: unknown;
+  /** Set when a person edited the arguments before approving: the model's own, who, why. */
+  edited?: { proposed_args: unknown; by: string | null; reason: string | null } | null;
   status: string;
   result: {
     status: string;
@@ -142,6 +167,27 @@ export interface FoldApproval {
   votes: { by: string | null; decision: string | null; reason: string | null; seq: number }[];
   requestedSeq: number;
   decidedSeq: number | null;
+  /** The role that may decide it (after an escalation, the role it was handed to). */
+  role: string | null;
+  /** When it expires (null: never, or no longer once escalated). */
+  expiresAt: number | null;
+  /** The role it was first meant for, once an expiry escalated it. */
+  escalatedFrom: string | null;
+  /** A budget wait: the budget that ran out, at which step, each limit and its use. */
+  budget: { budget: string; stepIndex: number; limits: BudgetLimitJson[] } | null;
+  /** A question (`input_request`): its text, choices and the JSON Schema of its answer. */
+  question: { text: string; choices: string[] | null; schema: Record<string, unknown> | null } | null;
+  /** What the decision did beyond approve / reject: `edit`, `respond`, `extend`, `end`, `answer`. */
+  action: string | null;
+  /** What the decider gave with it (edits, an output, limits, the answer). */
+  given: unknown;
+}
+
+/** One limit of a budget wait, and how much of it the run had used (`timeout`: the deadline and now). */
+export interface BudgetLimitJson {
+  budget: string;
+  limit: number | null;
+  used: number;
 }
 
 export interface FoldState {

@@ -65,7 +65,8 @@ export const fsRead = defineTool({
 });
 
 /**
- * `configs.archive`: moves config files into `archive/`. Idempotent by construction: a file
+ * `configs.archive`: moves config files into `archive/`; the person approving may edit its list
+ * of files first (drop one, say). Idempotent by construction: a file
  * already in `archive/` and gone from its place counts as archived, so running the call again
  * after a crash (with the same idempotency key) finishes the job and reports the same outcome.
  */
@@ -80,6 +81,9 @@ export const configsArchive = defineTool({
   }),
   effect: 'idempotent',
   risk: 'high',
+  // The person approving may drop files from the list first (edit, then approve): the call runs
+  // once, with the list they left, checked by the same input schema.
+  allowEdit: true,
   execute: ({ files }, ctx) => {
     const root = rootOf(ctx);
     const archive = join(root, ARCHIVE_DIR);

@@ -11,6 +11,18 @@ export function toRunJson(run: Run) {
     failure: run.failure,
     wait_reason: run.waitReason,
     pending_approval_id: run.pendingApprovalId,
+    // The question the run waits to have answered; its JSON Schema is the asker's own words.
+    pending_input: run.pendingInput
+      ? {
+          id: run.pendingInput.id,
+          tool_call_id: run.pendingInput.toolCallId,
+          question: run.pendingInput.question,
+          choices: run.pendingInput.choices,
+          schema: run.pendingInput.schema,
+          role: run.pendingInput.role,
+          expires_at: run.pendingInput.expiresAt,
+        }
+      : null,
     input: run.input,
     answer: run.answer,
     context: run.context,
@@ -48,6 +60,13 @@ export function toApprovalJson(approval: Approval) {
     created_at: approval.createdAt,
     decided_at: approval.decidedAt,
     votes: approval.votes.map((vote) => ({ by: vote.by, decision: vote.decision, reason: vote.reason, at: vote.at })),
+    // What the wait asks (a question's schema and choices stay as they were given).
+    request: approval.request ? toSnakeJson(approval.request) : null,
+    role: approval.role,
+    expires_at: approval.expiresAt,
+    on_expire: approval.onExpire,
+    // What the decider gave (an answer, edited arguments, an output, limits): user data, untouched.
+    answer: approval.answer,
   };
 }
 
@@ -86,6 +105,9 @@ const OPAQUE: ReadonlySet<string> = new Set([
   // A tool's JSON Schema and an MCP server's annotations: the server's own words.
   'parameters',
   'annotations',
+  // A question's JSON Schema, and the model's arguments a person edited.
+  'schema',
+  'proposedArgs',
 ]);
 
 /** A runtime record with its keys in snake_case, recursively, except under opaque keys (tool args, results). */

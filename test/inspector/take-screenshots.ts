@@ -1,7 +1,9 @@
 /**
  * Takes the README's screenshots of the inspector (`npm run screenshots`): the demo agent served
  * on a temp file, a few runs in different states, then the runs list and a run waiting for
- * approval, in Debian's Chromium. Writes docs/inspector-runs.png and docs/inspector-run.png.
+ * approval, in Debian's Chromium; then that approval with a file dropped from the archive's list,
+ * the diff shown before approving. Writes docs/inspector-runs.png, docs/inspector-run.png and
+ * docs/inspector-edit.png.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +48,15 @@ try {
   await page.waitForSelector(`section.run[data-synced-seq]`);
   await page.setViewportSize({ width: 1280, height: 980 });
   await page.screenshot({ path: join(out, 'inspector-run.png') });
+  // Edit then approve: the person drops one file from the list, and sees the diff first.
+  await page.locator('[data-testid=pending-approval] [data-testid=edit-box] summary').click();
+  const args = page.locator('[data-testid=pending-approval] [data-testid=edit-args]');
+  const proposed = JSON.parse(await args.inputValue()) as { files: string[] };
+  await args.fill(JSON.stringify({ files: proposed.files.filter((f) => f !== 'service-d.json') }, null, 2));
+  await page.waitForSelector('[data-testid=edit-diff] li[data-kind=removed]');
+  await page.locator('[data-testid=decision-reason]').fill('keep service-d for the migration');
+  await page.setViewportSize({ width: 1280, height: 760 });
+  await page.screenshot({ path: join(out, 'inspector-edit.png') });
   console.log(`screenshots written to ${out}`);
 } finally {
   await browser.close();
