@@ -34,10 +34,30 @@ export const runEventSchema = z.discriminatedUnion('type', [
     by: z.string().optional(),
     compensate: z.boolean().optional(),
   }),
+  z.object({ type: z.literal('need_input'), approvalId: z.string(), toolCalls: count }),
+  z.object({ type: z.literal('answered'), approvalId: z.string(), by: z.string().optional() }),
+  z.object({ type: z.literal('edited'), approvalId: z.string(), by: z.string().optional() }),
+  z.object({ type: z.literal('responded'), approvalId: z.string(), by: z.string().optional() }),
+  z.object({
+    type: z.literal('extended'),
+    approvalId: z.string(),
+    by: z.string().optional(),
+    limits: z
+      .object({
+        maxSteps: count.optional(),
+        maxLlmCalls: count.nullable().optional(),
+        maxToolCalls: count.nullable().optional(),
+        maxTokens: count.nullable().optional(),
+        maxCostUsd: z.number().nonnegative().nullable().optional(),
+      })
+      .strict(),
+    deadlineAt: z.number().nullable().optional(),
+  }),
+  z.object({ type: z.literal('expired'), approvalId: z.string(), outcome: z.enum(['reject', 'end']) }),
   z.object({ type: z.literal('exec_error'), failure }),
   z.object({ type: z.literal('cancel'), reason: z.string().optional(), compensate: z.boolean().optional() }),
   z.object({ type: z.literal('timeout') }),
-  z.object({ type: z.literal('budget_exceeded'), budget: z.enum(BUDGETS) }),
+  z.object({ type: z.literal('budget_exceeded'), budget: z.enum(BUDGETS), toolCalls: count.optional() }),
   z.object({
     type: z.literal('compensated'),
     report: z.object({

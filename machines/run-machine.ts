@@ -235,6 +235,7 @@ export const runMachine = setup({
       compensation: { reason: params.reason, failure: params.failure, report: null },
       pendingApprovalId: null,
       waitReason: null,
+      budgetWait: null,
     })),
   },
   guards: {
@@ -253,8 +254,8 @@ export const runMachine = setup({
     isStepWait: ({ context }) => context.waitReason === 'approval' || context.waitReason === 'policy',
     isInputWait: ({ context }) => context.waitReason === 'input',
     isBudgetWait: ({ context }) => context.waitReason === 'budget' && Boolean(context.budgetWait),
+    waitsOnDeadline: ({ context }) => context.waitReason === 'budget' && context.budgetWait?.budget === 'timeout',
     resumesPlanning: ({ context }) => context.budgetWait?.resume === 'planning',
-    waitsForTime: ({ context }) => context.waitReason === 'budget' && context.budgetWait?.budget === 'timeout',
     asksOnBudget: ({ context }) => context.limits.onBudgetExceeded === 'ask',
     expiresToEnd: ({ event }) => event.type === 'expired' && event.outcome === 'end',
     // Asked for, and not already under way (a second cancel while compensating just ends the run).
@@ -408,8 +409,9 @@ export const runMachine = setup({
     waiting_human: {
       on: {
         ...CANCEL_AND_TIMEOUT,
-        // A run that waits for more time has passed its deadline already: that is what it waits on.
-        timeout: [{ guard: 'waitsForTime', actions: [] }, CANCEL_AND_TIMEOUT.timeout],
+        // A run waiting on its deadline has passed it already: the deadline actor, re-armed when
+        // the run is restored, fires at once and must not end the wait a person is asked about.
+        timeout: { ...CANCEL_AND_TIMEOUT.timeout, guard: not('waitsOnDeadline') },
         approved: {
           guard: 'isPendingApproval',
           target: 'executing',

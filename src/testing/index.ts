@@ -12,12 +12,19 @@ export {
   runModelEvents,
   serializeRunState,
   MODEL_LIMITS,
+  MODEL_ASK_LIMITS,
   LOOP_SIGNATURE,
   MODEL_APPROVERS,
   type RunPath,
   type RunSnapshot,
 } from './run-model.js';
-export { createPathScenario, MODEL_TIMEOUT_MS, type PathScenario } from './path-scenario.js';
+export {
+  createPathScenario,
+  MODEL_TIMEOUT_MS,
+  MODEL_EXPIRES_MS,
+  MODEL_EXTENSION_MS,
+  type PathScenario,
+} from './path-scenario.js';
 export { runPath, type PathOutcome } from './path-runner.js';
 export { PathMismatchError } from './path-checks.js';
 export { createGates, type Gates, type GateHit } from './gates.js';

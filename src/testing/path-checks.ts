@@ -14,13 +14,14 @@ export class PathMismatchError extends Error {}
 /** How long a check waits for the run to reach what the model predicts. */
 export const SETTLE_MS = 5_000;
 
-/** Reads until `ok`, or fails with what the last read `describe`s once `SETTLE_MS` passed. */
+/** Reads until `ok`, or fails with what the last read `describe`s once `within` (ms) passed. */
 export async function poll<T>(
   read: () => T | Promise<T>,
   ok: (value: T) => boolean,
   describe: (value: T) => string,
+  within = SETTLE_MS,
 ): Promise<T> {
-  const deadline = Date.now() + SETTLE_MS;
+  const deadline = Date.now() + within;
   for (;;) {
     const value = await read();
     if (ok(value)) return value;
@@ -85,7 +86,7 @@ export async function statesOf(runtime: Runtime, runId: string): Promise<string[
   return events.filter((e) => e.type === 'state').map((e) => String(e.data.to));
 }
 
-/** The ledger and the outside world agree, no effect happened twice, approved calls ran. */
+/** The ledger and the outside world agree, no effect happened twice, approved calls ran, given ones did not. */
 export async function checkLedger(runtime: Runtime, runId: string, effects: string[], where: string): Promise<void> {
   if (new Set(effects).size !== effects.length) throw new PathMismatchError(`${where}: an effect happened twice`);
   const rows = await runtime.toolCalls(runId);
@@ -101,6 +102,13 @@ export async function checkLedger(runtime: Runtime, runId: string, effects: stri
   for (const row of rows) {
     if (row.effect === 'read') continue;
     const happened = effects.includes(`${row.tool}:${row.id}`);
+    if (row.result?.given) {
+      // A person gave this call's result: it never ran.
+      if (happened) throw new PathMismatchError(`${where}: ${row.id} had its effect, but a person gave its result`);
+      if (row.status !== 'succeeded')
+        throw new PathMismatchError(`${where}: ${row.id} was given, but is ${row.status}`);
+      continue;
+    }
     if (row.status === 'succeeded' && !happened) {
       throw new PathMismatchError(`${where}: ledger says ${row.id} succeeded, but it had no effect`);
     }

@@ -37,10 +37,7 @@ export async function runPath(
   const label = (i: number) =>
     `step ${i} (${path.steps[i]?.event.type ?? 'end'} from ${path.steps[i] ? stateName(path.steps[i].before.value) : 'end'})`;
 
-  const run = await session.runtime.start({
-    input: 'model path',
-    options: { maxSteps: session.scenario.maxSteps, budget: session.scenario.budget },
-  });
+  const run = await session.runtime.start({ input: 'model path', options: session.scenario.options });
   const checkpoint = (expected: RunSnapshot, where: string) =>
     checkSnapshot(session.runtime, run.id, expected, predicted, session.scenario.effects, where);
   const take = (step: RunPath['steps'][number], where: string) => takeActor(session.gates, step, where);

@@ -1,13 +1,21 @@
 /**
  * The transition model of Baton's run machine: which events to try in each state (one concrete
- * event per guard branch the machine can take), and small limits so that `max_steps` and
- * `loop_detected` are reachable in a few steps.
+ * event per guard branch the machine can take, and per decision a person can make on the wait
+ * at hand), and small limits so that `max_steps` and `loop_detected` are reachable in a few
+ * steps. Runs are explored twice: failing when a budget runs out, and asking a person then.
  */
-import type { AnyStateMachine, SnapshotFrom } from 'xstate';
+import { getInitialSnapshot, type AnyStateMachine, type SnapshotFrom } from 'xstate';
 import { runMachine } from '../../machines/run-machine.js';
 import { statusOf } from '../../machines/run-status.js';
 import { RUN_CONTEXT_KEYS, type RunMachineDefinition } from '../../machines/variants.js';
-import { MACHINE_EVENT_TYPES, type MachineLimits, type RunEvent } from '../../machines/types.js';
+import {
+  MACHINE_EVENT_TYPES,
+  type ExtendedLimits,
+  type MachineLimits,
+  type RunContext,
+  type RunEvent,
+  type WaitReason,
+} from '../../machines/types.js';
 import type { Failure } from '../failure.js';
 import { coverTransitions, listTransitions, type ModelPath } from './transition-model.js';
 
@@ -20,6 +28,9 @@ export const MODEL_LIMITS: MachineLimits = {
   maxCostUsd: null,
   loopThreshold: 3,
 };
+
+/** The same limits, with a budget that runs out handed to a person (`onBudgetExceeded: 'ask'`). */
+export const MODEL_ASK_LIMITS: MachineLimits = { ...MODEL_LIMITS, onBudgetExceeded: 'ask' };
 
 /** Who decides in the model: two different people, so a variant can tell them apart. */
 export const MODEL_APPROVERS = ['approver-a', 'approver-b'] as const;
@@ -35,9 +46,10 @@ const usage = { inputTokens: 1, outputTokens: 1 };
 
 /** The events worth trying in a state: one per way the runtime can produce each event type. */
 export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
-  const { stepIndex, pendingApprovalId } = snapshot.context;
+  const { context } = snapshot;
+  const { stepIndex, pendingApprovalId } = context;
   const approvalId = pendingApprovalId ?? 'none';
-  return [
+  const events: RunEvent[] = [
     { type: 'start' },
     { type: 'plan_ready', stepIndex, usage, final: false },
     { type: 'plan_error', failure },
@@ -72,13 +84,74 @@ export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
     { type: 'compensated', report: { compensated: [], failed: [], notCompensated: [] } },
     { type: 'timeout' },
     { type: 'budget_exceeded', budget: statusOf(snapshot.value) === 'planning' ? 'max_llm_calls' : 'max_tool_calls' },
+    // The planner asks a question (a `human.ask` call), and what a person does with each wait.
+    { type: 'need_input', approvalId: `input-${stepIndex}`, toolCalls: 0 },
+    { type: 'answered', approvalId, by: MODEL_APPROVERS[0] },
+    { type: 'edited', approvalId, by: MODEL_APPROVERS[0] },
+    { type: 'responded', approvalId, by: MODEL_APPROVERS[0] },
+    { type: 'extended', approvalId, by: MODEL_APPROVERS[0], limits: extensionOf(context) },
+    { type: 'expired', approvalId, outcome: 'reject' },
+    { type: 'expired', approvalId, outcome: 'end' },
   ];
+  return events.filter((event) => producible(event, context));
 }
 
 /**
- * Two snapshots are the same state of the model when these agree: the state, the counters that
- * guards read, and a variant's own context fields (not the instants of its durable delays,
- * which differ on every exploration).
+ * What a person raises on a budget wait: exactly the budget that ran out, one past what is used.
+ * A new deadline is the runtime's to set (from the `timeoutMs` a person gives).
+ */
+function extensionOf(context: RunContext): ExtendedLimits {
+  switch (context.budgetWait?.budget) {
+    case 'max_steps':
+      return { maxSteps: context.stepIndex + 1 };
+    case 'max_llm_calls':
+      return { maxLlmCalls: context.llmCalls + 1 };
+    case 'max_tool_calls':
+      return { maxToolCalls: context.toolCalls + 1 };
+    case 'max_tokens':
+      return { maxTokens: context.tokens + 1 };
+    case 'max_cost_usd':
+      return { maxCostUsd: context.costUsd + 1 };
+    default:
+      return {};
+  }
+}
+
+/** The decisions the runtime takes on each kind of wait (others are refused before the machine sees them). */
+const DECIDED_BY: Record<WaitReason, readonly RunEvent['type'][]> = {
+  approval: ['approved', 'edited', 'responded', 'rejected', 'expired'],
+  policy: ['approved', 'edited', 'responded', 'rejected', 'expired'],
+  // No expiry: an interrupted call's outcome is known only to a person.
+  uncertain_side_effect: ['approved', 'rejected'],
+  tool_version_mismatch: ['approved', 'rejected'],
+  input: ['answered', 'rejected', 'expired'],
+  budget: ['extended', 'rejected', 'expired'],
+};
+const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(DECIDED_BY).flat());
+
+/** False for an event the runtime never sends in this context, so the model does not explore it. */
+function producible(event: RunEvent, context: RunContext): boolean {
+  // A compensating executor spends no budget.
+  if (event.type === 'budget_exceeded') return !context.compensation;
+  if (context.waitReason === null) return true;
+  // The deadline of a run waiting on it has passed already: only an extension moves it.
+  if (event.type === 'timeout') return context.budgetWait?.budget !== 'timeout';
+  if (!DECISIONS.has(event.type)) return true;
+  // A wait of a variant's own: every decision is tried.
+  if (!(DECIDED_BY[context.waitReason]?.includes(event.type) ?? true)) return false;
+  if (context.waitReason !== 'budget') return true;
+  // A budget wait is ended (`end`: a terminating rejection) or extended; once the step limit was
+  // raised, no more (each extension of it adds steps: the model's runs would never end).
+  if (event.type === 'rejected') return event.terminate && !event.compensate;
+  if (event.type === 'extended') return context.limits.maxSteps === MODEL_LIMITS.maxSteps;
+  return true;
+}
+
+/**
+ * Two snapshots are the same state of the model when these agree: the state, the counters and
+ * limits that guards read (the step limit, whether a budget that runs out asks a person), the
+ * kind of wait (and for a budget wait, which budget and where it resumes), and a variant's own
+ * context fields (not the instants of its durable delays, which differ on every exploration).
  */
 export function serializeRunState(snapshot: RunSnapshot): string {
   const c = snapshot.context;
@@ -91,24 +164,32 @@ export function serializeRunState(snapshot: RunSnapshot): string {
     c.loopSignature,
     c.loopCount,
     c.waitReason,
+    c.budgetWait ? `${c.budgetWait.budget}>${c.budgetWait.resume}` : '',
+    c.limits.maxSteps,
+    c.limits.onBudgetExceeded ?? 'fail',
     c.stopReason,
     c.compensation ? c.compensation.reason : '',
     JSON.stringify(own),
   ].join('|');
 }
 
-const STOCK_CONTEXT: ReadonlySet<string> = new Set(RUN_CONTEXT_KEYS);
+/** Baton's own context fields: those a variant must keep, and the optional ones its machine starts with. */
+const STOCK_CONTEXT: ReadonlySet<string> = new Set([
+  ...RUN_CONTEXT_KEYS,
+  ...Object.keys(getInitialSnapshot(runMachine, { runId: 'model', limits: MODEL_LIMITS, deadlineAt: null }).context),
+]);
 
 /**
  * The transition model of a run machine (Baton's own by default, or an embedder's variant
  * that keeps its events, given as its definition or as the bare machine): every transition
- * and paths that cover them.
+ * and paths that cover them, explored from a run that fails when a budget runs out and from
+ * one that asks a person then.
  */
 export function createRunModel(machine: AnyStateMachine | RunMachineDefinition = runMachine) {
   machine = 'machine' in machine ? machine.machine : machine;
   const edges = listTransitions(machine, MACHINE_EVENT_TYPES);
   const { paths, covered, uncovered } = coverTransitions<RunSnapshot, RunEvent>(machine, edges, {
-    input: { runId: 'model', limits: MODEL_LIMITS, deadlineAt: null },
+    inputs: [MODEL_LIMITS, MODEL_ASK_LIMITS].map((limits) => ({ runId: 'model', limits, deadlineAt: null })),
     events: runModelEvents,
     serialize: serializeRunState,
   });

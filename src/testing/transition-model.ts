@@ -58,7 +58,13 @@ export function listTransitions(machine: AnyStateMachine, eventTypes: readonly s
 
 /** How to explore a machine: which events to try in each state, and what makes two states the same. */
 export interface ExploreOptions<TSnapshot, TEvent> {
-  input: unknown;
+  /** The machine's input (one initial state). */
+  input?: unknown;
+  /**
+   * Several inputs, each explored from its own initial state (e.g. the same limits with another
+   * policy): the paths of all cover the edges together. Takes the place of `input`.
+   */
+  inputs?: readonly unknown[];
   events: (snapshot: TSnapshot) => readonly TEvent[];
   serialize: (snapshot: TSnapshot) => string;
 }
@@ -83,22 +89,48 @@ export function edgeOf(
 
 /**
  * Generates paths that together take every reachable edge: for each edge, the shortest path
- * to a state that takes it, plus that edge; then drops paths whose edges others already cover.
- * Shortest paths to states alone would miss edges between states already reached.
+ * to a state that takes it, plus that edge (from whichever input reaches it soonest, the first
+ * on a tie); then drops paths whose edges others already cover. Shortest paths to states alone
+ * would miss edges between states already reached.
  */
 export function coverTransitions<TSnapshot extends MachineSnapshotLike, TEvent extends EventObject>(
   machine: AnyStateMachine,
   edges: readonly TransitionEdge[],
   options: ExploreOptions<TSnapshot, TEvent>,
 ): { paths: ModelPath<TSnapshot, TEvent>[]; covered: Set<string>; uncovered: TransitionEdge[] } {
+  const shortestToEdge = new Map<string, PathStep<TSnapshot, TEvent>[]>();
+  for (const input of options.inputs ?? [options.input]) {
+    for (const [id, path] of shortestPathsToEdges(machine, edges, options, input)) {
+      const known = shortestToEdge.get(id);
+      if (!known || path.length < known.length) shortestToEdge.set(id, path);
+    }
+  }
+  // Longest first, keep a path only if it takes an edge no kept path takes.
+  const candidates = [...shortestToEdge.values()].sort((a, b) => b.length - a.length);
+  const covered = new Set<string>();
+  const paths: ModelPath<TSnapshot, TEvent>[] = [];
+  for (const steps of candidates) {
+    if (steps.every((step) => covered.has(step.edge.id))) continue;
+    for (const step of steps) covered.add(step.edge.id);
+    paths.push({ steps });
+  }
+  return { paths, covered, uncovered: edges.filter((e) => !covered.has(e.id)) };
+}
+
+/** Breadth-first from the initial state of one input: the shortest path that takes each edge. */
+function shortestPathsToEdges<TSnapshot extends MachineSnapshotLike, TEvent extends EventObject>(
+  machine: AnyStateMachine,
+  edges: readonly TransitionEdge[],
+  options: ExploreOptions<TSnapshot, TEvent>,
+  input: unknown,
+): Map<string, PathStep<TSnapshot, TEvent>[]> {
   const adjacency = getAdjacencyMap(machine, {
-    input: options.input,
+    input,
     events: options.events as never,
     serializeState: (snapshot) => options.serialize(snapshot as unknown as TSnapshot),
     serializeEvent: (event) => serializeEvent(event),
   });
   const initialKey = Object.keys(adjacency)[0]!;
-  // Breadth-first from the initial state: the shortest way to every state.
   const reachedBy = new Map<string, PathStep<TSnapshot, TEvent>[]>([[initialKey, []]]);
   const queue = [initialKey];
   const shortestToEdge = new Map<string, PathStep<TSnapshot, TEvent>[]>();
@@ -119,14 +151,5 @@ export function coverTransitions<TSnapshot extends MachineSnapshotLike, TEvent e
       }
     }
   }
-  // Longest first, keep a path only if it takes an edge no kept path takes.
-  const candidates = [...shortestToEdge.values()].sort((a, b) => b.length - a.length);
-  const covered = new Set<string>();
-  const paths: ModelPath<TSnapshot, TEvent>[] = [];
-  for (const steps of candidates) {
-    if (steps.every((step) => covered.has(step.edge.id))) continue;
-    for (const step of steps) covered.add(step.edge.id);
-    paths.push({ steps });
-  }
-  return { paths, covered, uncovered: edges.filter((e) => !covered.has(e.id)) };
+  return shortestToEdge;
 }

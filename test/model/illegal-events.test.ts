@@ -112,7 +112,12 @@ describe('illegal events', () => {
           illegal.push(
             { type: 'approved', approvalId: 'another' },
             { type: 'rejected', approvalId: 'another', terminate: false },
+            { type: 'edited', approvalId: 'another' },
+            { type: 'expired', approvalId: 'another', outcome: 'end' },
           );
+          // For this approval, but not for its kind of wait (a step's approval): refused too.
+          const approvalId = (await runtime.get(runId)).pendingApprovalId!;
+          illegal.push({ type: 'answered', approvalId }, { type: 'extended', approvalId, limits: { maxSteps: 10 } });
         }
         expect(illegal.length).toBeGreaterThan(0);
         for (const event of illegal) {

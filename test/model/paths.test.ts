@@ -6,13 +6,18 @@ import { tempDir } from '../helpers/temp.js';
 const model = createRunModel();
 
 function nameOf(path: RunPath): string {
-  const steps = path.steps.map(({ event }) => {
+  const steps = path.steps.map(({ event, before }) => {
     if (event.type === 'next_step' && event.loopSignature) return 'next_step(same failure)';
     if (event.type === 'need_approval') return `need_approval(${event.reason})`;
+    // A budget wait is ended, not rejected.
+    if (event.type === 'rejected' && before.context.waitReason === 'budget') return 'end';
     if (event.type === 'rejected' && event.terminate) return 'rejected(terminate)';
+    if (event.type === 'extended') return `extended(${before.context.budgetWait?.budget})`;
+    if (event.type === 'expired') return `expired(${event.outcome})`;
     return event.type;
   });
-  return `${steps.join(' → ')} ⇒ ${String(path.steps.at(-1)!.after.value)}`;
+  const asks = path.steps[0]!.before.context.limits.onBudgetExceeded === 'ask' ? ' (asking on budget)' : '';
+  return `${steps.join(' → ')} ⇒ ${String(path.steps.at(-1)!.after.value)}${asks}`;
 }
 
 /** What must not depend on whether the runtime was restarted between events. */
@@ -43,5 +48,6 @@ describe('generated paths through the real runtime', () => {
   it('covers every transition with the paths it runs', () => {
     const taken = new Set(model.paths.flatMap((p) => p.steps.map((s) => s.edge.id)));
     expect(taken.size).toBe(model.edges.length);
+    expect(new Set(model.paths.map(nameOf)).size).toBe(model.paths.length);
   });
 });

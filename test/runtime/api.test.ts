@@ -168,7 +168,7 @@ describe('runtime API for services', () => {
         'isInputWait',
         'isStepWait',
         'resumesPlanning',
-        'waitsForTime',
+        'waitsOnDeadline',
         'isCompensating',
         'isLastStep',
         'isLoop',
