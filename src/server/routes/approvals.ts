@@ -1,64 +1,94 @@
 /**
- * Deciding approvals: only the `approve` role (or `admin`) may, the decider recorded is the
- * token's name, and a second decision answers 409 `approval.already_decided` (the runtime
+ * Deciding a run's waits: an approval (approve, reject, edit, respond), a question (answer), a
+ * budget (extend, end). Every decision needs the `approve` role (or `admin`); a wait a policy or
+ * an expiry handed to another role needs that role too (or `admin`). The decider recorded is
+ * the token's name, and a second decision answers 409 `approval.already_decided` (the runtime
  * guarantees nothing runs twice).
  */
-import { Hono } from 'hono';
-import { z } from 'zod';
+import { Hono, type Context } from 'hono';
+import { BatonError, type Approval, type Run, type Runtime } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
+import { hasRole, type Principal } from '../auth/principal.js';
+import { httpError } from '../http-error.js';
 import { readBody } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
 import { toApprovalJson } from '../to-json.js';
+import { answerBodySchema, decisionBodySchema, toHumanDecision } from './decision-body.js';
 
-const decisionSchema = z
-  .strictObject({
-    decision: z.enum(['approve', 'reject']),
-    reason: z.string().max(2000).optional(),
-    /** With `reject`: end the run `failed` (`rejected`) instead of telling the model. */
-    terminate: z.boolean().optional(),
-    /** With `reject` and `terminate`: undo the run's completed calls (newest first) before it ends. */
-    compensate: z.boolean().optional(),
-    /** With `approve` of an uncertain side effect: run it again, or record it as done. */
-    resolution: z.enum(['retry', 'done']).optional(),
-  })
-  .refine((body) => body.decision === 'reject' || body.terminate === undefined, {
-    message: "'terminate' goes with 'reject' only",
-    path: ['terminate'],
-  })
-  .refine((body) => body.compensate === undefined || body.terminate === true, {
-    message: "'compensate' goes with 'reject' and 'terminate: true' only",
-    path: ['compensate'],
-  })
-  .refine((body) => body.decision === 'approve' || body.resolution === undefined, {
-    message: "'resolution' goes with 'approve' only",
-    path: ['resolution'],
+/**
+ * Checks that the caller may decide the wait `waitId` of `run`: a wait whose role is not
+ * `approve` (a policy's escalation, an expiry's) needs that role, or `admin`. A wait the run does
+ * not have is left to the runtime, which answers 404 for it.
+ */
+async function requireWaitRole(runtime: Runtime, principal: Principal, run: Run, waitId: string): Promise<void> {
+  const wait: Approval | undefined = (await runtime.approvals(run.id)).find((a) => a.id === waitId);
+  if (!wait || wait.role === 'approve') return;
+  if (hasRole(principal, wait.role)) return;
+  throw httpError('auth.forbidden', `'${principal.name}' lacks the role '${wait.role}' that wait '${waitId}' needs`, {
+    details: { required_role: wait.role },
   });
+}
 
-/** `POST /v1/runs/{id}/approvals/{approval_id}`. */
+/** The runtime's names of the limits an `extend` sets, and the body's. */
+const LIMIT_NAMES: Record<string, string> = {
+  maxSteps: 'max_steps',
+  maxLlmCalls: 'max_llm_calls',
+  maxToolCalls: 'max_tool_calls',
+  maxTokens: 'max_tokens',
+  maxCostUsd: 'max_cost_usd',
+  timeoutMs: 'timeout_ms',
+};
+
+/** A refused `extend`, told in the body's terms (`max_llm_calls`, not the runtime's `maxLlmCalls`). */
+function inBodyTerms(error: unknown): unknown {
+  if (!(error instanceof BatonError) || error.failure.code !== 'input.invalid') return error;
+  const { failure } = error;
+  const message = failure.message.replace(/'(max[A-Za-z]+|timeoutMs)'/g, (all, name: string) =>
+    LIMIT_NAMES[name] ? `'${LIMIT_NAMES[name]}'` : all,
+  );
+  const key = failure.details?.key;
+  const details =
+    typeof key === 'string' && LIMIT_NAMES[key] ? { ...failure.details, key: LIMIT_NAMES[key] } : failure.details;
+  return new BatonError({ ...failure, message, ...(details ? { details } : {}) });
+}
+
+/** The caller and the run a decision is about, once both checks have passed. */
+async function decider(c: Context<AppEnv>, runtime: Runtime): Promise<{ principal: Principal; run: Run }> {
+  // The role is checked before the run, so a caller without it learns nothing about runs.
+  const principal = requireRole(c, 'approve');
+  const run = await visibleRun(runtime, principal, c.req.param('id')!);
+  return { principal, run };
+}
+
+/** `POST /v1/runs/{id}/approvals/{approval_id}` and `POST /v1/runs/{id}/inputs/{input_id}`. */
 export function approvalRoutes(deps: ServerDeps): Hono<AppEnv> {
   const { runtime } = deps;
   const app = new Hono<AppEnv>();
+
   app.post('/:id/approvals/:approvalId', async (c) => {
-    // The role is checked before the run, so a caller without it learns nothing about runs.
-    const principal = requireRole(c, 'approve');
-    const run = await visibleRun(runtime, principal, c.req.param('id'));
-    const body = await readBody(c, decisionSchema);
+    const { principal, run } = await decider(c, runtime);
+    const body = await readBody(c, decisionBodySchema);
     const approvalId = c.req.param('approvalId');
-    const reason = body.reason === undefined ? {} : { reason: body.reason };
-    const approval =
-      body.decision === 'approve'
-        ? await runtime.approve(run.id, approvalId, {
-            by: principal.name,
-            ...reason,
-            ...(body.resolution ? { resolution: body.resolution } : {}),
-          })
-        : await runtime.reject(run.id, approvalId, {
-            by: principal.name,
-            ...reason,
-            ...(body.terminate === undefined ? {} : { terminate: body.terminate }),
-            ...(body.compensate ? { compensate: true } : {}),
-          });
+    await requireWaitRole(runtime, principal, run, approvalId);
+    const decision = toHumanDecision(body, principal.name);
+    const approval = await runtime.decide(run.id, approvalId, decision).catch((error: unknown) => {
+      throw decision.decision === 'extend' ? inBodyTerms(error) : error;
+    });
     return c.json(toApprovalJson(approval));
   });
+
+  app.post('/:id/inputs/:inputId', async (c) => {
+    const { principal, run } = await decider(c, runtime);
+    const body = await readBody(c, answerBodySchema);
+    const inputId = c.req.param('inputId');
+    await requireWaitRole(runtime, principal, run, inputId);
+    const approval = await runtime.answer(run.id, inputId, {
+      answer: body.answer,
+      by: principal.name,
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    });
+    return c.json(toApprovalJson(approval));
+  });
+
   return app;
 }
