@@ -167,14 +167,21 @@ describe('the human side over HTTP', () => {
     ] as const) {
       const reply = await approver('POST', path, body);
       expect(reply.status, JSON.stringify(body)).toBe(400);
-      expect(reply.body.error.details.issues.map((i: Json) => i.path[0]), JSON.stringify(body)).toContain(field);
+      expect(
+        reply.body.error.details.issues.map((i: Json) => i.path[0]),
+        JSON.stringify(body),
+      ).toContain(field);
     }
     const unknown = await approver('POST', path, { decision: 'bogus' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 'input.invalid', details: { issues: [{ path: ['decision'] }] } });
     expect((await approvalsOf(server, run.id))[0]).toEqual(before);
 
-    const edited = await approver('POST', path, { decision: 'edit', args: { value: 'to the team' }, reason: 'narrower' });
+    const edited = await approver('POST', path, {
+      decision: 'edit',
+      args: { value: 'to the team' },
+      reason: 'narrower',
+    });
     expect(edited.status, JSON.stringify(edited.body)).toBe(200);
     expect(edited.body).toMatchObject({
       status: 'approved',
@@ -275,7 +282,11 @@ describe('the human side over HTTP', () => {
 
     const extended = await approver('POST', path, { decision: 'extend', limits: { max_llm_calls: 5 } });
     expect(extended.status, JSON.stringify(extended.body)).toBe(200);
-    expect(extended.body).toMatchObject({ status: 'approved', resolution: 'extend', answer: { limits: { max_llm_calls: 5 } } });
+    expect(extended.body).toMatchObject({
+      status: 'approved',
+      resolution: 'extend',
+      answer: { limits: { max_llm_calls: 5 } },
+    });
     expect(await settled(server, run.id)).toMatchObject({ status: 'succeeded', usage: { llm_calls: 3 } });
 
     const ended = await started(server, 'read', options);

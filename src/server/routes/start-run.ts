@@ -9,7 +9,9 @@ const count = z.number().int().nonnegative();
 /** What happens to a wait no one decided in time: the model is told, the run ends, or another role decides. */
 const onExpireSchema = z.union([
   z.enum(['reject', 'end']),
-  z.strictObject({ escalate: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'a role is 1-64 letters, digits, _ . -') }),
+  z.strictObject({
+    escalate: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'a role is 1-64 letters, digits, _ . -'),
+  }),
 ]);
 
 /** The body of `POST /v1/runs` (snake_case; unknown fields are refused so typos do not pass silently). */
