@@ -6,14 +6,14 @@
  * guarantees nothing runs twice).
  */
 import { Hono, type Context } from 'hono';
-import { BatonError, type Approval, type Run, type Runtime } from '../../index.js';
+import type { Approval, Run, Runtime } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 import { hasRole, type Principal } from '../auth/principal.js';
 import { httpError } from '../http-error.js';
 import { readBody } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
 import { toApprovalJson } from '../to-json.js';
-import { answerBodySchema, decisionBodySchema, toHumanDecision } from './decision-body.js';
+import { answerBodySchema, decideBody, decisionBodySchema } from './decision-body.js';
 
 /**
  * Checks that the caller may decide the wait `waitId` of `run`: a wait whose role is not
@@ -27,29 +27,6 @@ async function requireWaitRole(runtime: Runtime, principal: Principal, run: Run,
   throw httpError('auth.forbidden', `'${principal.name}' lacks the role '${wait.role}' that wait '${waitId}' needs`, {
     details: { required_role: wait.role },
   });
-}
-
-/** The runtime's names of the limits an `extend` sets, and the body's. */
-const LIMIT_NAMES: Record<string, string> = {
-  maxSteps: 'max_steps',
-  maxLlmCalls: 'max_llm_calls',
-  maxToolCalls: 'max_tool_calls',
-  maxTokens: 'max_tokens',
-  maxCostUsd: 'max_cost_usd',
-  timeoutMs: 'timeout_ms',
-};
-
-/** A refused `extend`, told in the body's terms (`max_llm_calls`, not the runtime's `maxLlmCalls`). */
-function inBodyTerms(error: unknown): unknown {
-  if (!(error instanceof BatonError) || error.failure.code !== 'input.invalid') return error;
-  const { failure } = error;
-  const message = failure.message.replace(/'(max[A-Za-z]+|timeoutMs)'/g, (all, name: string) =>
-    LIMIT_NAMES[name] ? `'${LIMIT_NAMES[name]}'` : all,
-  );
-  const key = failure.details?.key;
-  const details =
-    typeof key === 'string' && LIMIT_NAMES[key] ? { ...failure.details, key: LIMIT_NAMES[key] } : failure.details;
-  return new BatonError({ ...failure, message, ...(details ? { details } : {}) });
 }
 
 /** The caller and the run a decision is about, once both checks have passed. */
@@ -70,10 +47,7 @@ export function approvalRoutes(deps: ServerDeps): Hono<AppEnv> {
     const body = await readBody(c, decisionBodySchema);
     const approvalId = c.req.param('approvalId');
     await requireWaitRole(runtime, principal, run, approvalId);
-    const decision = toHumanDecision(body, principal.name);
-    const approval = await runtime.decide(run.id, approvalId, decision).catch((error: unknown) => {
-      throw decision.decision === 'extend' ? inBodyTerms(error) : error;
-    });
+    const approval = await decideBody(runtime, run.id, approvalId, body, principal.name);
     return c.json(toApprovalJson(approval));
   });
 

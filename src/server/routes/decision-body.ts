@@ -4,7 +4,7 @@
  * takes is `400 input.invalid` naming it, before anything is read or changed.
  */
 import { z } from 'zod';
-import type { HumanDecision } from '../../index.js';
+import { BatonError, type Approval, type HumanDecision, type Runtime } from '../../index.js';
 
 const count = z.number().int().nonnegative();
 
@@ -132,3 +132,45 @@ export const answerBodySchema = z
     reason: z.string().max(2000).optional(),
   })
   .refine((body) => body.answer !== undefined, { message: "An answer needs 'answer'", path: ['answer'] });
+
+/** The runtime's names of the limits an `extend` sets, and the body's. */
+const LIMIT_NAMES: Record<string, string> = {
+  maxSteps: 'max_steps',
+  maxLlmCalls: 'max_llm_calls',
+  maxToolCalls: 'max_tool_calls',
+  maxTokens: 'max_tokens',
+  maxCostUsd: 'max_cost_usd',
+  timeoutMs: 'timeout_ms',
+};
+
+/** A refused `extend`, told in the body's terms (`max_llm_calls`, not the runtime's `maxLlmCalls`). */
+function inBodyTerms(error: unknown): unknown {
+  if (!(error instanceof BatonError) || error.failure.code !== 'input.invalid') return error;
+  const { failure } = error;
+  const message = failure.message.replace(/'(max[A-Za-z]+|timeoutMs)'/g, (all, name: string) =>
+    LIMIT_NAMES[name] ? `'${LIMIT_NAMES[name]}'` : all,
+  );
+  const key = failure.details?.key;
+  const details =
+    typeof key === 'string' && LIMIT_NAMES[key] ? { ...failure.details, key: LIMIT_NAMES[key] } : failure.details;
+  return new BatonError({ ...failure, message, ...(details ? { details } : {}) });
+}
+
+/**
+ * Decides wait `waitId` of run `runId` as `body` says, recorded as decided `by`: what the route
+ * and the command line in process both do, so both refuse the same bodies the same way.
+ */
+export async function decideBody(
+  runtime: Pick<Runtime, 'decide'>,
+  runId: string,
+  waitId: string,
+  body: DecisionBody,
+  by: string,
+): Promise<Approval> {
+  const decision = toHumanDecision(body, by);
+  try {
+    return await runtime.decide(runId, waitId, decision);
+  } catch (error) {
+    throw decision.decision === 'extend' ? inBodyTerms(error) : error;
+  }
+}
