@@ -7,7 +7,9 @@
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { runCli, type CliIo } from '../../src/cli/index.js';
 import { createRuntime } from '../../src/index.js';
 import { scaled } from '../helpers/limits.js';
 import { readJsonLines } from '../helpers/json-lines.js';
@@ -67,6 +69,34 @@ describe('the human side on the command line, in process', () => {
     expect(picked.code, picked.stderr).toBe(0);
     expect(picked.stdout).toMatch(/^\[\d+\] question: Which colour\? \[red \| green \| blue\]$/m);
     expect(picked.stdout).toMatch(/^green$/m);
+  });
+
+  it('asks the question on a terminal, again while the answer does not fit; with --json it leaves it waiting', async () => {
+    const { flags } = place();
+    const terminal = (answers: string[]) => {
+      const stdin = new PassThrough();
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let shown = '';
+      let prompts = 0;
+      stdout.on('data', (chunk: Buffer) => {
+        shown += chunk.toString();
+        const asked = shown.split('Your answer: ').length - 1;
+        for (; prompts < asked; prompts += 1) stdin.write(`${answers[prompts] ?? ''}\n`);
+      });
+      const io: CliIo = { stdin, stdout, stderr, interactive: true };
+      return { io, shown: () => shown, errors: () => String(stderr.read() ?? '') };
+    };
+    const asked = terminal(['many', '4']);
+    const code = await runCli(['run', 'ask', ...flags], asked.io);
+    expect(code, asked.errors()).toBe(0);
+    expect(asked.shown().split('Your answer: ')).toHaveLength(3);
+    expect(asked.shown()).toMatch(/^Answer: told: Answer from cli:\S+:\n4$/m);
+
+    const json = terminal(['4']);
+    expect(await runCli(['run', 'ask', '--json', ...flags], json.io)).toBe(3);
+    expect(json.shown()).not.toContain('Your answer: ');
+    expect(jsonLines(json.shown()).at(-1)).toMatchObject({ type: 'summary', run: { wait_reason: 'input' } });
   });
 
   it('leaves a question waiting without an answer to read; baton answer answers it once', async () => {

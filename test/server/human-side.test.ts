@@ -172,6 +172,10 @@ describe('the human side over HTTP', () => {
         JSON.stringify(body),
       ).toContain(field);
     }
+    // A step's approval is no question.
+    const asInput = await approver('POST', `/v1/runs/${run.id}/inputs/${run.pending_approval_id}`, { answer: 'yes' });
+    expect(asInput.status).toBe(409);
+    expect(asInput.body.error.code).toBe('approval.wrong_decision');
     const unknown = await approver('POST', path, { decision: 'bogus' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 'input.invalid', details: { issues: [{ path: ['decision'] }] } });
@@ -350,6 +354,16 @@ describe('the human side over HTTP', () => {
       stop_reason: 'expired',
       failure: { code: 'approval.expired' },
     });
+
+    // A question expires the same way, and its route answers 409 too.
+    const asked = await started(server, 'ask', { expires_in: 400, on_expire: 'end' });
+    const question = asked.pending_input;
+    expect(question.expires_at).toBeGreaterThan(asked.created_at);
+    await waitUntil(() => Date.now() > question.expires_at + 20, 'the question to expire');
+    const lateAnswer = await approver('POST', `/v1/runs/${asked.id}/inputs/${question.id}`, { answer: 3 });
+    expect(lateAnswer.status).toBe(409);
+    expect(lateAnswer.body.error.code).toBe('approval.expired');
+    expect(await settled(server, asked.id)).toMatchObject({ status: 'failed', stop_reason: 'expired' });
 
     const escalated = await started(server, 'send', { expires_in: 400, on_expire: { escalate: 'admin' } });
     const [first] = await approvalsOf(server, escalated.id);
