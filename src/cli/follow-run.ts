@@ -18,7 +18,9 @@ export type Decider = 'approve' | 'reject' | 'ask';
 
 /** How a follow ended. */
 export type FollowOutcome =
-  { kind: 'ended' } | { kind: 'waiting'; approvalId: string; waitReason: string } | { kind: 'interrupted' };
+  | { kind: 'ended' }
+  | { kind: 'waiting'; approvalId: string; waitReason: string; forbidden: boolean }
+  | { kind: 'interrupted' };
 
 type Verdict = 'approve' | 'reject' | 'leave' | 'interrupted';
 
@@ -51,7 +53,8 @@ interface FollowOptions {
   signal: AbortSignal;
 }
 
-type WaitOutcome = 'decided' | 'leave' | 'interrupted';
+/** `forbidden`: the caller may not decide this wait (a role it lacks); it is left for one who may. */
+type WaitOutcome = 'decided' | 'leave' | 'forbidden' | 'interrupted';
 
 /**
  * Sends a decision; a wait someone else decided first (another terminal, a reviewer over HTTP,
@@ -71,7 +74,7 @@ function refused(io: CliIo, error: unknown): WaitOutcome {
   const failure = toCliFailure(error);
   if (!DECIDED_ELSEWHERE.has(failure.code) && failure.code !== 'auth.forbidden') throw error;
   io.stderr.write(`baton: ${terminalText(failure.message)}\n`);
-  return failure.code === 'auth.forbidden' ? 'leave' : 'decided';
+  return failure.code === 'auth.forbidden' ? 'forbidden' : 'decided';
 }
 
 /**
@@ -166,7 +169,9 @@ export async function followRun(
           ? await answerQuestion(backend, runId, waitId, requests.get(waitId), options, lines, io)
           : await decideApproval(backend, runId, waitId, requests.get(waitId), options, io);
       if (outcome === 'interrupted') return { kind: 'interrupted' };
-      if (outcome === 'leave') return { kind: 'waiting', approvalId: waitId, waitReason };
+      if (outcome === 'leave' || outcome === 'forbidden') {
+        return { kind: 'waiting', approvalId: waitId, waitReason, forbidden: outcome === 'forbidden' };
+      }
     }
   } finally {
     source?.close();

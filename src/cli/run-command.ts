@@ -44,11 +44,13 @@ ${EXIT_HELP}
 /** Why a run is left waiting, and the commands that decide it from here (with `target`'s flags). */
 function leftWaiting(
   runId: string,
-  outcome: { approvalId: string; waitReason: string },
+  outcome: { approvalId: string; waitReason: string; forbidden: boolean },
   target: string,
   run: RunJson,
 ): string {
-  const why = 'stdin is not a terminal and neither --approve nor --reject was given';
+  const why = outcome.forbidden
+    ? 'this token may not decide it (another role is needed)'
+    : 'stdin is not a terminal and neither --approve nor --reject was given';
   if (outcome.waitReason === 'input') {
     const question = run.pending_input ? `: ${describeQuestion(run.pending_input)}` : '';
     return terminalText(

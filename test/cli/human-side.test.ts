@@ -278,6 +278,11 @@ describe('the human side on the command line, against a server', () => {
       expect(edited.code, edited.stderr).toBe(0);
       expect(edited.stdout).toMatch(/^Approval \S+ approved \(edit\) by alice$/m);
 
+      // --approve with a token that may not decide: the run is left waiting for one that may.
+      const unapproved = await baton(['run', 'escalate', '--approve', ...CI]);
+      expect(unapproved.code, unapproved.stderr).toBe(3);
+      expect(unapproved.stderr).toMatch(/lacks the role 'approve'/);
+      expect(unapproved.stderr).toMatch(/left waiting for approval \S+: this token may not decide it/);
       const escalated = summaryRun(await baton(['run', 'escalate', '--json', ...CI]));
       expect(escalated).toMatchObject({ status: 'waiting_human', wait_reason: 'policy' });
       const refused = await baton(['approve', escalated.id, '--json', ...ALICE]);
