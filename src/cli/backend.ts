@@ -9,9 +9,12 @@ export interface StartBody {
   context?: Record<string, unknown>;
 }
 
-/** A decision on an approval, as the body of `POST /v1/runs/{id}/approvals/{approval_id}`. */
+/**
+ * A decision on a wait, as the body of `POST /v1/runs/{id}/approvals/{approval_id}`: each
+ * decision with its own fields (see the route); in process it is checked by the same schema.
+ */
 export interface DecisionBody {
-  decision: 'approve' | 'reject';
+  decision: 'approve' | 'reject' | 'edit' | 'respond' | 'answer' | 'extend' | 'end';
   reason?: string;
   /** With `reject`: end the run `failed` (`rejected`) instead of telling the model. */
   terminate?: boolean;
@@ -19,6 +22,26 @@ export interface DecisionBody {
   compensate?: boolean;
   /** With `approve` of an interrupted unsafe call: run it again, or record it as done. */
   resolution?: 'retry' | 'done';
+  /** With `edit`: the arguments the call runs with instead of the model's. */
+  args?: unknown;
+  /** With `respond`: the call's result, given instead of running it. */
+  output?: unknown;
+  /** With `edit` or `respond`: the call of the step it is about. */
+  tool_call_id?: string;
+  /** With `answer`: the answer to the run's question. */
+  answer?: unknown;
+  /** With `extend`: the run's new limits. */
+  limits?: ExtendLimits;
+}
+
+/** The limits an `extend` sets (absolute; `timeout_ms` is more time from now). */
+export interface ExtendLimits {
+  max_steps?: number;
+  max_llm_calls?: number;
+  max_tool_calls?: number;
+  max_tokens?: number;
+  max_cost_usd?: number;
+  timeout_ms?: number;
 }
 
 /** The runs of a database file or of a server, behind one interface. */
@@ -40,6 +63,8 @@ export interface Backend {
    */
   events(runId: string, options: { after?: number; follow: boolean; signal?: AbortSignal }): AsyncIterable<EventJson>;
   decide(runId: string, approvalId: string, body: DecisionBody): Promise<ApprovalJson>;
+  /** Answers the question a run waits on (`POST /v1/runs/{id}/inputs/{input_id}`). */
+  answer(runId: string, inputId: string, body: { answer: unknown; reason?: string }): Promise<ApprovalJson>;
   /** The bytes of an artifact the run stored, with their media type. */
   artifact(runId: string, sha256: string): Promise<{ mediaType: string; content: Buffer }>;
   /** The whole run as one JSON document (`GET /v1/runs/{id}/export`). */

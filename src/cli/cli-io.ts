@@ -1,4 +1,5 @@
 /** The streams a command talks to; the real process by default, replaceable in tests. */
+import { fstatSync } from 'node:fs';
 
 /** Where a command reads and writes, and whether a human can answer questions. */
 export interface CliIo {
@@ -7,6 +8,18 @@ export interface CliIo {
   stderr: NodeJS.WritableStream;
   /** True when stdin is a terminal, so questions can be asked. */
   interactive: boolean;
+  /** True when stdin is a pipe or a file (not a terminal, not /dev/null): answers can be read from it. */
+  piped?: boolean;
+}
+
+/** True when the process's stdin is a pipe or a regular file. */
+function stdinIsPiped(): boolean {
+  try {
+    const stat = fstatSync(0);
+    return stat.isFIFO() || stat.isFile() || stat.isSocket();
+  } catch {
+    return false;
+  }
 }
 
 /** The process's own streams. */
@@ -16,5 +29,6 @@ export function processIo(): CliIo {
     stdout: process.stdout,
     stderr: process.stderr,
     interactive: process.stdin.isTTY === true,
+    piped: process.stdin.isTTY !== true && stdinIsPiped(),
   };
 }

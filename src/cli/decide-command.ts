@@ -1,10 +1,22 @@
-/** `baton approve` and `baton reject`: decide a run's approval (by default, its pending one). */
-import { CliError, usageError } from './cli-error.js';
+/**
+ * `baton approve` and `baton reject`: decide a run's approval (by default, its pending one);
+ * `approve --edit` runs the call with a person's arguments, `approve --respond` gives its result
+ * instead of running it.
+ */
+import type { DecisionBody } from './backend.js';
+import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
-import { EXIT, EXIT_HELP } from './exit-codes.js';
-import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
-import { summarizeRun } from './summarize-run.js';
-import { terminalText } from './terminal-text.js';
+import { DECISION_HELP, reportDecision, waitIdOf } from './decision-report.js';
+import { EXIT_HELP } from './exit-codes.js';
+import {
+  AGENT_HELP,
+  AGENT_OPTIONS,
+  TARGET_HELP,
+  TARGET_OPTIONS,
+  takePositionals,
+  HELP_FLAG,
+  toJsonValue,
+} from './parse-flags.js';
 
 function usage(verb: 'approve' | 'reject'): string {
   const about =
@@ -13,11 +25,21 @@ function usage(verb: 'approve' | 'reject'): string {
 <approval>): the approved tool calls run, exactly those, once.`
       : `Rejects an approval of a run waiting for a human (by default its pending one, or
 <approval>): the calls do not run, the model is told, and the run goes on.`;
-  const flag = verb === 'approve' ? ' [--resolution retry|done]' : ' [--terminate [--compensate]]';
+  const flag =
+    verb === 'approve'
+      ? ` [--resolution retry|done]
+                   [--edit <json> | --respond <json>] [--call <tool_call_id>]`
+      : ' [--terminate [--compensate]]';
   const option =
     verb === 'approve'
       ? `  --resolution <r>  for an interrupted unsafe call (wait reason uncertain_side_effect):
-                    'retry' runs it again (the default), 'done' records that it happened`
+                    'retry' runs it again (the default), 'done' records that it happened
+  --edit <json>     run the call with these arguments instead of the model's (checked by
+                    the tool's schema; the model's are kept in the ledger as edited.proposed_args)
+  --respond <json>  do not run the call: this is its result (checked by the tool's output
+                    schema); the step's other calls run
+  --call <id>       with --edit or --respond: the tool call it is about (needed when the
+                    approval binds more than one)`
       : `  --terminate       end the run failed (stop reason 'rejected') instead of telling the model
   --compensate      with --terminate: first undo the run's completed calls that have a
                     compensator, newest first`;
@@ -33,14 +55,55 @@ ${TARGET_HELP}
 ${AGENT_HELP}
 ${HELP_FLAG}
 
-With --url the decision is recorded as the token's name and the server goes on with the run.
-In process the decision is recorded as cli:<user>, and this command drives the run on the
---db database until it ends or waits again, so the same --agent as the run's is needed. The
-demo's tools act in the directory the run started with (a different --dir is refused).
-With --json, prints one object: { "approval": {...}, "run": {...} }.
+${DECISION_HELP}
 
 ${EXIT_HELP}
 `;
+}
+
+/** The decision the flags of `verb` ask for; a usage error for flags that do not go together. */
+function decisionOf(
+  verb: 'approve' | 'reject',
+  values: {
+    reason?: string | undefined;
+    resolution?: string | undefined;
+    terminate: boolean;
+    compensate: boolean;
+    edit?: string | undefined;
+    respond?: string | undefined;
+    call?: string | undefined;
+  },
+): DecisionBody {
+  const { resolution, terminate, compensate, edit, respond, call } = values;
+  if (compensate && !terminate) throw usageError('--compensate goes with reject --terminate');
+  if (verb === 'reject' && resolution !== undefined) throw usageError('--resolution goes with approve');
+  if (verb === 'approve' && terminate) throw usageError('--terminate goes with reject');
+  if (verb === 'reject' && (edit !== undefined || respond !== undefined)) {
+    throw usageError(`--${edit !== undefined ? 'edit' : 'respond'} goes with approve`);
+  }
+  if (edit !== undefined && respond !== undefined) throw usageError('--edit and --respond cannot be used together');
+  if (resolution !== undefined && (edit !== undefined || respond !== undefined)) {
+    throw usageError(`--resolution and --${edit !== undefined ? 'edit' : 'respond'} cannot be used together`);
+  }
+  if (call !== undefined && edit === undefined && respond === undefined) {
+    throw usageError('--call goes with --edit or --respond');
+  }
+  if (resolution !== undefined && resolution !== 'retry' && resolution !== 'done') {
+    throw usageError(`--resolution must be retry or done, not '${resolution}'`);
+  }
+  const reason = values.reason === undefined ? {} : { reason: values.reason };
+  const toolCall = call === undefined ? {} : { tool_call_id: call };
+  if (edit !== undefined) return { decision: 'edit', args: toJsonValue(edit, '--edit'), ...toolCall, ...reason };
+  if (respond !== undefined) {
+    return { decision: 'respond', output: toJsonValue(respond, '--respond'), ...toolCall, ...reason };
+  }
+  return {
+    decision: verb,
+    ...reason,
+    ...(resolution === undefined ? {} : { resolution: resolution as 'retry' | 'done' }),
+    ...(terminate ? { terminate } : {}),
+    ...(compensate ? { compensate } : {}),
+  };
 }
 
 function defineDecide(verb: 'approve' | 'reject') {
@@ -54,52 +117,22 @@ function defineDecide(verb: 'approve' | 'reject') {
       resolution: { type: 'string' },
       terminate: { type: 'boolean', default: false },
       compensate: { type: 'boolean', default: false },
+      edit: { type: 'string' },
+      respond: { type: 'string' },
+      call: { type: 'string' },
     },
     async run({ values, positionals }, { io, open }) {
       const [runId, given] = takePositionals(positionals, { required: ['run'], optional: ['approval'] });
-      const { resolution, terminate, compensate } = values;
-      if (compensate && !terminate) throw usageError('--compensate goes with reject --terminate');
-      if (verb === 'reject' && resolution !== undefined) throw usageError('--resolution goes with approve');
-      if (verb === 'approve' && terminate) throw usageError('--terminate goes with reject');
-      if (resolution !== undefined && resolution !== 'retry' && resolution !== 'done') {
-        throw usageError(`--resolution must be retry or done, not '${resolution}'`);
-      }
+      const body = decisionOf(verb, values);
       const backend = await open(values, { drive: true, runId });
-      let approvalId = given;
-      if (approvalId === undefined) {
-        const run = await backend.get(runId!);
-        if (!run.pending_approval_id) {
-          // The run exists; it is just not waiting for anyone (the same answer as the server's).
-          throw new CliError({
-            code: 'run.invalid_transition',
-            message: `Run '${run.id}' is ${run.status} and waits for no approval`,
-            details: { state: run.status },
-          });
-        }
-        approvalId = run.pending_approval_id;
-      }
-      const approval = await backend.decide(runId!, approvalId, {
-        decision: verb,
-        ...(values.reason === undefined ? {} : { reason: values.reason }),
-        ...(resolution === undefined ? {} : { resolution }),
-        ...(terminate ? { terminate } : {}),
-        ...(compensate ? { compensate } : {}),
+      const approvalId = await waitIdOf(backend, runId!, given, 'approval');
+      const approval = await backend.decide(runId!, approvalId, body);
+      // A rejection with --terminate ends the run failed, which is what was asked.
+      return reportDecision(backend, runId!, approval, io, {
+        done: verb === 'approve' ? 'approved' : 'rejected',
+        endsRun: body.terminate === true,
+        json: values.json,
       });
-      const run = await backend.settle(runId!);
-      // The exit code says how the run this decision moved on ended, as `baton run`'s does; a
-      // rejection with --terminate ends it failed, which is what was asked.
-      const code = run.status === 'failed' && !terminate ? EXIT.failed : EXIT.ok;
-      if (values.json) {
-        io.stdout.write(`${JSON.stringify({ approval, run })}\n`);
-        return code;
-      }
-      const line =
-        approval.status === 'pending'
-          ? `Approval ${approval.id}: ${verb === 'approve' ? 'approved' : 'rejected'} by you, recorded; the run waits for another decision`
-          : `Approval ${approval.id} ${approval.status} by ${String(approval.decided_by)}`;
-      io.stdout.write(terminalText(`${line}\n`));
-      summarizeRun(run, io, false);
-      return code;
     },
   });
 }

@@ -1,9 +1,12 @@
 /**
- * Following a run to its end in the terminal: every event printed as it comes, and each
- * approval put to the user (or decided by `--approve` / `--reject`) once the run is durably waiting.
+ * Following a run to its end in the terminal: every event printed as it comes, and each wait
+ * put to the user once the run is durably waiting: an approval (or `--approve` / `--reject`),
+ * a question (a line read from the terminal or from piped stdin), a budget that ran out (left for
+ * `baton extend` / `baton end`, or ended with `--reject`).
  */
 import type { EventJson } from './api-json.js';
-import { askYesNo } from './ask.js';
+import { answerFromText, describeQuestion, type QuestionShape } from './answer-text.js';
+import { askYesNo, pipedLines, terminalLines, type LineSource } from './ask.js';
 import type { Backend } from './backend.js';
 import { toCliFailure } from './cli-error.js';
 import type { CliIo } from './cli-io.js';
@@ -14,9 +17,15 @@ import { terminalText } from './terminal-text.js';
 export type Decider = 'approve' | 'reject' | 'ask';
 
 /** How a follow ended. */
-export type FollowOutcome = { kind: 'ended' } | { kind: 'waiting'; approvalId: string } | { kind: 'interrupted' };
+export type FollowOutcome =
+  | { kind: 'ended' }
+  | { kind: 'waiting'; approvalId: string; waitReason: string; forbidden: boolean }
+  | { kind: 'interrupted' };
 
 type Verdict = 'approve' | 'reject' | 'leave' | 'interrupted';
+
+/** Failures that mean someone (or the expiry) decided first: the follow goes on with what they chose. */
+const DECIDED_ELSEWHERE: ReadonlySet<string> = new Set(['approval.already_decided', 'approval.expired']);
 
 function describeCalls(request: EventJson | undefined): string {
   const calls = (request?.data.tool_calls as { tool?: unknown; args?: unknown }[] | undefined) ?? [];
@@ -38,36 +47,134 @@ async function verdictOf(decider: Decider, request: EventJson | undefined, io: C
   return answer === 'yes' ? 'approve' : 'reject';
 }
 
-/** Prints the events of `runId` until it ends, deciding its approvals on the way. */
+interface FollowOptions {
+  decider: Decider;
+  json: boolean;
+  signal: AbortSignal;
+}
+
+/** `forbidden`: the caller may not decide this wait (a role it lacks); it is left for one who may. */
+type WaitOutcome = 'decided' | 'leave' | 'forbidden' | 'interrupted';
+
+/**
+ * Sends a decision; a wait someone else decided first (another terminal, a reviewer over HTTP,
+ * its expiry) or that this caller may not decide is reported, and the follow goes on or leaves it.
+ */
+async function send(io: CliIo, decide: () => Promise<unknown>): Promise<WaitOutcome> {
+  try {
+    await decide();
+    return 'decided';
+  } catch (error) {
+    return refused(io, error);
+  }
+}
+
+/** What a refused decision means for the follow (see `send`); any other failure is thrown. */
+function refused(io: CliIo, error: unknown): WaitOutcome {
+  const failure = toCliFailure(error);
+  if (!DECIDED_ELSEWHERE.has(failure.code) && failure.code !== 'auth.forbidden') throw error;
+  io.stderr.write(`baton: ${terminalText(failure.message)}\n`);
+  return failure.code === 'auth.forbidden' ? 'forbidden' : 'decided';
+}
+
+/**
+ * A question of the run: with `--reject` it is declined (the model is told); else a line is read
+ * (from the terminal, or from piped stdin) and sent as the answer, asked again while the answer
+ * does not fit. No line (end of input, an empty line), `--json` or no stdin leaves it waiting.
+ */
+async function answerQuestion(
+  backend: Backend,
+  runId: string,
+  inputId: string,
+  question: EventJson | undefined,
+  options: FollowOptions,
+  lines: () => LineSource | undefined,
+  io: CliIo,
+): Promise<WaitOutcome> {
+  if (options.decider === 'reject') {
+    const reason = 'declined with --reject';
+    return send(io, () => backend.decide(runId, inputId, { decision: 'reject', reason }));
+  }
+  const source = options.json ? undefined : lines();
+  if (!source) return 'leave';
+  const shape = (question?.data ?? {}) as { question?: string } & QuestionShape;
+  io.stdout.write(terminalText(`Question: ${describeQuestion({ ...shape, question: shape.question ?? '?' })}\n`));
+  for (;;) {
+    const line = await source.read('Your answer: ');
+    if (line.kind === 'interrupted') return 'interrupted';
+    if (line.kind === 'none' || line.text.trim() === '') return 'leave';
+    try {
+      await backend.answer(runId, inputId, { answer: answerFromText(line.text, shape) });
+      return 'decided';
+    } catch (error) {
+      const failure = toCliFailure(error);
+      if (failure.code !== 'input.invalid') return refused(io, error);
+      io.stderr.write(`baton: ${terminalText(failure.message)}; try again (an empty line leaves it waiting)\n`);
+    }
+  }
+}
+
+/** An approval of the run (a step's, a policy's escalation, an interrupted call): asked y/N, or as the flags say. */
+async function decideApproval(
+  backend: Backend,
+  runId: string,
+  approvalId: string,
+  request: EventJson | undefined,
+  options: FollowOptions,
+  io: CliIo,
+): Promise<WaitOutcome> {
+  if (request?.data.reason === 'budget') {
+    // New limits are numbers a person chooses: `baton extend` says them; --reject ends the run.
+    if (options.decider !== 'reject') return 'leave';
+    return send(io, () => backend.decide(runId, approvalId, { decision: 'end', reason: 'ended with --reject' }));
+  }
+  const verdict = await verdictOf(options.decider, request, io, options.json);
+  if (verdict === 'interrupted' || verdict === 'leave') return verdict;
+  const reason =
+    options.decider === 'ask'
+      ? 'declined at the prompt'
+      : `${verdict === 'approve' ? 'approved' : 'rejected'} with --${verdict}`;
+  return send(io, () =>
+    backend.decide(runId, approvalId, { decision: verdict, ...(verdict === 'reject' ? { reason } : {}) }),
+  );
+}
+
+/** Prints the events of `runId` until it ends, deciding its waits on the way. */
 export async function followRun(
   backend: Backend,
   runId: string,
-  options: { decider: Decider; json: boolean; signal: AbortSignal },
+  options: FollowOptions,
   io: CliIo,
 ): Promise<FollowOutcome> {
   const printer = createEventPrinter(io, options.json);
   const requests = new Map<string, EventJson>();
-  for await (const event of backend.events(runId, { follow: true, signal: options.signal })) {
-    printer.print(event);
-    if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
-    // Decide once the run is durably waiting: the `state` event carries the approval's id.
-    if (event.type !== 'state' || event.data.to !== 'waiting_human') continue;
-    const approvalId = String(event.data.approval_id);
-    const verdict = await verdictOf(options.decider, requests.get(approvalId), io, options.json);
-    if (verdict === 'interrupted') return { kind: 'interrupted' };
-    if (verdict === 'leave') return { kind: 'waiting', approvalId };
-    const reason =
-      options.decider === 'ask'
-        ? 'declined at the prompt'
-        : `${verdict === 'approve' ? 'approved' : 'rejected'} with --${verdict}`;
-    try {
-      await backend.decide(runId, approvalId, { decision: verdict, ...(verdict === 'reject' ? { reason } : {}) });
-    } catch (error) {
-      // Someone else (another terminal, a reviewer over HTTP) decided first: follow what they chose.
-      const failure = toCliFailure(error);
-      if (failure.code !== 'approval.already_decided') throw error;
-      io.stderr.write(`baton: ${failure.message}\n`);
+  let source: LineSource | undefined;
+  // Made on the first question: reading stdin before then would take lines meant for later.
+  const lines = () => {
+    if (!source && io.interactive) source = terminalLines(io.stdin, io.stdout);
+    if (!source && io.piped) source = pipedLines(io.stdin, io.stdout, options.signal);
+    return source;
+  };
+  try {
+    for await (const event of backend.events(runId, { follow: true, signal: options.signal })) {
+      printer.print(event);
+      if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
+      if (event.type === 'input_request') requests.set(String(event.data.input_id), event);
+      // Decide once the run is durably waiting: the `state` event carries the wait's id.
+      if (event.type !== 'state' || event.data.to !== 'waiting_human') continue;
+      const waitId = String(event.data.approval_id);
+      const waitReason = String(event.data.wait_reason);
+      const outcome =
+        waitReason === 'input'
+          ? await answerQuestion(backend, runId, waitId, requests.get(waitId), options, lines, io)
+          : await decideApproval(backend, runId, waitId, requests.get(waitId), options, io);
+      if (outcome === 'interrupted') return { kind: 'interrupted' };
+      if (outcome === 'leave' || outcome === 'forbidden') {
+        return { kind: 'waiting', approvalId: waitId, waitReason, forbidden: outcome === 'forbidden' };
+      }
     }
+  } finally {
+    source?.close();
   }
   printer.breakLine();
   return options.signal.aborted ? { kind: 'interrupted' } : { kind: 'ended' };

@@ -10,6 +10,29 @@ function args(value: unknown): string {
   return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }
 
+/** What a run waits for, by wait reason, in a `state` line. */
+const WAITING_FOR: Record<string, string> = {
+  approval: 'approval',
+  input: 'an answer',
+  budget: 'more budget',
+  policy: 'an escalated approval',
+};
+
+/** What the person gave with a decision, in a few words. */
+const ACTIONS: Record<string, string> = {
+  edit: 'with edited arguments',
+  respond: 'with a result given in place of the call',
+  extend: 'with new limits',
+  end: 'the run ends',
+};
+
+function approvalResult(data: Record<string, unknown>): string {
+  if (data.decision === 'escalated') return `approval escalated from ${String(data.from_role)} to ${String(data.role)}`;
+  if (data.decision === 'expired') return `approval expired (${String(data.outcome)})`;
+  const action = typeof data.action === 'string' && ACTIONS[data.action] ? ` (${ACTIONS[data.action]})` : '';
+  return `approval ${String(data.decision)}${action} by ${String(data.by)}${data.reason ? `: ${String(data.reason)}` : ''}`;
+}
+
 function describe(event: EventLike): string {
   const data = event.data;
   switch (event.type) {
@@ -18,7 +41,7 @@ function describe(event: EventLike): string {
     case 'state': {
       const failure = data.failure as { code?: string; message?: string } | undefined;
       const notes = [
-        data.wait_reason ? `waiting for ${data.wait_reason === 'approval' ? 'approval' : 'a human'}` : '',
+        data.wait_reason ? `waiting for ${WAITING_FOR[String(data.wait_reason)] ?? 'a human'}` : '',
         data.stop_reason ? `stop reason ${String(data.stop_reason)}` : '',
         failure ? `${failure.code}: ${failure.message}` : '',
       ].filter(Boolean);
@@ -38,11 +61,24 @@ function describe(event: EventLike): string {
       return `  ${String(data.tool)} ${String(data.status)}${took}${failure?.message ? `: ${failure.message}` : ''}`;
     }
     case 'approval_request': {
+      if (data.reason === 'budget') {
+        return `budget ${String(data.budget)} ran out at step ${String(data.step_index)}: extend it or end the run`;
+      }
       const calls = (data.tool_calls as { tool?: string; args?: unknown }[] | undefined) ?? [];
-      return `approval needed: ${calls.map((c) => `${String(c.tool)} ${args(c.args)}`).join(', ')}`;
+      const role = data.role && data.role !== 'approve' ? ` (by ${String(data.role)})` : '';
+      return `approval needed${role}: ${calls.map((c) => `${String(c.tool)} ${args(c.args)}`).join(', ')}`;
     }
     case 'approval_result':
-      return `approval ${String(data.decision)} by ${String(data.by)}${data.reason ? `: ${String(data.reason)}` : ''}`;
+      return approvalResult(data);
+    case 'input_request': {
+      const choices = Array.isArray(data.choices) ? ` [${(data.choices as unknown[]).map(String).join(' | ')}]` : '';
+      return `question: ${String(data.question)}${choices}`;
+    }
+    case 'input_result':
+      if (data.decision === 'expired') return `question expired (${String(data.outcome)})`;
+      if (data.declined)
+        return `question declined by ${String(data.by)}${data.reason ? `: ${String(data.reason)}` : ''}`;
+      return `answered by ${String(data.by)}: ${args(data.answer)}`;
     case 'artifact':
       return `artifact sha256:${String(data.sha256)} (${String(data.size)} bytes)`;
     case 'error':

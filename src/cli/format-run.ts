@@ -1,4 +1,5 @@
 /** Plain-text rendering of runs, steps and tool calls, for `baton runs` and `baton show`. */
+import { describeQuestion } from './answer-text.js';
 import type { RunJson } from './api-json.js';
 import { terminalText } from './terminal-text.js';
 
@@ -33,6 +34,13 @@ export function toRunsTable(runs: RunJson[]): string {
   return terminalText(`${lines.join('\n')}\n`);
 }
 
+/** What a waiting run waits on, and the command that decides it. */
+function waitOf(run: RunJson): string {
+  if (run.pending_input) return `input ${run.pending_input.id} (baton answer ${run.id} <text>)`;
+  if (run.wait_reason === 'budget') return `approval ${String(run.pending_approval_id)} (baton extend or baton end)`;
+  return `approval ${String(run.pending_approval_id)}`;
+}
+
 /** The run's fields, one per line. */
 export function toRunDetails(run: RunJson): string {
   const u = run.usage;
@@ -43,8 +51,9 @@ export function toRunDetails(run: RunJson): string {
     ['answer', run.answer ?? '-'],
     ...(run.failure ? [['failure', `${run.failure.code}: ${run.failure.message}`] as [string, string]] : []),
     ...(run.pending_approval_id
-      ? [['waiting', `${run.wait_reason ?? 'approval'}: approval ${run.pending_approval_id}`] as [string, string]]
+      ? [['waiting', `${run.wait_reason ?? 'approval'}: ${waitOf(run)}`] as [string, string]]
       : []),
+    ...(run.pending_input ? [['question', describeQuestion(run.pending_input)] as [string, string]] : []),
     ['usage', `${u.steps} steps, ${u.llm_calls} model calls, ${u.tool_calls} tool calls, ${u.tokens} tokens`],
     ['created', time(run.created_at)],
     ['updated', time(run.updated_at)],

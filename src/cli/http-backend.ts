@@ -38,6 +38,8 @@ export function createHttpBackend(target: HttpTarget): Backend {
     events: (runId, options) => streamRunEvents(client, runId, options),
     decide: (runId, approvalId, body) =>
       client.request<ApprovalJson>('POST', `${run(runId)}/approvals/${encodeURIComponent(approvalId)}`, body),
+    answer: (runId, inputId, body) =>
+      client.request<ApprovalJson>('POST', `${run(runId)}/inputs/${encodeURIComponent(inputId)}`, body),
     cancel: (runId, { reason, compensate }) =>
       client.request<RunJson>(
         'POST',

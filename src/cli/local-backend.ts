@@ -21,6 +21,8 @@ import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson, ty
 import type { Backend } from './backend.js';
 import { describeDatabase } from './mask.js';
 import { buildRunExport } from '../server/run-export.js';
+import { parseInput } from '../server/read-body.js';
+import { answerBodySchema, decideBody, decisionBodySchema } from '../server/routes/decision-body.js';
 import { DEMO_AGENT } from '../demo/index.js';
 
 /** How a local backend opens its runtime. */
@@ -129,23 +131,19 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
     events,
     async decide(runId, approvalId, body) {
       const rt = must(runId);
-      const reason = body.reason === undefined ? {} : { reason: body.reason };
+      // The server's own check of a decision body: the same refusals in process as over HTTP.
+      const decision = parseInput(decisionBodySchema, body, 'decision');
       // Deciding loads the run into this runtime, which then drives it.
       driven.add(runId);
-      const approval =
-        body.decision === 'approve'
-          ? await rt.approve(runId, approvalId, {
-              by: options.by,
-              ...reason,
-              ...(body.resolution ? { resolution: body.resolution } : {}),
-            })
-          : await rt.reject(runId, approvalId, {
-              by: options.by,
-              ...reason,
-              ...(body.terminate ? { terminate: true } : {}),
-              ...(body.compensate ? { compensate: true } : {}),
-            });
-      return toApprovalJson(approval);
+      return toApprovalJson(await decideBody(rt, runId, approvalId, decision, options.by));
+    },
+    async answer(runId, inputId, body) {
+      const rt = must(runId);
+      const { answer, reason } = parseInput(answerBodySchema, body, 'answer');
+      driven.add(runId);
+      return toApprovalJson(
+        await rt.answer(runId, inputId, { answer, by: options.by, ...(reason === undefined ? {} : { reason }) }),
+      );
     },
     async cancel(runId, { reason, compensate }) {
       // A compensating run is driven here until it ends (see `settle`).

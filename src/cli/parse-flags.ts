@@ -96,3 +96,20 @@ export function toPositiveInt(value: string | undefined, flag: string): number |
   if (!/^[1-9][0-9]*$/.test(value)) throw usageError(`${flag} must be a positive integer, not '${value}'`);
   return Number(value);
 }
+
+/** A flag's JSON value (`--edit '{"to":"ops"}'`), or a usage error naming the flag. */
+export function toJsonValue(value: string, flag: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw usageError(`${flag} must be JSON (${reason}); quote it for the shell, e.g. ${flag} '{"key":"value"}'`);
+  }
+}
+
+/** A whole number of 0 or more, or a usage error naming the flag. */
+export function toCount(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^(0|[1-9][0-9]*)$/.test(value)) throw usageError(`${flag} must be a whole number of 0 or more, not '${value}'`);
+  return Number(value);
+}

@@ -7,6 +7,7 @@ import { closestName } from './closest-name.js';
 import { runApproveCommand, runRejectCommand } from './decide-command.js';
 import { runDemoCommand } from './demo-command.js';
 import { runEventsCommand } from './events-command.js';
+import { runAnswerCommand, runEndCommand, runExtendCommand } from './human-commands.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { runPruneCommand } from './prune-command.js';
 import { runRunCommand } from './run-command.js';
@@ -23,12 +24,17 @@ Commands:
   serve              serve the HTTP API for an agent (default: the demo) on a SQLite file or
                      a PostgreSQL database
   worker             drive runs on a database shared with serve and other workers (no HTTP)
-  run "<input>"      start a run and follow it live to its answer, asking for approvals
+  run "<input>"      start a run and follow it live to its answer, asking for approvals and
+                     answers
   runs               list runs
   show <run>         a run with its steps and tool calls
   events <run>       a run's events (--follow: live until it ends)
-  approve <run>      approve a run's pending approval
+  approve <run>      approve a run's pending approval (--edit: with other arguments; --respond:
+                     give the call's result instead of running it)
   reject <run>       reject a run's pending approval
+  answer <run> <text>  answer the question a run waits on (--value: the answer as JSON)
+  extend <run>       go on past a budget that ran out, with new limits (--max-llm-calls, …)
+  end <run>          end a run that waits on a budget that ran out
   cancel <run>       cancel a run (--compensate: undo its completed calls first)
   tools              the tools runs can call, and what each runs as (effect, risk, MCP origin)
   artifact <run> <sha256>  write an artifact the run stored (a large tool output) to stdout or --out
@@ -58,6 +64,9 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   events: runEventsCommand,
   approve: runApproveCommand,
   reject: runRejectCommand,
+  answer: runAnswerCommand,
+  extend: runExtendCommand,
+  end: runEndCommand,
   cancel: runCancelCommand,
   tools: runToolsCommand,
   artifact: runArtifactCommand,

@@ -1,4 +1,6 @@
 /** `baton run "<input>"`: starts a run (in process or on a server) and follows it to its answer. */
+import { describeQuestion } from './answer-text.js';
+import type { RunJson } from './api-json.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
@@ -15,13 +17,15 @@ export const RUN_USAGE = `Usage: baton run "<input>" [--session <id>] [--approve
                  [--url <url> [--token <token>] | --db <file>|<postgres-url> [--agent <agent>]]
 
 Starts a run with <input> and follows it live: state changes, tool calls and results, the
-model's text as it streams, and approvals, which are asked on the terminal (y/N). It ends
-with the run's answer.
+model's text as it streams, and approvals, which are asked on the terminal (y/N). A question
+the run asks (wait reason input) is answered with a line read from the terminal, or from
+stdin when it is piped ('echo 3 | baton run …'). It ends with the run's answer.
 
 Options:
   --session <id>    continue a session (default: a new session)
-  --approve         approve every approval without asking
-  --reject          reject every approval without asking (the model is told)
+  --approve         approve every approval without asking (questions are still read)
+  --reject          reject every approval and decline every question without asking (the
+                    model is told), and end a run whose budget ran out
 ${TARGET_HELP}
 ${AGENT_HELP}
 ${HELP_FLAG}
@@ -29,10 +33,43 @@ ${HELP_FLAG}
 Without --url the run is driven in this process on the --db database. With --url the server
 drives it and this command follows its event stream, reconnecting if the connection drops.
 Without --approve or --reject, when stdin is not a terminal, an approval is not decided: the
-run is left waiting (exit 3) for 'baton approve <run>' or 'baton reject <run>'.
+run is left waiting (exit 3) for 'baton approve <run>' or 'baton reject <run>'. A question
+with --json, with no stdin, or with no line to read (end of input, an empty line) is left
+waiting the same way, for 'baton answer <run> <text>'; a budget that ran out (a run started
+with on_budget_exceeded 'ask') for 'baton extend <run> …' or 'baton end <run>'.
 
 ${EXIT_HELP}
 `;
+
+/** Why a run is left waiting, and the commands that decide it from here (with `target`'s flags). */
+function leftWaiting(
+  runId: string,
+  outcome: { approvalId: string; waitReason: string; forbidden: boolean },
+  target: string,
+  run: RunJson,
+): string {
+  const why = outcome.forbidden
+    ? 'this token may not decide it (another role is needed)'
+    : 'stdin is not a terminal and neither --approve nor --reject was given';
+  if (outcome.waitReason === 'input') {
+    const question = run.pending_input ? `: ${describeQuestion(run.pending_input)}` : '';
+    return terminalText(
+      `Run ${runId} is left waiting for an answer to input ${outcome.approvalId}${question}\n` +
+        `No answer was read (--json, no stdin, or an empty line). Answer with ` +
+        `'baton answer ${runId} "<text>"${target}' (or --value '<json>'), or decline with 'baton reject ${runId}${target}'.`,
+    );
+  }
+  if (outcome.waitReason === 'budget') {
+    return (
+      `Run ${runId} is left waiting on a budget that ran out (approval ${outcome.approvalId}). Go on with ` +
+      `'baton extend ${runId} --max-llm-calls <n>${target}' (or another limit), or end it with 'baton end ${runId}${target}'.`
+    );
+  }
+  return (
+    `Run ${runId} is left waiting for approval ${outcome.approvalId}: ${why}. Decide with ` +
+    `'baton approve ${runId}${target}' or 'baton reject ${runId}${target}'.`
+  );
+}
 
 /** Runs `baton run` with its arguments; resolves with the exit code. */
 export const runRunCommand = defineCommand({
@@ -87,11 +124,7 @@ export const runRunCommand = defineCommand({
         ? (values.db === undefined ? '' : ` --db ${describeDatabase(values.db)}`) +
           (values.agent === undefined ? '' : ` --agent ${values.agent}`)
         : ` --url ${backend.where}`;
-      io.stderr.write(
-        `Run ${run.id} is left waiting for approval ${outcome.approvalId}: stdin is not a terminal and neither ` +
-          `--approve nor --reject was given. Decide with 'baton approve ${run.id}${target}' or ` +
-          `'baton reject ${run.id}${target}'.\n`,
-      );
+      io.stderr.write(`${leftWaiting(run.id, outcome, target, final)}\n`);
       return EXIT.waiting;
     }
     return toRunExitCode(final);

@@ -1,5 +1,6 @@
 /** The last lines of a followed run: its answer and status, or a JSON summary line. */
 import type { RunJson } from './api-json.js';
+import { describeQuestion } from './answer-text.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT } from './exit-codes.js';
 import { terminalText } from './terminal-text.js';
@@ -29,7 +30,12 @@ export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
       io.stdout.write(`  left as it is (${why}): ${terminalText(`${x.tool} (${x.tool_call_id})`)}\n`);
     }
   }
-  const pending = run.pending_approval_id ? `, approval ${run.pending_approval_id}` : '';
+  if (run.pending_input) io.stdout.write(terminalText(`Question: ${describeQuestion(run.pending_input)}\n`));
+  const pending = run.pending_input
+    ? `, input ${run.pending_input.id}`
+    : run.pending_approval_id
+      ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
+      : '';
   io.stdout.write(`Run ${run.id} ${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}${pending}\n`);
 }
 

@@ -1,5 +1,5 @@
 /** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
-import type { Approval, CompensationJson, Run, RunEventRecord, ToolCall } from '../index.js';
+import type { Approval, CompensationJson, PendingInput, Run, RunEventRecord, ToolCall, WaitRequest } from '../index.js';
 
 /** A run as the API answers it. */
 export function toRunJson(run: Run) {
@@ -11,18 +11,7 @@ export function toRunJson(run: Run) {
     failure: run.failure,
     wait_reason: run.waitReason,
     pending_approval_id: run.pendingApprovalId,
-    // The question the run waits to have answered; its JSON Schema is the asker's own words.
-    pending_input: run.pendingInput
-      ? {
-          id: run.pendingInput.id,
-          tool_call_id: run.pendingInput.toolCallId,
-          question: run.pendingInput.question,
-          choices: run.pendingInput.choices,
-          schema: run.pendingInput.schema,
-          role: run.pendingInput.role,
-          expires_at: run.pendingInput.expiresAt,
-        }
-      : null,
+    pending_input: run.pendingInput ? toPendingInputJson(run.pendingInput) : null,
     input: run.input,
     answer: run.answer,
     context: run.context,
@@ -44,7 +33,38 @@ export function toRunJson(run: Run) {
   };
 }
 
-/** An approval as the API answers it. */
+/** The question a run waits on (`pending_input`); its JSON Schema passes through as written. */
+function toPendingInputJson(input: PendingInput) {
+  return {
+    id: input.id,
+    tool_call_id: input.toolCallId,
+    question: input.question,
+    choices: input.choices,
+    schema: input.schema,
+    role: input.role,
+    expires_at: input.expiresAt,
+  };
+}
+
+/** What a wait asks, in snake_case; a question's JSON Schema passes through as written. */
+function toWaitRequestJson(request: WaitRequest | null) {
+  if (request === null) return null;
+  switch (request.kind) {
+    case 'input':
+      return { kind: request.kind, question: request.question, choices: request.choices, schema: request.schema };
+    case 'budget':
+      return {
+        kind: request.kind,
+        budget: request.budget,
+        step_index: request.stepIndex,
+        limits: request.limits.map((l) => ({ budget: l.budget, limit: l.limit, used: l.used })),
+      };
+    case 'policy':
+      return { kind: request.kind, reason: request.reason };
+  }
+}
+
+/** An approval (any human wait) as the API answers it. */
 export function toApprovalJson(approval: Approval) {
   return {
     id: approval.id,
@@ -60,12 +80,11 @@ export function toApprovalJson(approval: Approval) {
     created_at: approval.createdAt,
     decided_at: approval.decidedAt,
     votes: approval.votes.map((vote) => ({ by: vote.by, decision: vote.decision, reason: vote.reason, at: vote.at })),
-    // What the wait asks (a question's schema and choices stay as they were given).
-    request: approval.request ? toSnakeJson(approval.request) : null,
+    request: toWaitRequestJson(approval.request),
     role: approval.role,
     expires_at: approval.expiresAt,
-    on_expire: approval.onExpire,
-    // What the decider gave (an answer, edited arguments, an output, limits): user data, untouched.
+    on_expire: approval.onExpire ? { ...approval.onExpire } : null,
+    // What the decider gave, as stored (snake_case already; args, outputs and answers as given).
     answer: approval.answer,
   };
 }
@@ -81,7 +100,14 @@ export function toEventJson(event: RunEventRecord) {
  * failure as they are. Stored results keep their camelCase keys, so old rows read the same.
  */
 export function toToolCallJson(call: ToolCall) {
-  return { ...(toSnakeJson(call) as Record<string, unknown>), result: toToolResultJson(call.result) };
+  return {
+    ...(toSnakeJson(call) as Record<string, unknown>),
+    // The model's arguments a person replaced, as the model gave them.
+    edited: call.edited
+      ? { proposed_args: call.edited.proposedArgs, by: call.edited.by, reason: call.edited.reason }
+      : null,
+    result: toToolResultJson(call.result),
+  };
 }
 
 function toToolResultJson(result: unknown): unknown {
@@ -105,9 +131,6 @@ const OPAQUE: ReadonlySet<string> = new Set([
   // A tool's JSON Schema and an MCP server's annotations: the server's own words.
   'parameters',
   'annotations',
-  // A question's JSON Schema, and the model's arguments a person edited.
-  'schema',
-  'proposedArgs',
 ]);
 
 /** A runtime record with its keys in snake_case, recursively, except under opaque keys (tool args, results). */

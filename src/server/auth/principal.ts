@@ -16,9 +16,9 @@ export interface Principal {
   allTenants: boolean;
 }
 
-/** True when the caller has `role`, or `admin`. */
-export function hasRole(principal: Principal, role: Role): boolean {
-  return principal.roles.includes(role) || principal.roles.includes('admin');
+/** True when the caller has `role` (one of `ROLES`, or a role a wait names), or `admin`. */
+export function hasRole(principal: Principal, role: Role | (string & {})): boolean {
+  return (principal.roles as readonly string[]).includes(role) || principal.roles.includes('admin');
 }
 
 /** True when the caller may see a run of `tenantId`. */

@@ -6,6 +6,14 @@ import { httpError } from '../http-error.js';
 
 const count = z.number().int().nonnegative();
 
+/** What happens to a wait no one decided in time: the model is told, the run ends, or another role decides. */
+const onExpireSchema = z.union([
+  z.enum(['reject', 'end']),
+  z.strictObject({
+    escalate: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,63}$/, 'a role is 1-64 letters, digits, _ . -'),
+  }),
+]);
+
 /** The body of `POST /v1/runs` (snake_case; unknown fields are refused so typos do not pass silently). */
 export const startBodySchema = z.strictObject({
   input: z.string().min(1),
@@ -30,6 +38,11 @@ export const startBodySchema = z.strictObject({
           timeout_ms: z.number().int().positive().optional(),
         })
         .optional(),
+      /** `ask`: a budget, the step limit or the deadline that runs out makes the run wait for a person. */
+      on_budget_exceeded: z.enum(['fail', 'ask']).optional(),
+      /** How long each human wait of the run lasts (ms), and what happens then. */
+      expires_in: z.number().int().positive().optional(),
+      on_expire: onExpireSchema.optional(),
     })
     .optional(),
 });
@@ -65,6 +78,9 @@ export function toStartRequest(body: StartBody, principal: Principal): StartRequ
           timeoutMs: budget.timeout_ms,
         })
       : undefined,
+    onBudgetExceeded: body.options?.on_budget_exceeded,
+    expiresIn: body.options?.expires_in,
+    onExpire: body.options?.on_expire,
   });
   return defined({
     input: body.input,
