@@ -25,6 +25,7 @@ const TARGET_USAGE = `[--url <url> [--token <token>] | --db <file>|<postgres-url
 
 /** The usage text of `baton answer`. */
 export const ANSWER_USAGE = `Usage: baton answer <run> [<input>] <text> [--reason <text>] [--json]
+       baton answer <run> [<input>] --json <json> [--reason <text>]
        baton answer <run> [<input>] --value <json> [--reason <text>] [--json]
                     ${TARGET_USAGE}
 
@@ -41,11 +42,22 @@ ${AGENT_HELP}
 ${HELP_FLAG}
 
 <text> answers as text; for a question whose schema asks for something else than a string
-(a number, an object), <text> is read as JSON when it is JSON ('3', '{"copies":3}').
+(a number, an object), <text> is read as JSON when it is JSON ('3', '{"copies":3}'). With
+--json, an answer that is JSON is read as JSON whatever the question ('"text"', '{"copies":3}'),
+and the output is one JSON object.
 ${DECISION_HELP}
 
 ${EXIT_HELP}
 `;
+
+/** `baton answer <run> --json <json>`: the answer read as JSON when it is JSON, else the text. */
+function answerFromJsonFlag(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
 
 /** Runs `baton answer`; resolves with the exit code. */
 export const runAnswerCommand = defineCommand({
@@ -66,7 +78,9 @@ export const runAnswerCommand = defineCommand({
     let answer = json;
     if (text !== undefined) {
       const run = await backend.get(runId!);
-      answer = answerFromText(text, run.pending_input?.id === inputId ? run.pending_input : null);
+      answer = values.json
+        ? answerFromJsonFlag(text)
+        : answerFromText(text, run.pending_input?.id === inputId ? run.pending_input : null);
     }
     const approval = await backend.answer(runId!, inputId, {
       answer,

@@ -149,6 +149,14 @@ describe('the human side on the command line, in process', () => {
       run: { id: next.id, status: 'succeeded', pending_input: null },
     });
     expect((await batonInProcess(['answer', next.id, '--value', '{oops', ...flags])).code).toBe(2);
+    // `--json <json>` as the issue writes it: the answer read as JSON, the output one object.
+    const third = summaryRun(await baton(['run', 'ask', '--json', ...flags], { env }));
+    const flagged = await baton(['answer', third.id, '--json', '8', ...flags], { env });
+    expect(flagged.code, flagged.stderr).toBe(0);
+    expect(JSON.parse(flagged.stdout)).toMatchObject({
+      approval: { answer: { answer: 8 } },
+      run: { status: 'succeeded' },
+    });
   });
 
   it('approves with edited arguments, or responds in place of the call, checked by the tool', async () => {
