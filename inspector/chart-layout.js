@@ -18,24 +18,25 @@ export const POSITIONS = /** @type {Readonly<Record<string, { x: number, y: numb
   planning: { x: 295, y: 56 },
   executing: { x: 605, y: 56 },
   succeeded: { x: 825, y: 56 },
-  failed: { x: 295, y: 284 },
-  waiting_human: { x: 605, y: 284 },
+  failed: { x: 235, y: 314 },
+  waiting_human: { x: 665, y: 314 },
 });
 
-export const VIEW_BOX = { width: 900, height: 340 };
+export const VIEW_BOX = { width: 900, height: 370 };
 
 /** The widest count line a label keeps room for. */
 const COUNT_ROOM = 'taken 999×'.length;
 
 /**
  * @typedef {{
- *   from: string, to: string, events: string[], labels: string[], curve: number,
- *   d: string, label: string, box: Box, free: boolean,
+ *   from: string, to: string, events: string[], labels: string[], side: number,
+ *   d: string, label: string, box: Box, line: Box, free: boolean,
  * }} ChartEdge
  * `events` come in the order the label names them (see `layoutChart`); `labels` name each
- * transition with its guard: `rejected [and(isPendingApproval, isLastStep)]`; `curve` bends an
- * arrow when the opposite arrow exists too; `box` is where the label goes (its text, then the
- * count line), `free` false if no spot met every placement rule.
+ * transition with its guard: `rejected [and(isPendingApproval, isLastStep)]`; `side` is 1
+ * when the opposite arrow exists too (the two run side by side), else 0; `box` is where the
+ * label goes (its text and the count line), `line` where in it its text goes (the half nearer
+ * the arrow), `free` false if no spot met every placement rule.
  */
 
 /**
@@ -82,7 +83,7 @@ export function layoutChart(machine) {
     to: p.to,
     labels: p.labels,
     events: [...p.usual, ...p.guarded.filter((e) => !p.usual.includes(e))],
-    curve: byPair.has(`${p.to}>${p.from}`) ? 1 : 0,
+    side: byPair.has(`${p.to}>${p.from}`) ? 1 : 0,
   }));
   const at = new Map(nodes.map((n) => [n.name, n]));
   const geometry = pairs.map((p) => {
@@ -90,7 +91,8 @@ export function layoutChart(machine) {
     const b = /** @type {{ x: number, y: number }} */ (at.get(p.to) ?? POSITIONS[p.to]);
     const label = edgeLabel(p.events);
     const width = LABEL.char * Math.max(label.length, COUNT_ROOM) + 2 * LABEL.pad;
-    return { label, ...edgeGeometry(a, b, p.curve), size: { width, height: 2 * LABEL.line + 2 * LABEL.pad } };
+    const size = { width, height: 2 * LABEL.line + 2 * LABEL.pad };
+    return { label, ...edgeGeometry(a, b, p.side), size, text: LABEL.char * label.length };
   });
   const boxes = placeLabels({
     view: VIEW_BOX,
@@ -100,23 +102,18 @@ export function layoutChart(machine) {
   const edges = pairs.map((p, i) => {
     const g = /** @type {(typeof geometry)[number]} */ (geometry[i]);
     const placed = /** @type {(typeof boxes)[number]} */ (boxes[i]);
-    return { ...p, d: g.d, label: g.label, box: placed.box, free: placed.free };
+    return { ...p, d: g.d, label: g.label, box: placed.box, line: placed.line, free: placed.free };
   });
   return { nodes, edges };
 }
 
 /**
- * The short label of an arrow: its events, or as many as fit and how many more (the tooltip
- * lists them all, with their guards).
+ * The short label of an arrow: its events if they fit, else the first and how many more
+ * (`approved +7`; the tooltip lists them all, with their guards).
  * @param {string[]} events in the order `layoutChart` gives them
  */
 export function edgeLabel(events) {
   const MAX = 19;
   const all = events.join(' | ');
-  if (all.length <= MAX) return all;
-  for (let shown = events.length - 1; shown > 1; shown -= 1) {
-    const text = `${events.slice(0, shown).join(' | ')} +${events.length - shown} more`;
-    if (text.length <= MAX) return text;
-  }
-  return `${events[0]} +${events.length - 1} more`;
+  return all.length <= MAX || events.length < 2 ? all : `${events[0]} +${events.length - 1}`;
 }

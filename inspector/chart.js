@@ -46,10 +46,12 @@ export function createChart(machine) {
     const key = `${edge.from}>${edge.to}`;
     const path = s('path', { d: edge.d, class: 'edge', 'marker-end': 'url(#arrow)' });
     const cx = (edge.box.x + edge.box.width / 2).toFixed(1);
+    // Two lines in the label's box: the events on the line nearer the arrow, and on the other how
+    // often this run took the arrow.
     const top = edge.box.y + LABEL.pad;
-    // Two lines in the label's box: the events, then how often this run took the arrow.
-    const label = s('text', { x: cx, y: (top + LABEL.line - 3).toFixed(1), class: 'edge-label' }, edge.label);
-    const count = s('text', { x: cx, y: (top + 2 * LABEL.line - 3).toFixed(1), class: 'edge-count' });
+    const countTop = edge.line.y > top ? top : top + LABEL.line;
+    const label = s('text', { x: cx, y: (edge.line.y + LABEL.line - 3).toFixed(1), class: 'edge-label' }, edge.label);
+    const count = s('text', { x: cx, y: (countTop + LABEL.line - 3).toFixed(1), class: 'edge-count' });
     const title = `${edge.from} → ${edge.to}\n${edge.labels.join('\n')}`;
     const group = s('g', { class: 'edge-group', 'data-edge': key }, s('title', {}, title), path);
     edgeLayer.append(group);

@@ -65,7 +65,8 @@ describe('inspector contrast (Chromium)', () => {
     await installColors(page);
 
     const labels = await contrastOf(page.locator('svg.chart .edge-label'));
-    expect(labels.length).toBe(10);
+    // One per arrow of the run machine (11 pairs of states).
+    expect(labels.length).toBe(11);
     expect(below(labels, AA)).toEqual([]);
     const counts = await contrastOf(page.locator('svg.chart .edge-count:not(:empty)'));
     expect(counts.length).toBeGreaterThan(3);

@@ -90,7 +90,8 @@ describe('inspector chart (Chromium)', () => {
     });
 
     expect(measured.labels.map((l) => l.edge).sort()).toEqual(measured.paths.map((p) => p.edge).sort());
-    expect(measured.labels.length).toBe(10);
+    // One label per arrow of the run machine: 11 pairs of states, the human side's waits included.
+    expect(measured.labels.length).toBe(11);
     for (const label of measured.labels) {
       const { box } = label;
       // Not clipped: the whole box is inside the view box.
@@ -102,6 +103,7 @@ describe('inspector chart (Chromium)', () => {
       const own = measured.paths.find((p) => p.edge === label.edge)!;
       const ownDistance = Math.min(...own.points.map((p) => distance(p, box)));
       expect(ownDistance, `${label.edge} is near its edge`).toBeLessThanOrEqual(16);
+      expect(ownDistance, `${label.edge}'s label is crossed by its own edge`).toBeGreaterThan(0);
       for (const other of measured.paths) {
         if (other === own) continue;
         const d = Math.min(...other.points.map((p) => distance(p, box)));
@@ -118,7 +120,7 @@ describe('inspector chart (Chromium)', () => {
 
     // The label names what takes the arrow; the count says how often this run took it.
     const byEdge = new Map(measured.labels.map((l) => [l.edge, l]));
-    expect(byEdge.get('waiting_human>executing')).toMatchObject({ text: 'approved +2 more', count: 'taken 1×' });
+    expect(byEdge.get('waiting_human>executing')).toMatchObject({ text: 'approved +7', count: 'taken 1×' });
     expect(byEdge.get('planning>executing')).toMatchObject({ count: 'taken 4×' });
     expect(byEdge.get('planning>executing')?.text).toMatch(/^plan_ready/);
     expect(byEdge.get('executing>succeeded')).toMatchObject({ text: 'done', count: 'taken 1×' });
