@@ -75,7 +75,18 @@ export function writeFailure(
     return;
   }
   const code = failure.code === 'usage' ? '' : ` (${failure.code})`;
-  stderr.write(`${where}: ${terminalText(failure.message)}${code}${options.hint ? `\n${options.hint}` : ''}\n`);
+  // What did not fit, one line each (a schema's issues: an edit, an answer, a start request).
+  const issues = Array.isArray(failure.details?.issues)
+    ? (failure.details.issues as { path?: unknown[]; message?: unknown }[])
+        .map(
+          (i) =>
+            `\n  - ${Array.isArray(i.path) && i.path.length ? i.path.join('.') : '(the value)'}: ${String(i.message)}`,
+        )
+        .join('')
+    : '';
+  stderr.write(
+    `${where}: ${terminalText(failure.message)}${code}${terminalText(issues)}${options.hint ? `\n${options.hint}` : ''}\n`,
+  );
 }
 
 function hintOf(command: string, failure: CliFailure): string | undefined {

@@ -125,7 +125,8 @@ describe.each(ALL_DIALECTS)('the human side on %s', (dialect) => {
     const edited = await runtime.decide(run.id, approvalId, {
       decision: 'edit',
       by: 'alice',
-      args: { value: 'to the team' },
+      // A key the tool's schema drops is not recorded as if the tool had been given it.
+      args: { value: 'to the team', cc: 'everyone' },
       reason: 'narrower',
     });
     expect(edited).toMatchObject({ status: 'approved', resolution: 'edit' });

@@ -7,7 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { askHuman, createScriptedPlanner, type PlannerRequest, type RuntimeOptions } from '../../src/index.js';
-import { apiClient, pollRun, startTestServer, token, type Json, type TestServer } from '../helpers/server.js';
+import {
+  apiClient,
+  pollRun,
+  startTestServer,
+  TEST_AUTH,
+  token,
+  type Json,
+  type TestServer,
+} from '../helpers/server.js';
+import { parseAuthConfig, type AuthConfig } from '../../src/server/index.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { createWorld, readEffects } from '../helpers/world.js';
 
@@ -24,8 +33,12 @@ const lastMessage = (request: PlannerRequest) => request.messages.at(-1)!.conten
  * at least 1), `send` sends one value through a high-risk unsafe tool, `read` reads twice;
  * each then answers with what it was last told.
  */
-async function humanServer(extra: (effects: string) => Partial<RuntimeOptions> = () => ({})): Promise<TestServer> {
+async function humanServer(
+  extra: (effects: string) => Partial<RuntimeOptions> = () => ({}),
+  auth: AuthConfig = TEST_AUTH,
+): Promise<TestServer> {
   return startTestServer({
+    auth,
     runtime: (effects) => {
       const risky = createWorld(effects, { risk: 'high' });
       const safe = createWorld(effects);
@@ -332,6 +345,23 @@ describe('the human side over HTTP', () => {
     expect(approved.body).toMatchObject({ status: 'approved', decided_by: 'acme-admin' });
     expect(await settled(server, run.id)).toMatchObject({ status: 'succeeded' });
     expect(sent(server)).toHaveLength(1);
+  });
+
+  it("lets a token with a role of the deployment's own decide what a policy escalated to that role", async () => {
+    const finance = { token: token('acme-finance'), tenant: 'acme', roles: ['approve', 'finance'], name: 'fiona' };
+    const auth = parseAuthConfig({ roles: ['finance'], tokens: [...TEST_AUTH.tokens, finance] });
+    // A role the file does not declare is refused (a misspelt 'aprove' is not a new role).
+    expect(() => parseAuthConfig({ tokens: [...TEST_AUTH.tokens, finance] })).toThrow(/finance/);
+    expect(() => parseAuthConfig({ roles: ['Finance!'], tokens: [] })).toThrow(/roles/);
+    const server = await humanServer(() => ({ policy: () => ({ decision: 'escalate', role: 'finance' }) }), auth);
+    const run = await started(server, 'send');
+    const path = decisionPath(run);
+    const refused = await apiClient(server.url, APPROVE)('POST', path, { decision: 'approve' });
+    expect(refused.body.error).toMatchObject({ code: 'auth.forbidden', details: { required_role: 'finance' } });
+    const approved = await apiClient(server.url, finance.token)('POST', path, { decision: 'approve' });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'approved', decided_by: 'fiona' });
+    expect(await settled(server, run.id)).toMatchObject({ status: 'succeeded' });
   });
 
   it('expires a wait at its instant: a decision after it is 409 approval.expired, an escalation goes to admin', async () => {

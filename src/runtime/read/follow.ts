@@ -223,8 +223,10 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       resolve(toRun(row, pending));
       return true;
     };
+    let poll: NodeJS.Timeout | undefined;
     const finish = () => {
       done = true;
+      clearInterval(poll);
       unsubscribe();
       unsubscribeFailure();
       ctx.onClose.delete(closing);
@@ -245,11 +247,11 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       ctx.onClose.add(closing);
       check();
       // A run another process drives may move without a word reaching this one: look now and then.
-      const poll = setInterval(() => {
-        if (done) clearInterval(poll);
-        else if (ctx.liveStatus(runId) === undefined) check();
+      // Held (not unref'd): a process that awaits a run's end stays alive until it comes, also
+      // when what moves it next is a wake-up of this runtime (an expiry, a deadline).
+      poll = setInterval(() => {
+        if (!done && ctx.liveStatus(runId) === undefined) check();
       }, WAITING_POLL_MS);
-      poll.unref();
     }
   });
 }

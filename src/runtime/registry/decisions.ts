@@ -175,7 +175,9 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
             details: { issues: issuesOf(parsed.error) },
           });
         }
-        return { ...base, edit: { toolCallId, args: decision.args } };
+        // What the tool's schema makes of them is what runs and what the ledger records (keys
+        // it drops are not kept, defaults it adds are shown).
+        return { ...base, edit: { toolCallId, args: parsed.data } };
       }
       case 'respond': {
         const toolCallId = boundCall(pending, decision.toolCallId, 'respond');

@@ -7,6 +7,17 @@ import { BatonError, createFailure } from '../../failure.js';
 export const ROLES = ['submit', 'approve', 'view', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * A role of the deployment's own (`finance`, `security`): it lets a token decide the waits a
+ * policy or an expiry escalated to it (with `approve`, which every decision needs), nothing else.
+ */
+export const CUSTOM_ROLE = /^[a-z][a-z0-9_.-]{0,63}$/;
+
+/** True for a role a token may carry: one of `ROLES`, or a custom one. */
+export function isRoleName(role: unknown): role is string {
+  return typeof role === 'string' && CUSTOM_ROLE.test(role);
+}
+
 /** Shortest configured ticket secret accepted. */
 export const MIN_TICKET_SECRET = 32;
 
@@ -27,7 +38,14 @@ const TENANT = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const tokenSchema = z.strictObject({
   token: z.string().min(16, 'a token needs at least 16 characters'),
   tenant: z.string().regex(TENANT, 'a tenant is 1-64 letters, digits, _ . -'),
-  roles: z.array(z.enum(ROLES)).min(1),
+  roles: z
+    .array(
+      z.union([
+        z.enum(ROLES),
+        z.string().regex(CUSTOM_ROLE, 'a custom role is 1-64 lowercase letters, digits, _ . - (e.g. finance)'),
+      ]),
+    )
+    .min(1),
   /** Recorded as the decider of approvals; defaults to `<tenant>/token-<n>`. */
   name: z.string().min(1).max(100).optional(),
   /** When set, the only scopes a run started with this token may carry. */
@@ -37,11 +55,31 @@ const tokenSchema = z.strictObject({
 /** One configured token. */
 export type TokenEntry = z.infer<typeof tokenSchema>;
 
-export const authConfigSchema = z.strictObject({ tokens: z.array(tokenSchema) });
+export const authConfigSchema = z
+  .strictObject({
+    tokens: z.array(tokenSchema),
+    /** The deployment's own roles (`finance`): declared once, so a misspelt role is refused, not a new role. */
+    roles: z.array(z.string().regex(CUSTOM_ROLE)).optional(),
+  })
+  .superRefine((config, ctx) => {
+    const known = new Set<string>([...ROLES, ...(config.roles ?? [])]);
+    config.tokens.forEach((entry, index) => {
+      entry.roles.forEach((role, at) => {
+        if (known.has(role)) return;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tokens', index, 'roles', at],
+          message: `'${role}' is none of ${ROLES.join(', ')}, and not one of the file's own "roles"`,
+        });
+      });
+    });
+  });
 
 /** The server's authentication: its tokens (none means dev mode, loopback only) and the ticket secret. */
 export interface AuthConfig {
   tokens: TokenEntry[];
+  /** Roles of the deployment's own that tokens may carry (besides `ROLES`). */
+  roles?: string[];
   /**
    * Key that signs SSE tickets (at least 32 characters): give every server of a deployment the
    * same one. Without it the key is kept in the database, created by the first server that needs

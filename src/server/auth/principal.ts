@@ -9,7 +9,8 @@ export interface Principal {
   /** Recorded as the decider of approvals. */
   name: string;
   tenant: string;
-  roles: readonly Role[];
+  /** `ROLES`, and any roles of the deployment's own a wait may be escalated to. */
+  roles: readonly (Role | (string & {}))[];
   /** Scopes a run started by this caller may carry (undefined: any). */
   scope?: readonly string[] | undefined;
   /** Dev mode only: sees every run of the file, whatever its tenant. */
@@ -18,7 +19,7 @@ export interface Principal {
 
 /** True when the caller has `role` (one of `ROLES`, or a role a wait names), or `admin`. */
 export function hasRole(principal: Principal, role: Role | (string & {})): boolean {
-  return (principal.roles as readonly string[]).includes(role) || principal.roles.includes('admin');
+  return principal.roles.includes(role) || principal.roles.includes('admin');
 }
 
 /** True when the caller may see a run of `tenantId`. */

@@ -11,7 +11,7 @@
  * traded for a fresh ticket, so a long-lived stream survives drops without the token.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { checkTicketSecret, ROLES, type Role } from './auth-config.js';
+import { checkTicketSecret, isRoleName } from './auth-config.js';
 import type { Principal } from './principal.js';
 
 interface TicketBody {
@@ -19,7 +19,7 @@ interface TicketBody {
   i: string;
   n: string;
   t: string;
-  r: Role[];
+  r: string[];
   s?: string[];
   a: boolean;
   e: number;
@@ -117,7 +117,7 @@ export function createTickets(options: {
           id: body.i,
           name: body.n,
           tenant: body.t,
-          roles: body.r.filter((role) => ROLES.includes(role)),
+          roles: body.r.filter(isRoleName),
           scope: body.s,
           allTenants: body.a,
         },
