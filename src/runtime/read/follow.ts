@@ -177,6 +177,7 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
   const { store, hub } = ctx;
   return new Promise<Run>((resolve, reject) => {
     let done = false;
+    let poll: NodeJS.Timeout | undefined;
     /** Reads the row; settles the promise when the run has settled. Checks run one at a time. */
     let checking: Promise<void> | null = null;
     let recheck = false;
@@ -229,6 +230,7 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
     };
     const finish = () => {
       done = true;
+      clearInterval(poll);
       unsubscribe();
       unsubscribeFailure();
       ctx.onClose.delete(closing);
@@ -249,11 +251,11 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       ctx.onClose.add(closing);
       check();
       // A run another process drives may move without a word reaching this one: look now and then.
-      const poll = setInterval(() => {
-        if (done) clearInterval(poll);
-        else if (ctx.liveStatus(runId) === undefined) check();
+      // Not unref'd: a caller awaiting the run keeps its process alive until it settles (or
+      // the runtime closes), as it would awaiting a run driven here.
+      poll = setInterval(() => {
+        if (ctx.liveStatus(runId) === undefined) check();
       }, WAITING_POLL_MS);
-      poll.unref();
     }
   });
 }
