@@ -4,7 +4,7 @@
  * status is still the top-level state.
  */
 import type { StateValue } from 'xstate';
-import { RUN_STATUSES, TERMINAL_STATUSES, type RunStatus, type TerminalStatus } from './types.js';
+import { RUN_STATUSES, TERMINAL_STATUSES, type RunContext, type RunStatus, type TerminalStatus } from './types.js';
 
 const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
 const TERMINAL: ReadonlySet<unknown> = new Set(TERMINAL_STATUSES);
@@ -48,4 +48,14 @@ export function stateName(value: StateValue): string {
   return Object.entries(value)
     .map(([key, child]) => (child === undefined ? key : `${key}.${stateName(child as StateValue)}`))
     .join(', ');
+}
+
+/**
+ * The deadline a run's timer is armed for: none while the run waits for a person on that very
+ * deadline (it passed, and a person decides: `extend` moves it, `end` ends the run). A restored
+ * snapshot re-arms the timer from this, so a restart or a wake-up does not fire the passed
+ * deadline a second time and end the run the person was asked about.
+ */
+export function deadlineToArm(context: Pick<RunContext, 'deadlineAt' | 'budgetWait'>): number | null {
+  return context.budgetWait?.budget === 'timeout' ? null : context.deadlineAt;
 }

@@ -1,7 +1,10 @@
 /**
  * Whether this runtime's machine may restore a stored run: a run of another machine is refused,
  * one of an older version is upgraded (if the machine says how), one of a newer version refused.
+ * A restored run's deadline timer is armed for the deadline its context has now.
  */
+import { deadlineToArm } from '../../../machines/run-status.js';
+import type { RunContext } from '../../../machines/types.js';
 import type { RunMachineDefinition } from '../../../machines/variants.js';
 import { BatonError, createFailure, type Failure } from '../../failure.js';
 import type { RunRow } from '../../store/index.js';
@@ -31,6 +34,18 @@ export function machineMismatchOf(row: RunRow, definition: RunMachineDefinition)
 export function restorableSnapshot(row: RunRow, definition: RunMachineDefinition): string {
   const mismatch = machineMismatchOf(row, definition);
   if (mismatch) throw new BatonError(mismatch);
-  if (row.machine_version === definition.version || !definition.upgrade) return row.snapshot;
-  return JSON.stringify(definition.upgrade(JSON.parse(row.snapshot), row.machine_version));
+  const upgrade = row.machine_version === definition.version ? undefined : definition.upgrade;
+  const snapshot = (upgrade ? upgrade(JSON.parse(row.snapshot), row.machine_version) : JSON.parse(row.snapshot)) as {
+    context?: RunContext;
+    children?: Record<string, { snapshot?: { input?: { deadlineAt?: number | null } } }>;
+  };
+  // The timer child restores with the input it was started with: the run's first deadline. A
+  // person may have moved it since (`extend`), or be deciding about it (a budget wait on it).
+  const timer = snapshot.children?.deadline?.snapshot?.input;
+  const armed = snapshot.context ? deadlineToArm(snapshot.context) : undefined;
+  if (!timer || armed === undefined || timer.deadlineAt === armed) {
+    return upgrade ? JSON.stringify(snapshot) : row.snapshot;
+  }
+  timer.deadlineAt = armed;
+  return JSON.stringify(snapshot);
 }

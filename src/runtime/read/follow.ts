@@ -4,7 +4,7 @@
  */
 import { ACTIVE_STATUSES, SETTLED_STATUSES } from '../../../machines/types.js';
 import { BatonError, createFailure, fail, quoteId, type Failure } from '../../failure.js';
-import type { Store } from '../../store/index.js';
+import type { RunRow, Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
 import { isTerminalEvent } from '../../../machines/run-status.js';
 import { toEvent, toRun } from '../model/rows.js';
@@ -172,11 +172,19 @@ export async function* followEvents(
   }
 }
 
+/** True when the wait a run waits on has passed its expiry instant and is still pending. */
+async function expiring(store: Store, row: RunRow): Promise<boolean> {
+  if (!row.pending_approval_id) return false;
+  const wait = await store.getApproval(row.pending_approval_id);
+  return wait?.status === 'pending' && wait.expires_at !== null && wait.expires_at <= Date.now();
+}
+
 /** Resolves when the run is terminal or waiting for a human, durably and in memory. */
 export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
   const { store, hub } = ctx;
   return new Promise<Run>((resolve, reject) => {
     let done = false;
+    let poll: NodeJS.Timeout | undefined;
     /** Reads the row; settles the promise when the run has settled. Checks run one at a time. */
     let checking: Promise<void> | null = null;
     let recheck = false;
@@ -214,16 +222,15 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       const current = ctx.liveStatus(runId);
       if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
       // Waiting in the file but due (a decision to apply, a deadline passed): about to move.
-      // (here too: a run loaded to apply its expiry still shows the wait until that commits).
-      if (row.status === 'waiting_human' && row.wake_at !== null && row.wake_at <= Date.now()) {
-        return false;
-      }
+      const due = row.status === 'waiting_human' && row.wake_at !== null && row.wake_at <= Date.now();
+      if (due && current === undefined) return false;
+      // Loaded here to apply its wait's expiry, which has not committed yet: about to move too.
+      if (due && (await expiring(store, row))) return false;
       const pending = await pendingInputRow(store, row);
       if (done) return true;
       resolve(toRun(row, pending));
       return true;
     };
-    let poll: NodeJS.Timeout | undefined;
     const finish = () => {
       done = true;
       clearInterval(poll);
@@ -247,10 +254,10 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       ctx.onClose.add(closing);
       check();
       // A run another process drives may move without a word reaching this one: look now and then.
-      // Held (not unref'd): a process that awaits a run's end stays alive until it comes, also
-      // when what moves it next is a wake-up of this runtime (an expiry, a deadline).
+      // Not unref'd: a caller awaiting the run keeps its process alive until it settles (or
+      // the runtime closes), as it would awaiting a run driven here.
       poll = setInterval(() => {
-        if (!done && ctx.liveStatus(runId) === undefined) check();
+        if (ctx.liveStatus(runId) === undefined) check();
       }, WAITING_POLL_MS);
     }
   });

@@ -7,7 +7,7 @@
  * the run to a worker to act on it.
  */
 import type { ExtendedLimits } from '../../../machines/types.js';
-import { fail, quoteId } from '../../failure.js';
+import { BatonError, fail, quoteId } from '../../failure.js';
 import type { ApprovalRow, RunRow } from '../../store/index.js';
 import { answerSchemaOf, type HumanAskInput } from '../../tools/human-ask.js';
 import type { RuntimeEnv } from '../drive/env.js';
@@ -42,6 +42,9 @@ export interface Decisions {
   reject(runId: string, approvalId: string, decision: RejectInput): Promise<Approval>;
   answer(runId: string, inputId: string, answer: { answer: unknown; by: string; reason?: string }): Promise<Approval>;
 }
+
+/** Why a run cannot be loaded when another process took a decision on it first. */
+const LOST_TO_ANOTHER: ReadonlySet<string> = new Set(['run.version_conflict', 'run.invalid_transition']);
 
 /** Which decisions each kind of wait takes. */
 const TAKES: Record<ApprovalRow['kind'], readonly HumanDecision['decision'][]> = {
@@ -134,11 +137,27 @@ function camel(name: string): string {
 export function createDecisions(deps: DecisionsDeps): Decisions {
   const { env, registry, drive } = deps;
 
+  /**
+   * The run, loaded to take the decision. A wait another process decided since it was checked
+   * answers as any decided wait does (409): that process drives the run, or has ended it, which
+   * is not what this decider needs to hear.
+   */
+  async function load(runId: string, approvalId: string, input: DecisionInput) {
+    try {
+      return await registry.load(
+        runId,
+        input.decision === 'reject' || input.decision === 'end' ? 'rejected' : 'approved',
+      );
+    } catch (error) {
+      if (error instanceof BatonError && LOST_TO_ANOTHER.has(error.code)) {
+        await assertPendingApproval(env.store, runId, approvalId);
+      }
+      throw error;
+    }
+  }
+
   async function apply(runId: string, approvalId: string, input: DecisionInput): Promise<Approval> {
-    const run = await registry.load(
-      runId,
-      input.decision === 'reject' || input.decision === 'end' ? 'rejected' : 'approved',
-    );
+    const run = await load(runId, approvalId, input);
     const row = await decideApproval(env, run, approvalId, input, { apply: drive });
     await deps.handOffUnlessDriving(runId);
     return toApproval(row);
