@@ -10,23 +10,10 @@ export async function askYesNo(
   input: NodeJS.ReadableStream,
   output: NodeJS.WritableStream,
 ): Promise<Answer> {
-  const rl = createInterface({ input, output });
-  const controller = new AbortController();
-  let interrupted = false;
-  rl.on('SIGINT', () => {
-    interrupted = true;
-    controller.abort();
-  });
+  const line = await terminalLines(input, output).read(question);
+  if (line.kind === 'interrupted') return 'interrupted';
   // End of input (Ctrl-D, a closed pipe) leaves the question unanswered: that is a no.
-  rl.on('close', () => controller.abort());
-  try {
-    const line = await rl.question(question, { signal: controller.signal });
-    return /^\s*y(es)?\s*$/i.test(line) ? 'yes' : 'no';
-  } catch {
-    return interrupted ? 'interrupted' : 'no';
-  } finally {
-    rl.close();
-  }
+  return line.kind === 'line' && /^\s*y(es)?\s*$/i.test(line.text) ? 'yes' : 'no';
 }
 
 /** A line read for a question: its text, nothing (end of input), or Ctrl-C. */
