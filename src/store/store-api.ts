@@ -213,6 +213,11 @@ export interface StoreLeases {
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<HeldRun[]>;
   /** Asks whoever drives an active run to cancel it (`request`: `{"reason","at"}` JSON); false if the run is not active. */
   requestCancel(id: string, request: string): Promise<boolean>;
+  /**
+   * Decides a question another runtime's call waits on in flight (that runtime holds the run and
+   * reads the decision from here): single use, false when it is no longer pending.
+   */
+  decideInFlight(id: string, decision: ApprovalDecision): Promise<boolean>;
   /** Lets go of a run `owner` holds; with `epoch`, only if no claim came since (a late release changes nothing). */
   releaseLease(id: string, owner: string, epoch?: number): Promise<void>;
   releaseLeases(owner: string): Promise<void>;

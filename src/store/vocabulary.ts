@@ -11,6 +11,11 @@ export const TOOL_CALL_STATUSES = [
   'started',
   /** The effect may or may not have happened (interrupted, timed out, aborted, threw): resolved by effect class. */
   'unknown',
+  /**
+   * The tool stopped to ask a person (`ToolInputRequired`) and did nothing yet: it runs again
+   * with the answer, or fails if the question is refused.
+   */
+  'waiting',
   'succeeded',
   'failed',
   /** Arguments the tool's schema refused. */
@@ -26,9 +31,9 @@ export const TOOL_CALL_STATUSES = [
 ] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
-/** Settled statuses: the call will not run (again) — all but the two still open. */
+/** Settled statuses: the call will not run (again) — all but the three still open. */
 export const SETTLED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set(
-  TOOL_CALL_STATUSES.filter((status) => status !== 'started' && status !== 'unknown'),
+  TOOL_CALL_STATUSES.filter((status) => status !== 'started' && status !== 'unknown' && status !== 'waiting'),
 );
 
 /** Settled statuses in which the call did not achieve anything (for loop detection). */

@@ -29,6 +29,65 @@ export interface ToolContext {
   attempt: number;
   /** In a compensator: the id of the call it undoes (that call's idempotency key too). */
   compensates?: string;
+  /**
+   * Set when the call runs again after a person answered the question it asked by throwing
+   * `ToolInputRequired`: the answer (checked against the question's schema), who gave it, and
+   * the state the tool handed over with the question.
+   */
+  input?: ToolInput;
+  /**
+   * Asks a person while the call stays in flight, and resolves with their answer (the call's
+   * timeout does not run meanwhile). The question lives only as long as this process: after a
+   * restart the call's outcome is unknown and resolved by its effect class. A tool that can
+   * stop and be called again with the answer throws `ToolInputRequired` instead, which survives
+   * restarts. Absent where no person can be asked (in a compensator, in `reconcile()`).
+   */
+  ask?(question: ToolQuestion): Promise<ToolAnswer>;
+}
+
+/** A question a tool asks a person. */
+export interface ToolQuestion {
+  /** The question, as the person reads it. */
+  question: string;
+  /** The answers to choose from, when the person must pick one. */
+  choices?: string[] | undefined;
+  /** A JSON Schema the answer must satisfy (without it and without choices: any text). */
+  schema?: Record<string, unknown> | undefined;
+  /** Who asks, shown with the question (an MCP tool names its server). */
+  from?: { server?: string | undefined } | undefined;
+}
+
+/** What a person gave to a tool's question that waits in flight (`ToolContext.ask`). */
+export type ToolAnswer =
+  | { action: 'accept'; answer: unknown; by: string }
+  /** The person refused to answer. */
+  | { action: 'decline'; by: string; reason: string | null }
+  /** No one answered: the wait expired, or the run ended first. */
+  | { action: 'cancel'; reason: string };
+
+/** The answer a call runs again with, after the question it asked by `ToolInputRequired`. */
+export interface ToolInput {
+  answer: unknown;
+  by: string;
+  /** What the tool gave as `state` with the question (JSON), as it gave it. */
+  state: unknown;
+}
+
+/**
+ * Thrown by a tool that cannot complete without a person's answer and has done nothing yet: the
+ * call stops (status `waiting`), the run waits for the answer (reason `input`, holding no memory,
+ * across restarts), and the call runs again with it in `ctx.input`, once. A refused or expired
+ * question fails the call (the model is told). `state` (JSON) comes back with the answer.
+ */
+export class ToolInputRequired extends Error {
+  readonly question: ToolQuestion;
+  readonly state: unknown;
+  constructor(question: ToolQuestion, options: { state?: unknown } = {}) {
+    super(`Input required: ${question.question}`);
+    this.name = 'ToolInputRequired';
+    this.question = question;
+    this.state = options.state ?? null;
+  }
 }
 
 /** What `reconcile()` learned: the effect already happened (with its output), or it did not. */

@@ -9,11 +9,13 @@ import { DEFAULTS } from '../defaults.js';
 import { BatonError, createFailure } from '../failure.js';
 import {
   ToolFailedError,
+  ToolInputRequired,
   ToolOutcomeUnknownError,
   ToolUnavailableError,
   type AnyTool,
   type Reconciliation,
   type ToolContext,
+  type ToolQuestion,
 } from './define-tool.js';
 import { OutputWithImages } from './tool-images.js';
 import { toErrorResult, type ToolResult } from './tool-result.js';
@@ -42,31 +44,58 @@ export interface ToolRun {
   images?: ArtifactBlob[];
   /** Set when the call may or may not have taken effect. */
   unknown?: UnknownCause;
+  /** Set when the tool stopped to ask a person (`ToolInputRequired`): it did nothing yet. */
+  inputRequired?: { question: ToolQuestion; state: unknown };
 }
 
 class Timeout extends Error {}
 
-/** Calls `fn` with a signal that aborts on the parent's abort or after `timeoutMs`. */
+/**
+ * Calls `fn` with a signal that aborts on the parent's abort or after `timeoutMs`. The time `fn`
+ * spends inside `hold` (waiting for a person) does not count.
+ */
 async function withTimeout<T>(
   timeoutMs: number,
   parent: AbortSignal,
-  fn: (signal: AbortSignal) => Promise<T> | T,
+  fn: (signal: AbortSignal, hold: <R>(waiting: Promise<R>) => Promise<R>) => Promise<T> | T,
 ): Promise<T> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(parent.reason);
   parent.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
+  let left = timeoutMs;
+  let armedAt = 0;
+  let held = 0;
+  let settled = false;
+  let fire: () => void = () => undefined;
+  const arm = () => {
+    armedAt = Date.now();
+    timer = setTimeout(fire, left);
+  };
+  const hold = async <R>(waiting: Promise<R>): Promise<R> => {
+    if (held++ === 0) {
+      clearTimeout(timer);
+      left = Math.max(0, left - (Date.now() - armedAt));
+    }
+    try {
+      return await waiting;
+    } finally {
+      if (--held === 0 && !settled) arm();
+    }
+  };
   try {
     return await Promise.race([
-      Promise.resolve().then(() => fn(controller.signal)),
+      Promise.resolve().then(() => fn(controller.signal, hold)),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
+        fire = () => {
           controller.abort(new Timeout());
           reject(new Timeout());
-        }, timeoutMs);
+        };
+        arm();
       }),
     ]);
   } finally {
+    settled = true;
     clearTimeout(timer);
     parent.removeEventListener('abort', onAbort);
   }
@@ -176,9 +205,17 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, d
   for (let attempt = 0; ; attempt += 1) {
     try {
       const left = Math.max(0, deadline - Date.now());
-      const output = await withTimeout(left, ctx.signal, (signal) => tool.execute(input, { ...ctx, signal }));
+      const output = await withTimeout(left, ctx.signal, (signal, hold) => {
+        const ask = ctx.ask;
+        return tool.execute(input, { ...ctx, signal, ...(ask ? { ask: (q: ToolQuestion) => hold(ask(q)) } : {}) });
+      });
       return normalizeOutput(tool, output, Math.round(performance.now() - started));
     } catch (error) {
+      if (error instanceof ToolInputRequired && !ctx.signal.aborted) {
+        const failure = createFailure('tool.failed', error.message);
+        const result = toErrorResult(failure, Math.round(performance.now() - started));
+        return { result, inputRequired: { question: error.question, state: error.state } };
+      }
       const failure = toToolFailure(tool, error, ctx.signal);
       if (failure.code === 'tool.unavailable' && attempt < retries && !ctx.signal.aborted) {
         await sleep(DEFAULTS.toolRetryBackoffMs * 2 ** attempt);

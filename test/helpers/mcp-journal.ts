@@ -3,7 +3,7 @@ import { readJsonLines } from './json-lines.js';
 
 /** One line of the journal. */
 export interface JournalEntry {
-  kind: 'call' | 'effect' | 'crash' | 'cancelled' | 'refused';
+  kind: 'call' | 'effect' | 'crash' | 'cancelled' | 'refused' | 'answer';
   tool: string;
   args: Record<string, unknown>;
   key: string | null;

@@ -3,15 +3,16 @@
  * every kind of annotation. It journals each call it receives (tool, arguments, `_meta`, pid) to
  * a JSONL file, so a test can count what the server saw across its own restarts and Baton's.
  *
- *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio [--refusing] [--images]
- *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T] [--sse]   (prints {"url": …})
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --stdio [--refusing] [--images] [--asking]
+ *   node --import tsx test/helpers/mcp-server.ts --journal <file> --http [--port N] [--token T] [--sse] [--asking]   (prints {"url": …})
  *
  * Over HTTP it answers each request with one JSON body, or with `--sse` with an SSE stream per
  * request, as the SDK's example servers (server-everything among them) do. With `--refusing` it
  * also has two tools a client cannot simply call: `research`, which it refuses with a JSON-RPC
  * error (-32600 InvalidRequest) before running anything, and `deep_research`, which requires
  * task-augmented execution (`execution.taskSupport: "required"`). With `--images` it also has
- * `chart`, which answers with a text and a PNG (`noisePng(128, seed)`, about 49 KB).
+ * `chart`, which answers with a text and a PNG (`noisePng(128, seed)`, about 49 KB). With
+ * `--asking` it has two tools that ask a person (see `addAskingTools`).
  */
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -66,7 +67,101 @@ function addRefusingTools(
   });
 }
 
-function makeServer(journal: string, refusing = false, images = false): McpServer {
+/**
+ * Adds the tools that ask a person (`--asking`): `publish_note` asks who may read the note with
+ * an `elicitation/create` request while the call stays open (the 2025-11-25 way), and writes the
+ * effect once per key with the answer; `rename_note` answers its first call with an
+ * `input_required` result (the 2026-07-28 way: the question in `inputRequests`, the note in
+ * `requestState`) and renames the note when called again with the answer, checking the state.
+ */
+function addAskingTools(
+  server: McpServer,
+  log: (kind: JournalEntry['kind'], tool: string, args: Record<string, unknown>, meta: Meta) => void,
+  once: (tool: string, args: Record<string, unknown>, meta: Meta) => boolean,
+): void {
+  const text = (t: string, isError = false) => ({ content: [{ type: 'text' as const, text: t }], isError });
+  server.registerTool(
+    'publish_note',
+    {
+      description: 'Publish a note (asks who may read it)',
+      inputSchema: { title: z.string().min(1) },
+      annotations: { idempotentHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async (args, extra) => {
+      log('call', 'publish_note', args, extra._meta);
+      const asked = await server.server.elicitInput(
+        {
+          mode: 'form',
+          message: `Who may read '${args.title}'?`,
+          requestedSchema: {
+            type: 'object',
+            properties: { audience: { type: 'string', enum: ['team', 'public'] } },
+            required: ['audience'],
+          },
+        },
+        { timeout: 2_147_483_647 },
+      );
+      log('answer', 'publish_note', { ...args, action: asked.action, content: asked.content ?? null }, extra._meta);
+      if (asked.action !== 'accept') return text(`not published: ${asked.action}`, true);
+      const audience = String(asked.content?.audience);
+      once('publish_note', { title: args.title, audience }, extra._meta);
+      return text(`published ${args.title} to ${audience}`);
+    },
+  );
+  server.registerTool(
+    'rename_note',
+    {
+      description: 'Rename a note (asks for the new title)',
+      inputSchema: { title: z.string().min(1) },
+      annotations: { destructiveHint: false, openWorldHint: false },
+    },
+    (args, extra) => text(`rename_note is answered by the raw handler (${args.title}, ${String(extra._meta)})`, true),
+  );
+  type Handler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, Handler> })._requestHandlers;
+  const call = handlers.get('tools/call')!;
+  handlers.set('tools/call', (request, extra) => {
+    const params = request.params as {
+      name?: string;
+      arguments?: Record<string, unknown>;
+      _meta?: Meta;
+      inputResponses?: Record<string, { action?: string; content?: Record<string, unknown> }>;
+      requestState?: string;
+    };
+    if (params.name !== 'rename_note') return call(request, extra);
+    const args = params.arguments ?? {};
+    const answer = params.inputResponses?.new_title;
+    log('call', 'rename_note', { ...args, answer: answer ?? null, state: params.requestState ?? null }, params._meta);
+    const state = JSON.stringify({ title: args.title });
+    if (answer?.action !== 'accept' || typeof answer.content?.title !== 'string') {
+      return Promise.resolve({
+        resultType: 'input_required',
+        inputRequests: {
+          new_title: {
+            method: 'elicitation/create',
+            params: {
+              mode: 'form',
+              message: `New title for '${String(args.title)}'?`,
+              requestedSchema: {
+                type: 'object',
+                properties: { title: { type: 'string', minLength: 1 } },
+                required: ['title'],
+              },
+            },
+          },
+        },
+        requestState: Buffer.from(state).toString('base64'),
+      });
+    }
+    if (Buffer.from(params.requestState ?? '', 'base64').toString() !== state) {
+      return Promise.reject(new McpError(ErrorCode.InvalidParams, 'requestState does not match the request'));
+    }
+    log('effect', 'rename_note', { title: args.title, to: answer.content.title }, params._meta);
+    return Promise.resolve(text(`renamed ${String(args.title)} to ${answer.content.title}`));
+  });
+}
+
+function makeServer(journal: string, refusing = false, images = false, asking = false): McpServer {
   const server = new McpServer({ name: 'notes', version: '1.0.0' });
   const log = (kind: JournalEntry['kind'], tool: string, args: Record<string, unknown>, meta: Meta) => {
     const entry: JournalEntry = {
@@ -184,6 +279,7 @@ function makeServer(journal: string, refusing = false, images = false): McpServe
     },
   );
   if (refusing) addRefusingTools(server, log);
+  if (asking) addAskingTools(server, log, once);
   if (images) {
     server.registerTool(
       'chart',
@@ -215,6 +311,7 @@ async function serveHttp(
   sse: boolean,
   refusing: boolean,
   images: boolean,
+  asking: boolean,
 ): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const http = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -244,7 +341,7 @@ async function serveHttp(
         fresh.onclose = () => {
           if (fresh.sessionId) sessions.delete(fresh.sessionId);
         };
-        await makeServer(journal, refusing, images).connect(fresh);
+        await makeServer(journal, refusing, images, asking).connect(fresh);
         transport = fresh;
       }
       await transport.handleRequest(req, res);
@@ -270,12 +367,14 @@ const { values } = parseArgs({
     sse: { type: 'boolean' },
     refusing: { type: 'boolean' },
     images: { type: 'boolean' },
+    asking: { type: 'boolean' },
   },
 });
 if (values.journal && (values.stdio || values.http)) {
   const refusing = values.refusing ?? false;
   const images = values.images ?? false;
-  if (values.stdio) await makeServer(values.journal, refusing, images).connect(new StdioServerTransport());
+  const asking = values.asking ?? false;
+  if (values.stdio) await makeServer(values.journal, refusing, images, asking).connect(new StdioServerTransport());
   else {
     const staleSession = Number(values['stale-session'] ?? 404);
     await serveHttp(
@@ -286,6 +385,7 @@ if (values.journal && (values.stdio || values.http)) {
       values.sse ?? false,
       refusing,
       images,
+      asking,
     );
   }
 }

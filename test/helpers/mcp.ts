@@ -10,7 +10,7 @@ export const MCP_SERVER = join(REPO_ROOT, 'test/helpers/mcp-server.ts');
  * The note server as a stdio server: the toolset starts it (again after it dies); `refusing`
  * adds the tools a client cannot simply call, `images` the tool that answers with a PNG.
  */
-export function stdioNotes(journal: string, refusing = false, images = false): McpStdioServer {
+export function stdioNotes(journal: string, refusing = false, images = false, asking = false): McpStdioServer {
   return {
     command: process.execPath,
     args: [
@@ -22,6 +22,7 @@ export function stdioNotes(journal: string, refusing = false, images = false): M
       '--stdio',
       ...(refusing ? ['--refusing'] : []),
       ...(images ? ['--images'] : []),
+      ...(asking ? ['--asking'] : []),
     ],
     cwd: REPO_ROOT,
   };
@@ -34,6 +35,7 @@ export async function httpNotes(
   token?: string,
   staleSession?: 400 | 404,
   sse?: boolean,
+  asking?: boolean,
 ): Promise<RunningChild<{ url: string; pid: number }>> {
   const args = [
     MCP_SERVER,
@@ -44,6 +46,7 @@ export async function httpNotes(
     ...(token ? ['--token', token] : []),
     ...(staleSession ? ['--stale-session', String(staleSession)] : []),
     ...(sse ? ['--sse'] : []),
+    ...(asking ? ['--asking'] : []),
   ];
   return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
 }

@@ -48,6 +48,8 @@ export function pgLeases(pool: pg.Pool, { rows, row }: PgRows, failures: WriteFa
         await pool.query('select pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
         return true;
       }),
+    decideInFlight: (id, decision) =>
+      write(async () => (await query(pool, SQL.decideApproval, { id, ...decision })).rowCount === 1),
     releaseLease: (id, owner, epoch) =>
       write(async () => {
         await query(pool, SQL.releaseLease, { id, owner, epoch: epoch ?? -1 });

@@ -12,9 +12,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ToolOutcomeUnknownError, ToolUnavailableError } from '../define-tool.js';
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolOutcomeUnknownError, ToolUnavailableError, type ToolContext } from '../define-tool.js';
 import type { McpServerSpec } from './server-spec.js';
 import { neverDelivered, watchedFetch } from './watched-fetch.js';
+
+/** The `_meta` key of Baton's idempotency key (`MCP_META.idempotencyKey`), by which a server's question names its call. */
+const IDEMPOTENCY_META = 'baton/idempotency_key';
 
 /** What a client sends with `initialize`. */
 const CLIENT_INFO = { name: 'baton', version: '0.1.0' };
@@ -65,6 +69,8 @@ export class McpConnection {
   private readonly ended = new WeakSet<Client>();
   /** How many times a connection was made (1 after the first). */
   connects = 0;
+  /** The calls in flight on this connection, by idempotency key: who a server's question is for. */
+  private readonly inFlight = new Map<string, { ask: ToolContext['ask']; server: string }>();
 
   readonly spec: McpServerSpec;
   private readonly connectTimeoutMs: number;
@@ -81,8 +87,55 @@ export class McpConnection {
     return this.current;
   }
 
+  /**
+   * Registers a call in flight as the one the server's elicitation requests are for (its
+   * idempotency key, which Baton sends in the call's `_meta`); returns the function that
+   * unregisters it. Without `ask` (no person can be asked) the server is answered `decline`.
+   */
+  asking(key: string, ask: ToolContext['ask'], server: string): () => void {
+    const entry = { ask, server };
+    this.inFlight.set(key, entry);
+    return () => {
+      if (this.inFlight.get(key) === entry) this.inFlight.delete(key);
+    };
+  }
+
+  /**
+   * A server's `elicitation/create` request during a call: the question goes to a person through
+   * the call that is in flight (the one its `_meta` names by Baton's idempotency key, or the only
+   * one), and the answer goes back. When the request cannot be tied to one call (several in
+   * flight on this connection, none named), no one is asked and the server gets `cancel`.
+   */
+  private async elicit(params: ElicitRequest['params']): Promise<ElicitResult> {
+    if (params.mode === 'url') return { action: 'decline' };
+    const named = params._meta?.[IDEMPOTENCY_META];
+    const entry =
+      typeof named === 'string'
+        ? this.inFlight.get(named)
+        : this.inFlight.size === 1
+          ? [...this.inFlight.values()][0]
+          : undefined;
+    if (!entry) {
+      process.emitWarning(
+        `MCP server ${describeServer(this.spec)} asked a question that Baton cannot tie to one call (${this.inFlight.size} in flight, none named in _meta '${IDEMPOTENCY_META}'): answered cancel`,
+      );
+      return { action: 'cancel' };
+    }
+    if (!entry.ask) return { action: 'decline' };
+    const answer = await entry.ask({
+      question: params.message,
+      schema: params.requestedSchema as Record<string, unknown>,
+      from: { server: entry.server },
+    });
+    if (answer.action === 'accept') return { action: 'accept', content: answer.answer as ElicitResult['content'] };
+    return { action: answer.action };
+  }
+
   private connect(): Promise<Client> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    // Form-mode elicitation: a server may ask a person during a call (in flight), and its
+    // `input_required` results are understood (docs: README, MCP servers that ask).
+    const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => this.elicit(request.params));
     let mine: Promise<Client> | null = null;
     // Only this connection is forgotten when it closes: a newer one may already be in place. The
     // SDK calls this before it fails the requests in flight, so `use` sees why they failed.

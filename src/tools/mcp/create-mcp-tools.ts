@@ -12,10 +12,11 @@ import { z } from 'zod';
 import { CallToolResultSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { BatonError, createFailure } from '../../failure.js';
-import { defineTool, ToolFailedError, type AnyTool, type ToolSpec } from '../define-tool.js';
+import { defineTool, ToolFailedError, ToolInputRequired, type AnyTool, type ToolSpec } from '../define-tool.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
 import { outputOf, refusal, textOf } from './call-result.js';
 import { describeServer, McpConnection } from './connection.js';
+import { inputRequiredOf, inputResponsesOf, MAX_IMMEDIATE_ROUNDS } from './input-required.js';
 import type { McpServerSpec } from './server-spec.js';
 
 /** The `_meta` keys a server receives with every call Baton makes. */
@@ -42,6 +43,8 @@ export type McpToolOverride = Partial<
     | 'compensate'
     | 'compensateEffect'
     | 'reconcileCompensation'
+    | 'expiresIn'
+    | 'onExpire'
   >
 >;
 
@@ -138,6 +141,9 @@ function toBatonTool(connection: McpConnection, server: string, tool: McpTool, o
     ...(override.compensate ? { compensate: override.compensate } : {}),
     ...(override.compensateEffect ? { compensateEffect: override.compensateEffect } : {}),
     ...(override.reconcileCompensation ? { reconcileCompensation: override.reconcileCompensation } : {}),
+    // How long an approval of its calls, and a question its server asks, wait for a person.
+    ...(override.expiresIn !== undefined ? { expiresIn: override.expiresIn } : {}),
+    ...(override.onExpire !== undefined ? { onExpire: override.onExpire } : {}),
     origin: {
       kind: 'mcp',
       server,
@@ -146,38 +152,57 @@ function toBatonTool(connection: McpConnection, server: string, tool: McpTool, o
       overridden: overridden.map((k) => (k === 'trustedOutput' ? 'trusted_output' : k)),
     },
     async execute(input, ctx) {
-      let result: CallToolResult;
-      try {
-        // A plain request rather than `client.callTool`: every McpError it can end with is then
-        // the server's answer (callTool adds its own, some after the tool ran).
-        result = await connection.use((client) =>
-          client.request(
-            {
-              method: 'tools/call',
-              params: {
-                name: tool.name,
-                arguments: input as Record<string, unknown>,
-                _meta: {
-                  [MCP_META.idempotencyKey]: ctx.idempotencyKey,
-                  [MCP_META.runId]: ctx.runId,
-                  [MCP_META.attempt]: ctx.attempt,
+      // The answers to the questions the server asked last round (an `input_required` result).
+      let answered = ctx.input ? inputResponsesOf(ctx.input) : null;
+      for (let round = 0; ; round += 1) {
+        let result: CallToolResult;
+        // While the call is in flight, the server's elicitation requests are this call's questions.
+        const release = connection.asking(ctx.idempotencyKey, ctx.ask, server);
+        try {
+          // A plain request rather than `client.callTool`: every McpError it can end with is then
+          // the server's answer (callTool adds its own, some after the tool ran).
+          result = await connection.use((client) =>
+            client.request(
+              {
+                method: 'tools/call',
+                params: {
+                  name: tool.name,
+                  arguments: input as Record<string, unknown>,
+                  _meta: {
+                    [MCP_META.idempotencyKey]: ctx.idempotencyKey,
+                    [MCP_META.runId]: ctx.runId,
+                    [MCP_META.attempt]: ctx.attempt,
+                  },
+                  ...(answered ?? {}),
                 },
               },
-            },
-            CallToolResultSchema,
-            // The runtime's timeout aborts the signal; the SDK's own must not come first.
-            { signal: ctx.signal, timeout: 2_147_483_647 },
-          ),
-        );
-      } catch (error) {
-        const refused = refusal(error);
-        if (refused !== null) {
-          throw new ToolFailedError(`MCP server '${server}' refused the call of '${tool.name}': ${refused}`);
+              CallToolResultSchema,
+              // The runtime's timeout aborts the signal; the SDK's own must not come first.
+              { signal: ctx.signal, timeout: 2_147_483_647 },
+            ),
+          );
+        } catch (error) {
+          const refused = refusal(error);
+          if (refused !== null) {
+            throw new ToolFailedError(`MCP server '${server}' refused the call of '${tool.name}': ${refused}`);
+          }
+          throw error;
+        } finally {
+          release();
         }
-        throw error;
+        const asked = inputRequiredOf(result, server, tool.name);
+        if (asked?.kind === 'ask') throw new ToolInputRequired(asked.question, { state: asked.state });
+        if (asked?.kind === 'again') {
+          // Only state to echo, nothing to ask: the spec lets the client call again at once.
+          if (round >= MAX_IMMEDIATE_ROUNDS) {
+            throw new ToolFailedError(`MCP server '${server}' kept answering '${tool.name}' with input_required`);
+          }
+          answered = { requestState: asked.requestState };
+          continue;
+        }
+        if (result.isError) throw new ToolFailedError(textOf(result) || `MCP tool '${tool.name}' returned an error`);
+        return outputOf(result);
       }
-      if (result.isError) throw new ToolFailedError(textOf(result) || `MCP tool '${tool.name}' returned an error`);
-      return outputOf(result);
     },
   });
 }
