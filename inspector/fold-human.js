@@ -56,10 +56,19 @@ export function applyHumanEvent(state, event) {
   switch (event.type) {
     case 'input_request': {
       const id = String(data.input_id);
+      const from =
+        data.from && typeof data.from === 'object'
+          ? {
+              tool: String(data.from.tool),
+              ...(data.from.server !== undefined ? { server: String(data.from.server) } : {}),
+              in_flight: data.from.in_flight === true,
+            }
+          : null;
       const question = {
         text: String(data.question ?? ''),
         choices: Array.isArray(data.choices) ? data.choices.map(String) : null,
         schema: data.schema && typeof data.schema === 'object' ? data.schema : null,
+        from,
       };
       /** @type {FoldApproval} */
       const approval = {
@@ -68,7 +77,7 @@ export function applyHumanEvent(state, event) {
         toolCalls: [
           {
             id: String(data.tool_call_id),
-            tool: 'human.ask',
+            tool: from ? from.tool : 'human.ask',
             args: { question: question.text },
             risk: null,
             reason: null,
@@ -89,7 +98,9 @@ export function applyHumanEvent(state, event) {
       const id = String(data.input_id);
       const asked = state.approvals[id];
       if (!asked) return state;
-      const status = data.decision === 'expired' ? 'expired' : data.declined ? 'rejected' : 'approved';
+      // `closed`: a question asked in flight whose call ended without it (a restart).
+      const status =
+        data.decision === 'expired' ? 'expired' : data.declined || data.decision === 'closed' ? 'rejected' : 'approved';
       const decided = {
         ...asked,
         status,

@@ -251,9 +251,12 @@ function pendingWait(pending, row, actions) {
 export function renderApprovals(root, state, approvals, toolCalls, actions) {
   const byId = new Map(approvals.map((a) => [a.id, a]));
   const calls = new Map(toolCalls.map((c) => [c.id, c]));
-  const pending = state.pendingApprovalId ? state.approvals[state.pendingApprovalId] : undefined;
+  // A run waits on one approval; an executing run may have a question its call asks in flight.
+  const waiting = state.pendingApprovalId ? state.approvals[state.pendingApprovalId] : undefined;
+  const inFlight = Object.values(state.approvals).find((a) => a.status === 'pending' && a.question?.from?.in_flight);
+  const pending = state.status === 'waiting_human' ? waiting : state.status === 'executing' ? inFlight : undefined;
   const entry = keptOf(root);
-  if (pending && state.status === 'waiting_human') {
+  if (pending) {
     const row = byId.get(pending.id);
     const key = JSON.stringify([
       pending.id,

@@ -121,8 +121,16 @@ export function renderQuestion(pending, row, submit, reason) {
     }
     submit('input', { answer: read.value }, errors);
   });
+  const from = pending.question?.from ?? null;
   return [
     h('h3', {}, 'A question for a person'),
+    from
+      ? h(
+          'p',
+          { class: 'asked-by muted', 'data-testid': 'asked-by', 'data-in-flight': String(from.in_flight) },
+          `Asked by ${from.server ? `MCP server ${from.server} during its call of ${from.tool}` : `tool ${from.tool} during its call`}: ${from.in_flight ? 'the call waits open for the answer (until a restart)' : 'the call stopped, and runs again once answered'}.`,
+        )
+      : null,
     h('p', { class: 'question', 'data-testid': 'question' }, ask.question),
     form,
   ];

@@ -48,13 +48,15 @@ export function summarize(event) {
     case 'result':
       return `${d.tool} ${d.status}${d.duration_ms !== undefined ? ` in ${duration(d.duration_ms)}` : ''}${d.failure ? `: ${d.failure.message}` : ''}${d.status === 'unknown' && d.cause in CAUSE_LABELS ? ` (outcome unknown: ${CAUSE_LABELS[/** @type {keyof typeof CAUSE_LABELS} */ (d.cause)]})` : ''}`;
     case 'input_request':
-      return `question for a person (role ${d.role ?? 'approve'}): ${brief(d.question, 100)}`;
+      return `question for a person${d.from ? ` from ${d.from.server ? `MCP server ${d.from.server} (${d.from.tool})` : d.from.tool}${d.from.in_flight ? ', the call waits open' : ', the call stopped'}` : ''} (role ${d.role ?? 'approve'}): ${brief(d.question, 100)}`;
     case 'input_result':
       return d.decision === 'expired'
         ? `expired unanswered: ${d.reason ?? ''}`
-        : d.declined
-          ? `declined by ${d.by}`
-          : `answered by ${d.by}: ${brief(d.answer, 80)}`;
+        : d.decision === 'closed'
+          ? `closed unanswered: ${d.reason ?? ''}`
+          : d.declined
+            ? `declined by ${d.by}`
+            : `answered by ${d.by}: ${brief(d.answer, 80)}`;
     case 'approval_request':
       if (d.reason === 'budget') return `budget ran out: ${d.budget} at step ${d.step_index}, a human decides`;
       return `${d.reason === 'policy' ? `escalated by a policy to the role ${d.role}` : d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;

@@ -64,7 +64,13 @@ export interface ApprovalJson {
   decided_at: number | null;
   /** What the wait asks: a question, a budget that ran out, a policy's reason (null for a step's approval). */
   request:
-    | { kind: 'input'; question: string; choices: string[] | null; schema: Record<string, unknown> | null }
+    | {
+        kind: 'input';
+        question: string;
+        choices: string[] | null;
+        schema: Record<string, unknown> | null;
+        from?: QuestionFromJson;
+      }
     | { kind: 'budget'; budget: string; step_index: number; limits: BudgetLimitJson[] }
     | { kind: 'policy'; reason: string | null }
     | null;
@@ -84,6 +90,15 @@ export interface PendingInputJson {
   schema: Record<string, unknown> | null;
   role: string;
   expires_at: number | null;
+  /** A tool's question (null: the model's `human.ask`). */
+  from: QuestionFromJson | null;
+}
+
+/** The tool (and MCP server) that asks a question mid-call; `in_flight`: its call waits open. */
+export interface QuestionFromJson {
+  tool: string;
+  server?: string;
+  in_flight: boolean;
 }
 
 export interface ToolCallJson {
@@ -176,7 +191,13 @@ export interface FoldApproval {
   /** A budget wait: the budget that ran out, at which step, each limit and its use. */
   budget: { budget: string; stepIndex: number; limits: BudgetLimitJson[] } | null;
   /** A question (`input_request`): its text, choices and the JSON Schema of its answer. */
-  question: { text: string; choices: string[] | null; schema: Record<string, unknown> | null } | null;
+  question: {
+    text: string;
+    choices: string[] | null;
+    schema: Record<string, unknown> | null;
+    /** A tool's question: who asks, and whether its call waits open (the run stays `executing`). */
+    from?: QuestionFromJson | null;
+  } | null;
   /** What the decision did beyond approve / reject: `edit`, `respond`, `extend`, `end`, `answer`. */
   action: string | null;
   /** What the decider gave with it (edits, an output, limits, the answer). */

@@ -15,6 +15,7 @@ export {
   askHuman,
   HUMAN_ASK,
   ToolFailedError,
+  ToolInputRequired,
   ToolOutcomeUnknownError,
   ToolUnavailableError,
   EFFECTS,
@@ -31,6 +32,9 @@ export type {
   Reconciliation,
   RunUserContext,
   ToolOrigin,
+  ToolQuestion,
+  ToolAnswer,
+  ToolInput,
   AskHumanOptions,
 } from './tools/index.js';
 export { createScriptedPlanner, createOpenAIPlanner, decisionSchema, plannerDecisionSchema } from './planner/index.js';

@@ -43,6 +43,13 @@ function toPendingInputJson(input: PendingInput) {
     schema: input.schema,
     role: input.role,
     expires_at: input.expiresAt,
+    from: input.from
+      ? {
+          tool: input.from.tool,
+          ...(input.from.server !== undefined ? { server: input.from.server } : {}),
+          in_flight: input.from.inFlight,
+        }
+      : null,
   };
 }
 

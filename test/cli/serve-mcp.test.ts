@@ -171,4 +171,70 @@ describe('baton serve --mcp', () => {
       }
     }, 'the MCP server process to exit');
   });
+
+  it("takes the answers to a server's questions over HTTP, with baton answer --url, and in another process", async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const db = join(dir, 'baton.db');
+    const command = `"${process.execPath}" --import tsx "${MCP_SERVER}" --journal "${journal}" --stdio --asking`;
+    const agent = ['--agent', 'test/cli/fixtures/mcp-asking-agent.ts'];
+    server = await startServe(['--port', '0', '--db', db, ...agent, '--mcp', command]);
+    const api = async (method: string, path: string, body?: unknown) => {
+      const reply = await fetch(`${server!.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the API's JSON, read field by field below
+      return { status: reply.status, body: (await reply.json()) as Record<string, any> };
+    };
+    const effects = (tool: string) =>
+      readJournal(journal)
+        .filter((e) => e.kind === 'effect' && e.tool === tool)
+        .map((e) => e.args);
+    const settled = async (id: string) => {
+      await waitUntil(async () => (await api('GET', `/v1/runs/${id}`)).body.status === 'succeeded', 'the run');
+    };
+
+    // input_required: the run waits; the answer goes to the route of its question.
+    const renamed = (await api('POST', '/v1/runs?wait=true', { input: 'rename_note' })).body;
+    expect(renamed).toMatchObject({ status: 'waiting_human', wait_reason: 'input' });
+    expect(renamed.pending_input).toMatchObject({
+      question: "New title for 'plan'?",
+      from: { tool: 'rename_note', server: 'notes', in_flight: false },
+    });
+    const inputs = `/v1/runs/${renamed.id}/inputs/${renamed.pending_input.id}`;
+    const refused = await api('POST', inputs, { answer: { title: '' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('input.invalid');
+    expect((await api('POST', inputs, { answer: { title: 'roadmap' } })).status).toBe(200);
+    expect((await api('POST', inputs, { answer: { title: 'again' } })).status).toBe(409);
+    await settled(renamed.id);
+    expect(effects('rename_note')).toEqual([{ title: 'plan', to: 'roadmap' }]);
+
+    // In flight: the run executes while the server waits; baton answer --url sends the answer.
+    const published = (await api('POST', '/v1/runs', { input: 'publish_note' })).body;
+    const asked = async (id: string) => {
+      await waitUntil(async () => (await api('GET', `/v1/runs/${id}`)).body.pending_input !== null, 'the question');
+      return (await api('GET', `/v1/runs/${id}`)).body;
+    };
+    const open = await asked(published.id);
+    expect(open).toMatchObject({ status: 'executing', pending_input: { from: { in_flight: true } } });
+    const answered = await baton(['answer', published.id, '--value', '{"audience":"team"}', '--url', server.url]);
+    expect(answered.code).toBe(0);
+    await settled(published.id);
+
+    // The same from another process on the database file: the serving process hears it.
+    const again = (await api('POST', '/v1/runs', { input: 'publish_note' })).body;
+    await asked(again.id);
+    const local = await baton(['answer', again.id, '--value', '{"audience":"public"}', '--db', db, ...agent], {
+      timeoutMs: scaled(60_000),
+    });
+    expect(local.code, local.stderr).toBe(0);
+    await settled(again.id);
+    expect(effects('publish_note')).toEqual([
+      { title: 'plan', audience: 'team' },
+      { title: 'plan', audience: 'public' },
+    ]);
+  });
 });

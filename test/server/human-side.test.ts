@@ -94,6 +94,8 @@ describe('the human side over HTTP', () => {
       schema: { type: 'integer', minimum: 1 },
       role: 'approve',
       expires_at: null,
+      // A model's question (human.ask): no tool asks it.
+      from: null,
     };
     expect(run.pending_input).toEqual(pendingInput);
     // The same shape wherever a run appears.

@@ -2,7 +2,8 @@
  * Calls cut off by a run's end. A run that ends while a call runs (cancelled, timed out) settles
  * that call in the same write as its last transition, so no row stays `started` in a finished
  * run: a `read` call failed, any other `unknown`, since its effect may still happen after the
- * abort. The unknown ones are named in the run's terminal failure and its last `state` event.
+ * abort. The unknown ones are named in the run's terminal failure and its last `state` event. A
+ * call stopped to ask a person (`waiting`) did nothing yet: it fails, as never completed.
  */
 import { createFailure, type Failure } from '../../failure.js';
 import type { ToolCallRow } from '../../store/index.js';
@@ -33,6 +34,15 @@ export function createCutOffCalls(deps: CutOffDeps): CutOffCalls {
   return {
     unknown,
     settle(stopReason, only = () => true) {
+      // A call stopped to ask a person did nothing: the run's end just means it never completes.
+      const asking = deps.memory.toolCalls().filter((row) => row.status === 'waiting' && only(row));
+      for (const row of asking) {
+        const failure = createFailure(
+          'tool.failed',
+          `Tool '${row.tool}' did not complete: the run ended (${stopReason ?? 'stopped'}) before its question was answered`,
+        );
+        deps.stage(toSettledCall(row, { status: 'failed', result: toErrorResult(failure) }, { cause: 'aborted' }));
+      }
       const open = deps.memory.toolCalls().filter((row) => row.status === 'started' && only(row));
       for (const row of open) {
         const read = row.effect === 'read';

@@ -14,6 +14,7 @@ import { wakeAtOf } from '../drive/wake-at.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { alreadyDecided } from './ledger.js';
 import { failpoint } from '../model/failpoints.js';
+import { tellInFlight } from './question-rows.js';
 import type { ApprovalVote } from '../model/types.js';
 import {
   approves,
@@ -120,7 +121,8 @@ export async function decideApproval(
     });
     outcome = 'final';
     // Until the run leaves this wait, it is due at once: a crash before that resumes it on open.
-    writer.setWakeAt(runId, 0);
+    // (A question asked in flight is no wait of the run's: the call that asked takes the answer.)
+    if (waiting) writer.setWakeAt(runId, 0);
     if (current.kind === 'input') {
       driver.writeEvent('input_result', {
         input_id: approvalId,
@@ -165,6 +167,7 @@ export async function decideApproval(
   failpoint('approval.committed');
   // A runtime that drives no runs leaves applying it to the worker that claims the run.
   if (options.apply === false) return after();
+  tellInFlight(live, after());
   resumeAfterDecision(live, after());
   // The decision is durable: a transition the database then refuses is made again when the run
   // is picked up from the file (see the registry's readopt), so the decision stands.

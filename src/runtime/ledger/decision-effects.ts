@@ -17,6 +17,7 @@ import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { fromExtendedLimitsData, toExtendedLimitsData } from '../model/event-data.js';
 import type { HumanDecisionName, UncertainResolution } from '../model/types.js';
 import { approvalHash, settleCall, stepCalls, withEdits, type LedgerCall } from './ledger.js';
+import { isInFlightQuestion, isToolQuestion } from './question-rows.js';
 
 /** A decision as the runtime applies it (checked already: arguments, output, answer, limits). */
 export interface DecisionInput {
@@ -67,6 +68,16 @@ export function settleWithoutRunning(
       return;
     case 'input':
       if (!call) return;
+      // A tool's question: the tool takes the answer (in flight, or running again with it).
+      if (isToolQuestion(approval)) {
+        if (input.decision === 'answer' || isInFlightQuestion(approval)) return;
+        const failure = createFailure(
+          'tool.failed',
+          `Tool '${call.toolName}' did not complete: ${input.by} did not answer its question${because}`,
+        );
+        write(call, 'failed', toErrorResult(failure));
+        return;
+      }
       if (input.decision === 'answer') write(call, 'succeeded', givenResult(input.answer, input.by, 'answer'));
       else {
         const failure = createFailure('tool.failed', `${input.by} did not answer the question${because}`);

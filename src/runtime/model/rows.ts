@@ -60,7 +60,8 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     failure: damage ?? failure,
     waitReason: row.wait_reason as WaitReason | null,
     pendingApprovalId: row.pending_approval_id,
-    pendingInput: pending && pending.id === row.pending_approval_id ? toPendingInput(pending) : null,
+    pendingInput:
+      pending && (pending.id === row.pending_approval_id || asksInFlight(pending)) ? toPendingInput(pending) : null,
     input: row.input,
     answer: row.answer,
     context,
@@ -101,10 +102,17 @@ export function toEvent(row: EventRow): RunEventRecord {
   };
 }
 
+/** True for a question a call asks while it stays in flight (the run is `executing`, not waiting). */
+export function asksInFlight(row: ApprovalRow): boolean {
+  if (row.kind !== 'input' || !row.request) return false;
+  return (JSON.parse(row.request) as { from?: { in_flight?: boolean } }).from?.in_flight === true;
+}
+
 /** A run's pending question, from its `input` wait (null for any other row). */
 export function toPendingInput(row: ApprovalRow): PendingInput | null {
   if (row.kind !== 'input' || row.status !== 'pending' || !row.request) return null;
   const request = JSON.parse(row.request) as Extract<WaitRequest, { kind: 'input' }>;
+  const from = request.from;
   return {
     id: row.id,
     toolCallId: (JSON.parse(row.tool_call_ids) as string[])[0] ?? '',
@@ -113,7 +121,17 @@ export function toPendingInput(row: ApprovalRow): PendingInput | null {
     schema: request.schema,
     role: row.role,
     expiresAt: row.expires_at,
+    from: from
+      ? { tool: from.tool, ...(from.server !== undefined ? { server: from.server } : {}), inFlight: from.in_flight }
+      : null,
   };
+}
+
+/** What a wait asks, as the API shows it: a stopped call's state is the tool's, never shown. */
+function shownRequest(text: string): WaitRequest {
+  const request = JSON.parse(text) as WaitRequest & { state?: unknown };
+  delete request.state;
+  return request;
 }
 
 /** An approval row as the API reports it. */
@@ -132,7 +150,7 @@ export function toApproval(row: ApprovalRow): Approval {
     createdAt: row.created_at,
     decidedAt: row.decided_at,
     votes: JSON.parse(row.votes) as ApprovalVote[],
-    request: row.request ? (JSON.parse(row.request) as WaitRequest) : null,
+    request: row.request ? shownRequest(row.request) : null,
     role: row.role,
     expiresAt: row.expires_at,
     onExpire: row.expiry ? (JSON.parse(row.expiry) as Approval['onExpire']) : null,

@@ -123,11 +123,30 @@ export interface PendingInput {
   schema: Record<string, unknown> | null;
   role: string;
   expiresAt: number | null;
+  /**
+   * A tool's question (null for `human.ask`): the tool (and MCP server) that asks, and whether
+   * its call waits open for the answer (`inFlight`; the run stays `executing` meanwhile).
+   */
+  from: QuestionSource | null;
+}
+
+/** Who asks a question in the middle of a call. */
+export interface QuestionSource {
+  tool: string;
+  server?: string;
+  inFlight: boolean;
 }
 
 /** What a wait of each kind asks (`Approval.request`). */
 export type WaitRequest =
-  | { kind: 'input'; question: string; choices: string[] | null; schema: Record<string, unknown> | null }
+  | {
+      kind: 'input';
+      question: string;
+      choices: string[] | null;
+      schema: Record<string, unknown> | null;
+      /** A tool's question: who asks (snake_case as stored). */
+      from?: { tool: string; server?: string; in_flight: boolean };
+    }
   | {
       kind: 'budget';
       /** The budget that ran out (`timeout`: the deadline; `max_steps`: the step limit). */

@@ -11,7 +11,8 @@ import { BatonError, fail, quoteId } from '../../failure.js';
 import type { ApprovalRow, RunRow } from '../../store/index.js';
 import { answerSchemaOf, type HumanAskInput } from '../../tools/human-ask.js';
 import type { RuntimeEnv } from '../drive/env.js';
-import { assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
+import { approves, assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
+import { isInFlightQuestion } from '../ledger/question-rows.js';
 import { toolOf } from '../ledger/ledger.js';
 import { toApproval } from '../model/rows.js';
 import {
@@ -133,6 +134,40 @@ function camel(name: string): string {
   return name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
+/**
+ * A decision on a question whose call waits in flight in another runtime (it holds the run):
+ * written to the wait's row, single use; that runtime reads it there and hands it to the call.
+ */
+async function decideInFlight(env: RuntimeEnv, pending: ApprovalRow, input: DecisionInput): Promise<Approval> {
+  if (pending.expires_at !== null && pending.expires_at <= Date.now()) {
+    fail('approval.expired', `Input '${pending.id}' expired: no answer counts any more`, {
+      details: { status: pending.status, expires_at: pending.expires_at },
+    });
+  }
+  const decided = {
+    status: approves(input) ? ('approved' as const) : ('rejected' as const),
+    resolution: input.decision === 'answer' ? ('answer' as const) : null,
+    by: input.by,
+    reason: input.reason,
+    at: Date.now(),
+    answer: input.decision === 'answer' ? JSON.stringify({ answer: input.answer }) : null,
+    args_hash: pending.args_hash,
+  };
+  if (!(await env.store.decideInFlight(pending.id, decided))) {
+    await assertPendingApproval(env.store, pending.run_id, pending.id);
+    fail('approval.already_decided', `Input '${pending.id}' was already decided`);
+  }
+  return toApproval({
+    ...pending,
+    status: decided.status,
+    resolution: decided.resolution,
+    decided_by: decided.by,
+    reason: decided.reason,
+    decided_at: decided.at,
+    answer: decided.answer,
+  });
+}
+
 /** Creates the decision members of a runtime. */
 export function createDecisions(deps: DecisionsDeps): Decisions {
   const { env, registry, drive } = deps;
@@ -156,8 +191,16 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
     }
   }
 
-  async function apply(runId: string, approvalId: string, input: DecisionInput): Promise<Approval> {
-    const run = await load(runId, approvalId, input);
+  async function apply(runId: string, approvalId: string, input: DecisionInput, pending: ApprovalRow) {
+    let run;
+    try {
+      run = await load(runId, approvalId, input);
+    } catch (error) {
+      // The call that asks is in flight in the runtime that holds the run: it takes the answer.
+      const elsewhere = error instanceof BatonError && error.code === 'run.version_conflict';
+      if (elsewhere && isInFlightQuestion(pending)) return decideInFlight(env, pending, input);
+      throw error;
+    }
     const row = await decideApproval(env, run, approvalId, input, { apply: drive });
     await deps.handOffUnlessDriving(runId);
     return toApproval(row);
@@ -242,7 +285,7 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
         { details: { kind: pending.kind, decisions: TAKES[pending.kind] } },
       );
     }
-    return apply(runId, approvalId, await check(runId, pending, decision));
+    return apply(runId, approvalId, await check(runId, pending, decision), pending);
   }
 
   return {

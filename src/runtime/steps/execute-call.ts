@@ -11,38 +11,26 @@
 import { DEFAULTS } from '../../defaults.js';
 import { createFailure, toFailure, type Failure } from '../../failure.js';
 import type { ToolResult } from '../../tools/tool-result.js';
-import {
-  normalizeOutput,
-  reconcileTool,
-  runTool,
-  type ArtifactBlob,
-  type ToolRun,
-  type UnknownCause,
-} from '../../tools/run-tool.js';
-import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { normalizeOutput, reconcileTool, runTool, type ArtifactBlob, type ToolRun } from '../../tools/run-tool.js';
 import { toSettledCall } from '../drive/settled-call.js';
 import { callRow, pendingApproval, type Recovery } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import { failpoint } from '../model/failpoints.js';
 import { uncertainApprovalId } from '../model/ids.js';
-import type { ToolCallStatus } from '../../store/index.js';
+import type { CallScope, UnknownOutcome } from './call-scope.js';
+import { closeInFlightQuestions, inFlightAsker } from './in-flight-questions.js';
+import { stopForQuestion } from './tool-questions.js';
+import { answeredInput, lastStoppedQuestion } from '../ledger/question-rows.js';
 
-/** Why an outcome is unknown: a cause from running it here, or `interrupted` (found `started` on resume). */
-export type UnknownOutcome = UnknownCause | 'interrupted';
+export type { CallScope, UnknownOutcome } from './call-scope.js';
 
 /** Where a call ended up: settled (it ran, or was found done), waiting for a human, or stopped by an abort. */
-export type CallStep = { kind: 'settled'; ran: boolean } | { kind: 'wait'; approvalId: string } | { kind: 'aborted' };
-
-/** What a call runs with. */
-export interface CallScope {
-  env: RuntimeEnv;
-  live: LiveRun;
-  runId: string;
-  stepIndex: number;
-  signal: AbortSignal;
-  /** Settles the call in the ledger (row and `result` event). */
-  settle(call: PreparedCall, status: ToolCallStatus, result: ToolResult, extra?: Record<string, unknown>): void;
-}
+export type CallStep =
+  | { kind: 'settled'; ran: boolean }
+  | { kind: 'wait'; approvalId: string }
+  /** The call stopped to ask a person (`ToolInputRequired`): the run waits for the answer. */
+  | { kind: 'input'; approvalId: string; ran: boolean }
+  | { kind: 'aborted' };
 
 /** Runs (or resolves) one call that is allowed to run. */
 export async function executeCall(scope: CallScope, call: PreparedCall): Promise<CallStep> {
@@ -50,6 +38,13 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
   const { driver } = live;
   const tool = call.tool!;
   let cause: UnknownOutcome | null = call.row?.status === 'started' ? 'interrupted' : null;
+  // A call that stopped to ask runs again once answered, with the answer; until then it waits.
+  const asked = lastStoppedQuestion(driver.memory.approvals, call.id);
+  if (call.row?.status === 'waiting' && asked?.status === 'pending') {
+    return { kind: 'input', approvalId: asked.id, ran: false };
+  }
+  const input = answeredInput(asked);
+  closeInFlightQuestions(scope, call, cause);
   for (;;) {
     const status = call.row?.status;
     const unresolved = status === 'started' || status === 'unknown';
@@ -61,6 +56,7 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       signal,
       context: live.context,
       attempt: attempts + 1,
+      ...(input ? { input } : {}),
     };
     // How an unresolved call was resolved goes into its events, so "did it run twice?" can be
     // answered from the log alone.
@@ -128,10 +124,20 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     if (tool.effect !== 'read') await driver.flush();
     failpoint('tool.started');
     if (signal.aborted) return { kind: 'aborted' };
-    const outcome = await runTool(tool, call.parsed, ctx, deadlineAt);
+    const outcome = await runTool(
+      tool,
+      call.parsed,
+      { ...ctx, ask: inFlightAsker(scope, call, attempts + 1) },
+      deadlineAt,
+    );
     // Aborted means the run ended (or the runtime closed) mid-call: whoever ended it settles
     // the row (see the run driver), or the next runtime resolves it as interrupted.
     if (signal.aborted) return { kind: 'aborted' };
+    if (outcome.inputRequired) {
+      const { question, state } = outcome.inputRequired;
+      const approvalId = stopForQuestion(scope, call, question, state);
+      return approvalId === null ? { kind: 'settled', ran: true } : { kind: 'input', approvalId, ran: true };
+    }
     storeArtifact(scope, outcome);
     if (outcome.unknown && tool.effect !== 'read') {
       const row = callRow(runId, stepIndex, call, { status: 'unknown' });

@@ -99,6 +99,9 @@ export function createExecutorActor(env: RuntimeEnv) {
       const ran = await executeCall(scope, call);
       if (ran.kind === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
       if (ran.kind === 'wait') return waitOn(ran.approvalId, 'uncertain_side_effect');
+      if (ran.kind === 'input') {
+        return { type: 'need_input', approvalId: ran.approvalId, toolCalls: executed + (ran.ran ? 1 : 0) };
+      }
       if (ran.ran) executed += 1;
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     }

@@ -1,0 +1,168 @@
+/**
+ * Questions asked while a call stays in flight (`ctx.ask`; an MCP server's `elicitation/create`
+ * request): the call's process waits for the answer and hands it to the tool. The question is an
+ * `input` wait like any other (listed as the run's `pending_input`, answered on the same route,
+ * once), committed before anyone is asked, but the run stays `executing`: the call holds its
+ * actor and its connection. What the tool gets: the answer (`accept`), a refusal (`decline`),
+ * or `cancel` when the wait expired or the run ended first. After a restart the request that
+ * asked is gone with the process: the question is closed and the call's outcome is unknown,
+ * resolved by its effect class (docs/architecture.md §4).
+ */
+import type { ApprovalRow } from '../../store/index.js';
+import type { ToolAnswer, ToolQuestion } from '../../tools/define-tool.js';
+import type { PreparedCall } from '../ledger/prepared-call.js';
+import type { CallScope, UnknownOutcome } from './call-scope.js';
+import { stageToolQuestion, unaskable } from './tool-questions.js';
+import { inFlightQuestionId, isInFlightQuestion, listenInFlight } from '../ledger/question-rows.js';
+
+/** Who closes a question whose call did not wait for its answer. */
+export const CLOSED_BY = 'baton:call-ended';
+
+/** How often a question's process looks for an answer given by another process. */
+const POLL_MS = 250;
+
+/** The tool's answer from a decided question. */
+function answerOf(row: ApprovalRow): ToolAnswer {
+  if (row.status === 'approved') {
+    const answer = row.answer ? (JSON.parse(row.answer) as { answer?: unknown }).answer : undefined;
+    return { action: 'accept', answer, by: row.decided_by ?? '' };
+  }
+  if (row.status === 'rejected') return { action: 'decline', by: row.decided_by ?? '', reason: row.reason };
+  return { action: 'cancel', reason: row.reason ?? 'the question expired' };
+}
+
+/**
+ * The `ctx.ask` of one attempt of a call: each question becomes a committed `input` wait, and
+ * the answer comes back from whoever decides it (here at once, from another process within a
+ * poll), or `cancel` at its expiry or when the run stops the call.
+ */
+export function inFlightAsker(scope: CallScope, call: PreparedCall, attempt: number) {
+  let asked = 0;
+  return async (question: ToolQuestion): Promise<ToolAnswer> => {
+    const failure = unaskable(call, question);
+    if (failure) return { action: 'cancel', reason: failure.message };
+    if (scope.signal.aborted) return { action: 'cancel', reason: 'the run stopped the call' };
+    asked += 1;
+    const id = inFlightQuestionId(call.id, attempt, asked);
+    const { live } = scope;
+    const { driver } = live;
+    stageToolQuestion(scope, call, id, question, { inFlight: true });
+    await driver.flush();
+    const decided = await waitForDecision(scope, id);
+    if (decided?.elsewhere && !scope.signal.aborted) {
+      // Decided by another runtime on the row itself: its event is written here, with the run's.
+      const { row } = decided;
+      const given = answerOf(row);
+      driver.stage(() =>
+        driver.writeEvent('input_result', {
+          input_id: id,
+          ...(given.action === 'accept' ? { answer: given.answer } : { declined: true }),
+          by: row.decided_by,
+          reason: row.reason,
+        }),
+      );
+      await driver.flush();
+    }
+    if (decided) return answerOf(decided.row);
+    // Expired or stopped before anyone decided: closed here, so no one can answer it later.
+    const row = driver.memory.approvals.get(id);
+    const expired = row?.expires_at !== null && row?.expires_at !== undefined && row.expires_at <= Date.now();
+    const reason = expired ? 'no one answered before it expired' : 'the run stopped the call';
+    if (!scope.signal.aborted) {
+      // Another runtime may have decided it on the row a moment ago: that decision stands.
+      const stored = await scope.env.store.getApproval(id).catch(() => undefined);
+      if (stored && stored.status !== 'pending') {
+        driver.memory.approvals.set(id, stored);
+        return answerOf(stored);
+      }
+      close(scope, id, expired ? 'expired' : 'rejected', reason);
+      await driver.flush();
+      const after = driver.memory.approvals.get(id);
+      if (after && after.decided_by !== CLOSED_BY && after.status !== 'expired') return answerOf(after);
+    }
+    return { action: 'cancel', reason };
+  };
+}
+
+/** The decided question (`elsewhere`: by another runtime), or null at its expiry or when the call is stopped. */
+function waitForDecision(scope: CallScope, id: string): Promise<{ row: ApprovalRow; elsewhere: boolean } | null> {
+  const { live, env, signal } = scope;
+  const { driver } = live;
+  return new Promise((resolve) => {
+    const timers: NodeJS.Timeout[] = [];
+    const done = (decided: { row: ApprovalRow; elsewhere: boolean } | null) => {
+      unlisten();
+      for (const timer of timers) clearTimeout(timer);
+      clearInterval(poll);
+      signal.removeEventListener('abort', onAbort);
+      resolve(decided);
+    };
+    const onAbort = () => done(null);
+    const unlisten = listenInFlight(live, id, (row) => done({ row, elsewhere: false }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    // A decision another process committed (its row decided in the store).
+    const poll = setInterval(() => {
+      void env.store.getApproval(id).then(
+        (row) => {
+          if (!row || row.status === 'pending') return;
+          driver.memory.approvals.set(id, row);
+          done({ row, elsewhere: true });
+        },
+        () => undefined,
+      );
+    }, POLL_MS);
+    const row = driver.memory.approvals.get(id);
+    if (row && row.status !== 'pending') return done({ row, elsewhere: false });
+    const expiresAt = row?.expires_at ?? null;
+    if (expiresAt !== null) timers.push(setTimeout(() => done(null), Math.max(0, expiresAt - Date.now())));
+  });
+}
+
+/** Closes a question still pending (expired, or its call no longer waits for it), with its event. */
+function close(scope: Pick<CallScope, 'live'>, id: string, status: 'expired' | 'rejected', reason: string): void {
+  const { driver } = scope.live;
+  driver.stage((writer) => {
+    const current = driver.memory.approvals.get(id);
+    if (!current || current.status !== 'pending') return;
+    const at = Date.now();
+    const by = status === 'expired' ? 'baton:expiry' : CLOSED_BY;
+    writer.decideApproval(id, {
+      status,
+      resolution: 'reject',
+      by,
+      reason,
+      at,
+      answer: null,
+      args_hash: current.args_hash,
+    });
+    driver.memory.approvals.set(id, {
+      ...current,
+      status,
+      resolution: 'reject',
+      decided_by: by,
+      reason,
+      decided_at: at,
+    });
+    driver.writeEvent('input_result', {
+      input_id: id,
+      decision: status === 'expired' ? 'expired' : 'closed',
+      by,
+      reason,
+      final: true,
+    });
+  });
+}
+
+/**
+ * The questions an interrupted call asked in flight and never heard back on: the process that
+ * held the request is gone, so they are closed (an answer now would reach no one) before the
+ * call is resolved by its effect class.
+ */
+export function closeInFlightQuestions(scope: CallScope, call: PreparedCall, cause: UnknownOutcome | null): void {
+  if (cause !== 'interrupted') return;
+  for (const row of scope.live.driver.memory.approvals.values()) {
+    if (row.status !== 'pending' || !isInFlightQuestion(row)) continue;
+    if (!(JSON.parse(row.tool_call_ids) as string[]).includes(call.id)) continue;
+    close(scope, row.id, 'rejected', 'the request that asked it ended with the process that held it');
+  }
+}
