@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scaled } from '../helpers/limits.js';
 import { readmeBlocks, readmeText, type ReadmeBlock } from '../helpers/readme-blocks.js';
+import { readJournal } from '../helpers/mcp-journal.js';
+import { MCP_SERVER } from '../helpers/mcp.js';
 import { CLI_MAIN } from '../helpers/run-node.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -42,6 +44,7 @@ const SETUPS: Record<string, [Setup | null, Setup]> = {
   '### Budget hand-over': [null, BUDGET],
   '### Policy escalation': [{ input: 'Mail everyone the report' }, { input: 'Mail everyone the report' }],
   // "An hour later": a second here, and the test waits for the escalation it brings.
+  '### A question from an MCP server': [{ input: 'Rename the plan' }, { input: 'Rename the plan' }],
   '### Expiry': [
     null,
     { ...MAIL, options: { expires_in: 1000, on_expire: { escalate: 'admin' } }, until: (a) => a.role === 'admin' },
@@ -134,8 +137,22 @@ describe('README: the human side', () => {
     ) as NodeJS.ProcessEnv;
     env.PATH = `${bin}:${env.PATH ?? ''}`;
 
+    // The note server that asks (`rename_note` answers input_required), for the MCP example.
+    const journal = join(dir, 'journal.jsonl');
+    const notes = `"${process.execPath}" --import tsx "${MCP_SERVER}" --journal "${journal}" --stdio --asking`;
     const server: ServeChild = await startServe(
-      ['--port', '0', '--db', join(dir, 'b.db'), '--agent', 'test/cli/fixtures/human-agent.ts', '--tokens', tokens],
+      [
+        '--port',
+        '0',
+        '--db',
+        join(dir, 'b.db'),
+        '--agent',
+        'test/cli/fixtures/human-agent.ts',
+        '--tokens',
+        tokens,
+        '--mcp',
+        notes,
+      ],
       { env: { HUMAN_EFFECTS: effects } },
     );
     try {
@@ -207,6 +224,12 @@ describe('README: the human side', () => {
       // The mails the examples approved went out, once each; the escalated one too.
       const sent = readFileSync(effects, 'utf8').trim().split('\n');
       expect(sent.filter((l) => l.includes('the board'))).toHaveLength(2);
+      // The MCP server renamed the note once per answer, with the title given.
+      const renamed = readJournal(journal).filter((e) => e.kind === 'effect' && e.tool === 'rename_note');
+      expect(renamed.map((e) => e.args)).toEqual([
+        { title: 'plan', to: 'roadmap' },
+        { title: 'plan', to: 'roadmap' },
+      ]);
     } finally {
       await server.stop();
     }
