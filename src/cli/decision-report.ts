@@ -30,7 +30,8 @@ export async function waitIdOf(
 ): Promise<string> {
   if (given !== undefined) return given;
   const run = await backend.get(runId);
-  const id = kind === 'input' ? run.pending_input?.id : run.pending_approval_id;
+  // A question a call asks in flight is the run's only wait (the run executes meanwhile).
+  const id = kind === 'input' ? run.pending_input?.id : (run.pending_approval_id ?? run.pending_input?.id);
   if (!id) {
     const waits = kind === 'input' ? 'waits for no answer' : 'waits for no approval';
     throw new CliError({

@@ -160,10 +160,13 @@ export async function followRun(
       printer.print(event);
       if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
       if (event.type === 'input_request') requests.set(String(event.data.input_id), event);
-      // Decide once the run is durably waiting: the `state` event carries the wait's id.
-      if (event.type !== 'state' || event.data.to !== 'waiting_human') continue;
-      const waitId = String(event.data.approval_id);
-      const waitReason = String(event.data.wait_reason);
+      // Decide once the run is durably waiting: the `state` event carries the wait's id. A
+      // question a call asks in flight is committed with its event, and the run goes on executing.
+      const inFlight =
+        event.type === 'input_request' && (event.data.from as { in_flight?: unknown } | null)?.in_flight === true;
+      if (!inFlight && (event.type !== 'state' || event.data.to !== 'waiting_human')) continue;
+      const waitId = String(inFlight ? event.data.input_id : event.data.approval_id);
+      const waitReason = inFlight ? 'input' : String(event.data.wait_reason);
       const outcome =
         waitReason === 'input'
           ? await answerQuestion(backend, runId, waitId, requests.get(waitId), options, lines, io)

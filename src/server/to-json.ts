@@ -1,5 +1,14 @@
 /** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
-import type { Approval, CompensationJson, PendingInput, Run, RunEventRecord, ToolCall, WaitRequest } from '../index.js';
+import type {
+  Approval,
+  CompensationJson,
+  PendingInput,
+  QuestionSource,
+  Run,
+  RunEventRecord,
+  ToolCall,
+  WaitRequest,
+} from '../index.js';
 
 /** A run as the API answers it. */
 export function toRunJson(run: Run) {
@@ -43,14 +52,13 @@ function toPendingInputJson(input: PendingInput) {
     schema: input.schema,
     role: input.role,
     expires_at: input.expiresAt,
-    from: input.from
-      ? {
-          tool: input.from.tool,
-          ...(input.from.server !== undefined ? { server: input.from.server } : {}),
-          in_flight: input.from.inFlight,
-        }
-      : null,
+    from: input.from ? toQuestionFromJson(input.from) : null,
   };
+}
+
+/** Who asks a question mid-call, in snake_case. */
+function toQuestionFromJson(from: QuestionSource) {
+  return { tool: from.tool, ...(from.server !== undefined ? { server: from.server } : {}), in_flight: from.inFlight };
 }
 
 /** What a wait asks, in snake_case; a question's JSON Schema passes through as written. */
@@ -58,7 +66,13 @@ function toWaitRequestJson(request: WaitRequest | null) {
   if (request === null) return null;
   switch (request.kind) {
     case 'input':
-      return { kind: request.kind, question: request.question, choices: request.choices, schema: request.schema };
+      return {
+        kind: request.kind,
+        question: request.question,
+        choices: request.choices,
+        schema: request.schema,
+        ...(request.from ? { from: toQuestionFromJson(request.from) } : {}),
+      };
     case 'budget':
       return {
         kind: request.kind,

@@ -6,7 +6,9 @@ import { readJournal } from '../helpers/mcp-journal.js';
 import { MCP_SERVER } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { tempDir } from '../helpers/temp.js';
-import { baton, startServe, type ServeChild } from './cli-child.js';
+import { execFile } from 'node:child_process';
+import { REPO_ROOT } from '../helpers/run-node.js';
+import { baton, cliArgs, startServe, type ServeChild } from './cli-child.js';
 import { scaled } from '../helpers/limits.js';
 
 let server: ServeChild | undefined;
@@ -236,5 +238,38 @@ describe('baton serve --mcp', () => {
       { title: 'plan', audience: 'team' },
       { title: 'plan', audience: 'public' },
     ]);
+
+    // Declined without naming the question: the run's only wait; the server hears decline.
+    const declined = (await api('POST', '/v1/runs', { input: 'publish_note' })).body;
+    await asked(declined.id);
+    const rejected = await baton(['reject', declined.id, '--reason', 'not now', '--url', server.url]);
+    expect(rejected.code, rejected.stderr).toBe(0);
+    await settled(declined.id);
+    const answers = readJournal(journal).filter((e) => e.kind === 'answer' && e.tool === 'publish_note');
+    expect(answers.map((e) => e.args.action)).toEqual(['accept', 'accept', 'decline']);
+    expect(effects('publish_note')).toHaveLength(2);
+  });
+
+  it('baton run asks the question a call asks in flight on its stdin, and the server gets the answer', async () => {
+    const dir = tempDir();
+    const journal = join(dir, 'journal.jsonl');
+    const args = ['run', 'publish_note', '--agent', 'test/cli/fixtures/mcp-asking-module-agent.ts'];
+    const outcome = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(OPENAI_|BATON_)/.test(name)));
+      const child = execFile(
+        process.execPath,
+        cliArgs([...args, '--db', join(dir, 'baton.db')]),
+        { cwd: REPO_ROOT, env: { ...env, MCP_JOURNAL: journal }, encoding: 'utf8', timeout: scaled(60_000) },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      );
+      child.stdin?.end('{"audience": "everyone"}\n{"audience": "team"}\n');
+    });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stdout).toMatch(/^Question: Who may read 'plan'\?/m);
+    expect(outcome.stderr).toMatch(/does not fit the question's schema; try again/);
+    expect(outcome.stdout).toMatch(/^Run run_\S+ succeeded$/m);
+    const published = readJournal(journal).filter((e) => e.kind === 'effect' && e.tool === 'publish_note');
+    expect(published.map((e) => e.args)).toEqual([{ title: 'plan', audience: 'team' }]);
   });
 });

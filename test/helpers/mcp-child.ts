@@ -1,7 +1,8 @@
 /**
  * A Baton process whose tools come from an MCP server over HTTP: it starts one run with a
- * scripted planner, prints `{"run_id"}`, then `{"status"}` once the run is terminal or waits for
- * a human, and stays up until the test SIGKILLs it (mid-call, or while the run waits).
+ * scripted planner, prints `{"run_id"}`, then `{"status"}` each time the run is terminal or waits
+ * for a human (a question asked in flight prints `executing`, and the run is followed on), and
+ * stays up until the test SIGKILLs it (mid-call, or while the run waits).
  */
 import { createRuntime, createScriptedPlanner, type Decision } from '../../src/index.js';
 import { createMcpTools, type McpToolOverride } from '../../src/tools/mcp/index.js';
@@ -17,6 +18,13 @@ const notes = await createMcpTools({ url }, overrides ? { overrides } : {});
 const runtime = createRuntime({ database: db, planner: createScriptedPlanner(script), tools: notes.tools });
 const run = await runtime.start({ input: 'work with the notes' });
 process.stdout.write(`${JSON.stringify({ run_id: run.id })}\n`);
-const settled = await runtime.wait(run.id);
-process.stdout.write(`${JSON.stringify({ status: settled.status })}\n`);
+// wait() returns when the run ends or waits for a person: in `waiting_human`, or while a call
+// asks in flight (`executing` with a pending question), which another process may answer.
+for (;;) {
+  const settled = await runtime.wait(run.id);
+  process.stdout.write(`${JSON.stringify({ status: settled.status })}\n`);
+  if (settled.status !== 'executing') break;
+  const asked = settled.pendingInput?.id;
+  while ((await runtime.get(run.id)).pendingInput?.id === asked) await new Promise((r) => setTimeout(r, 100));
+}
 setInterval(() => undefined, 1 << 30);

@@ -108,6 +108,28 @@ function addAskingTools(
       return text(`published ${args.title} to ${audience}`);
     },
   );
+  // Asks as publish_note does, but gives up on the answer after `wait_ms` (its own request
+  // timeout) and ends the call with an error result while the question is still open.
+  server.registerTool(
+    'quick_publish',
+    {
+      description: 'Publish a note if someone says who may read it quickly',
+      inputSchema: { title: z.string().min(1), wait_ms: z.number().int().positive() },
+      annotations: { idempotentHint: true, destructiveHint: false, openWorldHint: false },
+    },
+    async (args, extra) => {
+      log('call', 'quick_publish', args, extra._meta);
+      const schema = { type: 'object' as const, properties: { audience: { type: 'string' as const } } };
+      try {
+        const message = `Who may read '${args.title}'? (quick)`;
+        await server.server.elicitInput({ mode: 'form', message, requestedSchema: schema }, { timeout: args.wait_ms });
+        return text(`published ${args.title}`);
+      } catch (error) {
+        log('answer', 'quick_publish', { ...args, action: 'timeout' }, extra._meta);
+        return text(`not published: ${error instanceof Error ? error.message : String(error)}`, true);
+      }
+    },
+  );
   server.registerTool(
     'rename_note',
     {

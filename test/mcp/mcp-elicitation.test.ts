@@ -178,7 +178,8 @@ describe('an MCP server that asks during the call (elicitation/create)', () => {
     const notes = await toolset(stdioNotes(journal, false, false, true));
     const runtime = openRuntime({ database: db, planner: createScriptedPlanner(decisions), tools: notes.tools });
     const run = await runtime.start({ input: 'publish the plan' });
-    const open = await asking(runtime, run.id);
+    // wait() returns once a person is asked, here too: the run executes while its call waits.
+    const open = await runtime.wait(run.id);
     expect(open.status).toBe('executing');
     expect(open.pendingInput).toMatchObject({
       question: "Who may read 'plan'?",
@@ -225,7 +226,8 @@ describe('an MCP server that asks during the call (elicitation/create)', () => {
     });
     const runtime = openRuntime({ database: db, planner: createScriptedPlanner(decisions), tools: notes.tools });
     const run = await runtime.start({ input: 'publish the plan' });
-    expect((await runtime.wait(run.id)).status).toBe('succeeded');
+    expect((await runtime.wait(run.id)).pendingInput).toMatchObject({ from: { inFlight: true } });
+    await waitUntil(async () => (await runtime.get(run.id)).status === 'succeeded', 'the run to go on');
     expect(journalOf(journal, 'answer', 'publish_note').map((e) => e.args.action)).toEqual(['cancel']);
     expect(journalOf(journal, 'effect', 'publish_note')).toHaveLength(0);
     const [wait] = (await runtime.approvals(run.id)).filter((a) => a.kind === 'input');
@@ -233,6 +235,27 @@ describe('an MCP server that asks during the call (elicitation/create)', () => {
     await expectFailure(
       runtime.answer(run.id, wait!.id, { answer: { audience: 'team' }, by: 'late' }),
       'approval.expired',
+    );
+  });
+
+  it('a call its server ends while the question is open closes the question; the run goes on', async () => {
+    const { journal, db } = setup('quick_publish', {});
+    const decisions: Decision[] = [
+      { type: 'tool_calls', calls: [{ tool: 'quick_publish', args: { title: 'plan', wait_ms: 300 } }] },
+      { type: 'final', answer: 'done' },
+    ];
+    const notes = await toolset(stdioNotes(journal, false, false, true));
+    const runtime = openRuntime({ database: db, planner: createScriptedPlanner(decisions), tools: notes.tools });
+    const run = await runtime.start({ input: 'publish the plan quickly' });
+    await waitUntil(async () => (await runtime.get(run.id)).status === 'succeeded', 'the run to finish');
+    const [row] = await runtime.toolCalls(run.id);
+    expect(row!.status).toBe('failed');
+    expect(String(row!.result?.content)).toContain('not published');
+    const [wait] = (await runtime.approvals(run.id)).filter((a) => a.kind === 'input');
+    expect(wait).toMatchObject({ status: 'rejected', decidedBy: 'baton:call-ended' });
+    await expectFailure(
+      runtime.answer(run.id, wait!.id, { answer: { audience: 'team' }, by: 'late' }),
+      'approval.already_decided',
     );
   });
 

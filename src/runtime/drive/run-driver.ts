@@ -85,6 +85,8 @@ export interface RunDriver {
   writeEvent(type: LogEventType, data: Record<string, unknown>): void;
   /** Publishes streamed model text at once: live only, never a row, never an answer. */
   publishDraft(data: Record<string, unknown>): void;
+  /** Tells this runtime's `wait()`ers that a call asks a person in flight (committed already). */
+  announceQuestion(): void;
   /** Makes everything buffered so far durable (ops, events, the latest snapshot); resolves after the COMMIT. */
   flush(): Promise<void>;
   /** Subscribes to the actor and starts it. */
@@ -206,6 +208,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     emit,
     writeEvent: units.writeEvent,
     publishDraft: drafts.publish,
+    announceQuestion: () => hub.publishQuestion(runId),
     flush(): Promise<void> {
       if (retired) {
         return Promise.reject(new BatonError(createFailure('run.closed', `Run '${runId}' is no longer driven here`)));

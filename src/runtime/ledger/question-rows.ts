@@ -24,7 +24,7 @@ export interface ToolQuestionRequest {
   choices: string[] | null;
   schema: Record<string, unknown> | null;
   /** The tool that asks (and its MCP server), and whether the call waits in flight. */
-  from: { tool: string; server?: string; in_flight: boolean };
+  from: { tool: string; server?: string; inFlight: boolean };
   /** A stopped call's state, given back with the answer. */
   state?: unknown;
 }
@@ -56,7 +56,7 @@ export function isToolQuestion(row: Pick<ApprovalRow, 'kind' | 'request'>): bool
 /** True for a question asked in flight (its call waits open in one process). */
 export function isInFlightQuestion(row: Pick<ApprovalRow, 'kind' | 'request'>): boolean {
   if (row.kind !== 'input' || !row.request) return false;
-  return (JSON.parse(row.request) as { from?: { in_flight?: boolean } }).from?.in_flight === true;
+  return (JSON.parse(row.request) as { from?: { inFlight?: boolean } }).from?.inFlight === true;
 }
 
 /** The in-process listeners of a run's questions in flight. */

@@ -30,7 +30,12 @@ export function createEventHub() {
   const all = new Set<(event: RunEventRecord) => void>();
   const failures = perRun<Failure>();
   const statuses = perRun<string>();
+  const questions = perRun<void>();
   return {
+    /** Listens for a question a call of the run asks in flight (the run stays `executing`). */
+    onQuestion: questions.add,
+    /** A call of the run asked a person in flight; its wait is committed. */
+    publishQuestion: (runId: string) => questions.tell(runId, undefined),
     /**
      * Listens for the statuses a run's committed transitions reach (from its `state` events here,
      * or from another process's notification); returns the unsubscribe function.

@@ -105,7 +105,7 @@ export function toEvent(row: EventRow): RunEventRecord {
 /** True for a question a call asks while it stays in flight (the run is `executing`, not waiting). */
 export function asksInFlight(row: ApprovalRow): boolean {
   if (row.kind !== 'input' || !row.request) return false;
-  return (JSON.parse(row.request) as { from?: { in_flight?: boolean } }).from?.in_flight === true;
+  return (JSON.parse(row.request) as { from?: { inFlight?: boolean } }).from?.inFlight === true;
 }
 
 /** A run's pending question, from its `input` wait (null for any other row). */
@@ -122,7 +122,7 @@ export function toPendingInput(row: ApprovalRow): PendingInput | null {
     role: row.role,
     expiresAt: row.expires_at,
     from: from
-      ? { tool: from.tool, ...(from.server !== undefined ? { server: from.server } : {}), inFlight: from.in_flight }
+      ? { tool: from.tool, ...(from.server !== undefined ? { server: from.server } : {}), inFlight: from.inFlight }
       : null,
   };
 }

@@ -144,8 +144,8 @@ export type WaitRequest =
       question: string;
       choices: string[] | null;
       schema: Record<string, unknown> | null;
-      /** A tool's question: who asks (snake_case as stored). */
-      from?: { tool: string; server?: string; in_flight: boolean };
+      /** A tool's question: who asks. */
+      from?: QuestionSource;
     }
   | {
       kind: 'budget';

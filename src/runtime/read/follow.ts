@@ -179,7 +179,10 @@ async function expiring(store: Store, row: RunRow): Promise<boolean> {
   return wait?.status === 'pending' && wait.expires_at !== null && wait.expires_at <= Date.now();
 }
 
-/** Resolves when the run is terminal or waiting for a human, durably and in memory. */
+/**
+ * Resolves when the run is terminal or waiting for a human, durably and in memory (a run whose
+ * call asks a person in flight, while it executes, counts as waiting).
+ */
 export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
   const { store, hub } = ctx;
   return new Promise<Run>((resolve, reject) => {
@@ -220,6 +223,14 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       // Durable and current: a live run may already have moved on (e.g. a decision
       // committed before a crash is being resumed) without that move being committed yet.
       const current = ctx.liveStatus(runId);
+      // An executing run whose call asks a person in flight waits for a human too.
+      if (row.status === 'executing' && (current === undefined || current === 'executing')) {
+        const question = await pendingInputRow(store, row);
+        if (done) return true;
+        if (!question) return false;
+        resolve(toRun(row, question));
+        return true;
+      }
       if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
       // Waiting in the file but due (a decision to apply, a deadline passed): about to move.
       const due = row.status === 'waiting_human' && row.wake_at !== null && row.wake_at <= Date.now();
@@ -236,6 +247,7 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       clearInterval(poll);
       unsubscribe();
       unsubscribeFailure();
+      unsubscribeQuestion();
       ctx.onClose.delete(closing);
     };
     const closing = () => {
@@ -249,6 +261,7 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       finish();
       reject(new BatonError(failure));
     });
+    const unsubscribeQuestion = hub.onQuestion(runId, check);
     if (ctx.isClosed()) closing();
     else {
       ctx.onClose.add(closing);

@@ -124,12 +124,10 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     if (tool.effect !== 'read') await driver.flush();
     failpoint('tool.started');
     if (signal.aborted) return { kind: 'aborted' };
-    const outcome = await runTool(
-      tool,
-      call.parsed,
-      { ...ctx, ask: inFlightAsker(scope, call, attempts + 1) },
-      deadlineAt,
-    );
+    const asker = inFlightAsker(scope, call, attempts + 1);
+    const outcome = await runTool(tool, call.parsed, { ...ctx, ask: asker.ask }, deadlineAt);
+    // Questions still open when the call is over reach no one now: closed with its outcome.
+    if (!signal.aborted) await asker.end();
     // Aborted means the run ended (or the runtime closed) mid-call: whoever ended it settles
     // the row (see the run driver), or the next runtime resolves it as interrupted.
     if (signal.aborted) return { kind: 'aborted' };

@@ -31,36 +31,47 @@ function answerOf(row: ApprovalRow): ToolAnswer {
   return { action: 'cancel', reason: row.reason ?? 'the question expired' };
 }
 
+/** The questions of one attempt of a call: its `ctx.ask`, and what ends them with the call. */
+export interface InFlightAsker {
+  ask(question: ToolQuestion): Promise<ToolAnswer>;
+  /**
+   * The call is over (it returned, threw or timed out): its questions still open are closed (an
+   * answer now would reach no one), in the unit that settles the call. A decision another runtime
+   * already wrote on a question stands.
+   */
+  end(): Promise<void>;
+}
+
 /**
  * The `ctx.ask` of one attempt of a call: each question becomes a committed `input` wait, and
  * the answer comes back from whoever decides it (here at once, from another process within a
  * poll), or `cancel` at its expiry or when the run stops the call.
  */
-export function inFlightAsker(scope: CallScope, call: PreparedCall, attempt: number) {
+export function inFlightAsker(scope: CallScope, call: PreparedCall, attempt: number): InFlightAsker {
   let asked = 0;
-  return async (question: ToolQuestion): Promise<ToolAnswer> => {
+  let ended = false;
+  /** The questions being waited on, and how to stop waiting on each. */
+  const open = new Map<string, () => void>();
+  const { live } = scope;
+  const { driver } = live;
+  const ask = async (question: ToolQuestion): Promise<ToolAnswer> => {
     const failure = unaskable(call, question);
     if (failure) return { action: 'cancel', reason: failure.message };
-    if (scope.signal.aborted) return { action: 'cancel', reason: 'the run stopped the call' };
+    if (scope.signal.aborted || ended) return { action: 'cancel', reason: 'the run stopped the call' };
     asked += 1;
     const id = inFlightQuestionId(call.id, attempt, asked);
-    const { live } = scope;
-    const { driver } = live;
     stageToolQuestion(scope, call, id, question, { inFlight: true });
+    // Open from now on: a call that ends before its answer closes it (`end`).
+    open.set(id, () => undefined);
     await driver.flush();
-    const decided = await waitForDecision(scope, id);
+    if (ended) return { action: 'cancel', reason: 'the call ended before it was answered' };
+    driver.announceQuestion();
+    const decided = await waitForDecision(scope, id, (stop) => open.set(id, stop));
+    open.delete(id);
+    if (ended) return { action: 'cancel', reason: 'the call ended before it was answered' };
     if (decided?.elsewhere && !scope.signal.aborted) {
       // Decided by another runtime on the row itself: its event is written here, with the run's.
-      const { row } = decided;
-      const given = answerOf(row);
-      driver.stage(() =>
-        driver.writeEvent('input_result', {
-          input_id: id,
-          ...(given.action === 'accept' ? { answer: given.answer } : { declined: true }),
-          by: row.decided_by,
-          reason: row.reason,
-        }),
-      );
+      writeDecidedElsewhere(scope, decided.row);
       await driver.flush();
     }
     if (decided) return answerOf(decided.row);
@@ -73,6 +84,8 @@ export function inFlightAsker(scope: CallScope, call: PreparedCall, attempt: num
       const stored = await scope.env.store.getApproval(id).catch(() => undefined);
       if (stored && stored.status !== 'pending') {
         driver.memory.approvals.set(id, stored);
+        writeDecidedElsewhere(scope, stored);
+        await driver.flush();
         return answerOf(stored);
       }
       close(scope, id, expired ? 'expired' : 'rejected', reason);
@@ -82,10 +95,41 @@ export function inFlightAsker(scope: CallScope, call: PreparedCall, attempt: num
     }
     return { action: 'cancel', reason };
   };
+  const end = async () => {
+    ended = true;
+    for (const [id, stop] of [...open]) {
+      stop();
+      open.delete(id);
+      const stored = await scope.env.store.getApproval(id).catch(() => undefined);
+      if (stored && stored.status !== 'pending') {
+        driver.memory.approvals.set(id, stored);
+        writeDecidedElsewhere(scope, stored);
+      } else close(scope, id, 'rejected', 'the call ended before it was answered');
+    }
+  };
+  return { ask, end };
+}
+
+/** The `input_result` of a question another runtime decided on its row. */
+function writeDecidedElsewhere(scope: Pick<CallScope, 'live'>, row: ApprovalRow): void {
+  const { driver } = scope.live;
+  const given = answerOf(row);
+  driver.stage(() =>
+    driver.writeEvent('input_result', {
+      input_id: row.id,
+      ...(given.action === 'accept' ? { answer: given.answer } : { declined: true }),
+      by: row.decided_by,
+      reason: row.reason,
+    }),
+  );
 }
 
 /** The decided question (`elsewhere`: by another runtime), or null at its expiry or when the call is stopped. */
-function waitForDecision(scope: CallScope, id: string): Promise<{ row: ApprovalRow; elsewhere: boolean } | null> {
+function waitForDecision(
+  scope: CallScope,
+  id: string,
+  onWaiting: (stop: () => void) => void,
+): Promise<{ row: ApprovalRow; elsewhere: boolean } | null> {
   const { live, env, signal } = scope;
   const { driver } = live;
   return new Promise((resolve) => {
@@ -98,6 +142,7 @@ function waitForDecision(scope: CallScope, id: string): Promise<{ row: ApprovalR
       resolve(decided);
     };
     const onAbort = () => done(null);
+    onWaiting(() => done(null));
     const unlisten = listenInFlight(live, id, (row) => done({ row, elsewhere: false }));
     signal.addEventListener('abort', onAbort, { once: true });
     // A decision another process committed (its row decided in the store).
@@ -121,11 +166,14 @@ function waitForDecision(scope: CallScope, id: string): Promise<{ row: ApprovalR
 /** Closes a question still pending (expired, or its call no longer waits for it), with its event. */
 function close(scope: Pick<CallScope, 'live'>, id: string, status: 'expired' | 'rejected', reason: string): void {
   const { driver } = scope.live;
-  driver.stage((writer) => {
-    const current = driver.memory.approvals.get(id);
-    if (!current || current.status !== 'pending') return;
-    const at = Date.now();
-    const by = status === 'expired' ? 'baton:expiry' : CLOSED_BY;
+  const current = driver.memory.approvals.get(id);
+  if (!current || current.status !== 'pending') return;
+  const at = Date.now();
+  const by = status === 'expired' ? 'baton:expiry' : CLOSED_BY;
+  // Closed in memory at once (what the run checks before it may finish, and what a decision
+  // here compares with); the row and its event land with the run's next write.
+  driver.memory.approvals.set(id, { ...current, status, resolution: 'reject', decided_by: by, reason, decided_at: at });
+  driver.stage((writer) =>
     writer.decideApproval(id, {
       status,
       resolution: 'reject',
@@ -134,22 +182,14 @@ function close(scope: Pick<CallScope, 'live'>, id: string, status: 'expired' | '
       at,
       answer: null,
       args_hash: current.args_hash,
-    });
-    driver.memory.approvals.set(id, {
-      ...current,
-      status,
-      resolution: 'reject',
-      decided_by: by,
-      reason,
-      decided_at: at,
-    });
-    driver.writeEvent('input_result', {
-      input_id: id,
-      decision: status === 'expired' ? 'expired' : 'closed',
-      by,
-      reason,
-      final: true,
-    });
+    }),
+  );
+  driver.emit('input_result', {
+    input_id: id,
+    decision: status === 'expired' ? 'expired' : 'closed',
+    by,
+    reason,
+    final: true,
   });
 }
 

@@ -46,11 +46,8 @@ export function stageToolQuestion(
 ): string {
   const { live, runId, stepIndex } = scope;
   const { driver } = live;
-  const from = {
-    tool: call.toolName,
-    ...(question.from?.server !== undefined ? { server: question.from.server } : {}),
-    in_flight: options.inFlight,
-  };
+  const server = question.from?.server !== undefined ? { server: question.from.server } : {};
+  const from = { tool: call.toolName, ...server, inFlight: options.inFlight };
   const request: ToolQuestionRequest = {
     kind: 'input',
     question: question.question,
@@ -68,7 +65,7 @@ export function stageToolQuestion(
     question: request.question,
     choices: request.choices,
     schema: request.schema,
-    from,
+    from: { tool: call.toolName, ...server, in_flight: options.inFlight },
     role,
     ...(expiry ? { expires_at: expiry.at } : {}),
   });
