@@ -14,7 +14,7 @@ import { wakeAtOf } from '../drive/wake-at.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { alreadyDecided } from './ledger.js';
 import { failpoint } from '../model/failpoints.js';
-import { tellInFlight } from './question-rows.js';
+import { decidedRow, tellInFlight } from './question-rows.js';
 import type { ApprovalVote } from '../model/types.js';
 import {
   approves,
@@ -109,16 +109,7 @@ export async function decideApproval(
       args_hash: stored.argsHash,
     };
     writer.decideApproval(approvalId, decided);
-    driver.memory.approvals.set(approvalId, {
-      ...current,
-      status: decided.status,
-      resolution: decided.resolution,
-      decided_by: decided.by,
-      reason: decided.reason,
-      decided_at: decided.at,
-      answer: decided.answer,
-      args_hash: decided.args_hash,
-    });
+    driver.memory.approvals.set(approvalId, decidedRow(current, decided));
     outcome = 'final';
     // Until the run leaves this wait, it is due at once: a crash before that resumes it on open.
     // (A question asked in flight is no wait of the run's: the call that asked takes the answer.)

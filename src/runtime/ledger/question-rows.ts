@@ -3,7 +3,7 @@
  * ids, what their request holds, the answer a stopped call runs again with, and the in-process
  * listeners of questions asked in flight, told when one is decided here.
  */
-import type { ApprovalRow } from '../../store/index.js';
+import type { ApprovalDecision, ApprovalRow } from '../../store/index.js';
 import type { ToolInput } from '../../tools/define-tool.js';
 import type { LiveRun } from '../drive/env.js';
 
@@ -17,14 +17,14 @@ export function inFlightQuestionId(callId: string, attempt: number, n: number): 
   return `${callId}.elicit${attempt}.${n}`;
 }
 
-/** What an `input` wait's request holds for a tool's question (`state` is never shown). */
-export interface ToolQuestionRequest {
+/** What an `input` wait's request holds: a question (the model's, or a tool's, `from`), `state` never shown. */
+export interface QuestionRequest {
   kind: 'input';
   question: string;
   choices: string[] | null;
   schema: Record<string, unknown> | null;
-  /** The tool that asks (and its MCP server), and whether the call waits in flight. */
-  from: { tool: string; server?: string; inFlight: boolean };
+  /** A tool's question: the tool that asks (and its MCP server), and whether its call waits in flight. */
+  from?: { tool: string; server?: string; inFlight: boolean };
   /** A stopped call's state, given back with the answer. */
   state?: unknown;
 }
@@ -42,7 +42,7 @@ export function lastStoppedQuestion(approvals: ReadonlyMap<string, ApprovalRow>,
 /** The answer a stopped call runs again with: its last round, answered. */
 export function answeredInput(row: ApprovalRow | null): ToolInput | undefined {
   if (!row || row.status !== 'approved' || row.resolution !== 'answer') return undefined;
-  const request = JSON.parse(row.request ?? '{}') as Partial<ToolQuestionRequest>;
+  const request = JSON.parse(row.request ?? '{}') as Partial<QuestionRequest>;
   const answer = row.answer ? (JSON.parse(row.answer) as { answer?: unknown }).answer : undefined;
   return { answer, by: row.decided_by ?? '', state: request.state ?? null };
 }
@@ -57,6 +57,20 @@ export function isToolQuestion(row: Pick<ApprovalRow, 'kind' | 'request'>): bool
 export function isInFlightQuestion(row: Pick<ApprovalRow, 'kind' | 'request'>): boolean {
   if (row.kind !== 'input' || !row.request) return false;
   return (JSON.parse(row.request) as { from?: { inFlight?: boolean } }).from?.inFlight === true;
+}
+
+/** A wait's row once `decision` decided it: what memory and the API show of the stored decision. */
+export function decidedRow(row: ApprovalRow, decision: ApprovalDecision): ApprovalRow {
+  return {
+    ...row,
+    status: decision.status,
+    resolution: decision.resolution,
+    decided_by: decision.by,
+    reason: decision.reason,
+    decided_at: decision.at,
+    answer: decision.answer,
+    args_hash: decision.args_hash,
+  };
 }
 
 /** The in-process listeners of a run's questions in flight. */

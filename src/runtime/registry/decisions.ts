@@ -12,7 +12,7 @@ import type { ApprovalRow, RunRow } from '../../store/index.js';
 import { answerSchemaOf, type HumanAskInput } from '../../tools/human-ask.js';
 import type { RuntimeEnv } from '../drive/env.js';
 import { approves, assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
-import { isInFlightQuestion } from '../ledger/question-rows.js';
+import { decidedRow, isInFlightQuestion } from '../ledger/question-rows.js';
 import { toolOf } from '../ledger/ledger.js';
 import { toApproval } from '../model/rows.js';
 import {
@@ -157,15 +157,7 @@ async function decideInFlight(env: RuntimeEnv, pending: ApprovalRow, input: Deci
     await assertPendingApproval(env.store, pending.run_id, pending.id);
     fail('approval.already_decided', `Input '${pending.id}' was already decided`);
   }
-  return toApproval({
-    ...pending,
-    status: decided.status,
-    resolution: decided.resolution,
-    decided_by: decided.by,
-    reason: decided.reason,
-    decided_at: decided.at,
-    answer: decided.answer,
-  });
+  return toApproval(decidedRow(pending, decided));
 }
 
 /** Creates the decision members of a runtime. */

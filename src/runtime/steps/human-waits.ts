@@ -13,9 +13,10 @@ import type { PreparedCall } from '../ledger/prepared-call.js';
 import { expiryOf } from '../ledger/wait-terms.js';
 import { failpoint } from '../model/failpoints.js';
 import { inputWaitId, stepApprovalId } from '../model/ids.js';
-import type { CallScope } from './execute-call.js';
+import type { CallScope } from './call-scope.js';
 import type { RunDriver } from '../drive/run-driver.js';
 import type { WaitExpiryOptions } from '../model/types.js';
+import type { QuestionRequest } from '../ledger/question-rows.js';
 
 /** What the approval of a step says for the executor: wait, go on (some calls refused), or a mismatch. */
 export type StepWait =
@@ -93,28 +94,51 @@ export function stepWait(scope: CallScope, calls: readonly PreparedCall[]): Step
 }
 
 /**
+ * Stages a question as an `input` wait bound to `call` (the model's `human.ask`, or a tool's
+ * question mid-call, which names who asks in `from`), with its `input_request` event.
+ */
+export function stageQuestion(scope: CallScope, call: PreparedCall, id: string, request: QuestionRequest): void {
+  const { live, runId, stepIndex } = scope;
+  const role = askRoleOf(call.tool);
+  const expiry = expiryOf(Date.now(), call.tool, live.waits);
+  live.driver.stageApproval(pendingApproval(id, runId, stepIndex, 'input', [call], { request, role, expiry }));
+  const { from } = request;
+  live.driver.emit('input_request', {
+    input_id: id,
+    tool_call_id: call.id,
+    question: request.question,
+    choices: request.choices,
+    schema: request.schema,
+    ...(from
+      ? {
+          from: {
+            tool: from.tool,
+            ...(from.server !== undefined ? { server: from.server } : {}),
+            in_flight: from.inFlight,
+          },
+        }
+      : {}),
+    role,
+    ...(expiry ? { expires_at: expiry.at } : {}),
+  });
+}
+
+/**
  * A `human.ask` call: the wait for its answer, opened once. Undefined once it is answered (the
  * decision settled the call with the answer) or refused.
  */
 export function askWait(scope: CallScope, call: PreparedCall, executed: number): ExecutorOutcome | undefined {
-  const { live, runId, stepIndex } = scope;
+  const { live } = scope;
   const { driver } = live;
   const approvalId = inputWaitId(call.id);
   const wait = driver.memory.approvals.get(approvalId);
   if (!wait) {
     const ask = call.parsed as HumanAskInput;
-    const request = { kind: 'input', question: ask.question, choices: ask.choices ?? null, schema: ask.schema ?? null };
-    const role = askRoleOf(call.tool);
-    const expiry = expiryOf(Date.now(), call.tool, live.waits);
-    driver.stageApproval(pendingApproval(approvalId, runId, stepIndex, 'input', [call], { request, role, expiry }));
-    driver.emit('input_request', {
-      input_id: approvalId,
-      tool_call_id: call.id,
-      question: request.question,
-      choices: request.choices,
-      schema: request.schema,
-      role,
-      ...(expiry ? { expires_at: expiry.at } : {}),
+    stageQuestion(scope, call, approvalId, {
+      kind: 'input',
+      question: ask.question,
+      choices: ask.choices ?? null,
+      schema: ask.schema ?? null,
     });
     return { type: 'need_input', approvalId, toolCalls: executed };
   }

@@ -13,7 +13,7 @@ import type { ToolAnswer, ToolQuestion } from '../../tools/define-tool.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import type { CallScope, UnknownOutcome } from './call-scope.js';
 import { stageToolQuestion, unaskable } from './tool-questions.js';
-import { inFlightQuestionId, isInFlightQuestion, listenInFlight } from '../ledger/question-rows.js';
+import { decidedRow, inFlightQuestionId, isInFlightQuestion, listenInFlight } from '../ledger/question-rows.js';
 
 /** Who closes a question whose call did not wait for its answer. */
 export const CLOSED_BY = 'baton:call-ended';
@@ -168,22 +168,20 @@ function close(scope: Pick<CallScope, 'live'>, id: string, status: 'expired' | '
   const { driver } = scope.live;
   const current = driver.memory.approvals.get(id);
   if (!current || current.status !== 'pending') return;
-  const at = Date.now();
   const by = status === 'expired' ? 'baton:expiry' : CLOSED_BY;
+  const decision = {
+    status,
+    resolution: 'reject' as const,
+    by,
+    reason,
+    at: Date.now(),
+    answer: null,
+    args_hash: current.args_hash,
+  };
   // Closed in memory at once (what the run checks before it may finish, and what a decision
   // here compares with); the row and its event land with the run's next write.
-  driver.memory.approvals.set(id, { ...current, status, resolution: 'reject', decided_by: by, reason, decided_at: at });
-  driver.stage((writer) =>
-    writer.decideApproval(id, {
-      status,
-      resolution: 'reject',
-      by,
-      reason,
-      at,
-      answer: null,
-      args_hash: current.args_hash,
-    }),
-  );
+  driver.memory.approvals.set(id, decidedRow(current, decision));
+  driver.stage((writer) => writer.decideApproval(id, decision));
   driver.emit('input_result', {
     input_id: id,
     decision: status === 'expired' ? 'expired' : 'closed',

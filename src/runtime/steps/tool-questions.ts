@@ -14,13 +14,13 @@
  */
 import { createFailure } from '../../failure.js';
 import type { ToolQuestion } from '../../tools/define-tool.js';
-import { askRoleOf, unusableSchema } from '../../tools/human-ask.js';
+import { unusableSchema } from '../../tools/human-ask.js';
 import { toErrorResult } from '../../tools/tool-result.js';
-import { callRow, pendingApproval } from '../ledger/ledger.js';
+import { callRow } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
-import { expiryOf } from '../ledger/wait-terms.js';
-import { lastStoppedQuestion, stoppedQuestionId, type ToolQuestionRequest } from '../ledger/question-rows.js';
+import { lastStoppedQuestion, stoppedQuestionId } from '../ledger/question-rows.js';
 import type { CallScope } from './call-scope.js';
+import { stageQuestion } from './human-waits.js';
 
 /** Why a tool's question cannot be asked, as the call's failure, or null when it can. */
 export function unaskable(call: PreparedCall, question: ToolQuestion) {
@@ -44,30 +44,14 @@ export function stageToolQuestion(
   question: ToolQuestion,
   options: { inFlight: boolean; state?: unknown },
 ): string {
-  const { live, runId, stepIndex } = scope;
-  const { driver } = live;
   const server = question.from?.server !== undefined ? { server: question.from.server } : {};
-  const from = { tool: call.toolName, ...server, inFlight: options.inFlight };
-  const request: ToolQuestionRequest = {
+  stageQuestion(scope, call, id, {
     kind: 'input',
     question: question.question,
     choices: question.choices ?? null,
     schema: question.schema ?? null,
-    from,
+    from: { tool: call.toolName, ...server, inFlight: options.inFlight },
     ...(options.inFlight ? {} : { state: options.state ?? null }),
-  };
-  const role = askRoleOf(call.tool);
-  const expiry = expiryOf(Date.now(), call.tool, live.waits);
-  driver.stageApproval(pendingApproval(id, runId, stepIndex, 'input', [call], { request, role, expiry }));
-  driver.emit('input_request', {
-    input_id: id,
-    tool_call_id: call.id,
-    question: request.question,
-    choices: request.choices,
-    schema: request.schema,
-    from: { tool: call.toolName, ...server, in_flight: options.inFlight },
-    role,
-    ...(expiry ? { expires_at: expiry.at } : {}),
   });
   return id;
 }

@@ -7,7 +7,7 @@
  * reject it (the model is told) or end the run.
  */
 import { createFailure } from '../../failure.js';
-import type { CallScope } from './execute-call.js';
+import type { CallScope } from './call-scope.js';
 import { versionApprovalId } from '../model/ids.js';
 import { pendingApproval } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
