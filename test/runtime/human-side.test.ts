@@ -305,6 +305,20 @@ describe.each(ALL_DIALECTS)('the human side on %s', (dialect) => {
     expect(done.deadlineAt).toBeGreaterThan(wait!.createdAt + 30_000);
   });
 
+  it('times out a run whose deadline passed before it left pending (its creation took longer than its budget)', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const planner = createScriptedPlanner(async (request) => {
+      await new Promise((resolve) => request.signal.addEventListener('abort', resolve, { once: true }));
+      return { type: 'final', answer: 'never' };
+    });
+    const runtime = openRuntime({ database, planner, tools: [] });
+    // 1 ms: gone before the creation commit lands, so the deadline actor starts with it passed.
+    const failed = await waiting(runtime, 'x', { budget: { timeoutMs: 1 } });
+    expect(failed).toMatchObject({ status: 'failed', stopReason: 'timeout' });
+    const asked = await waiting(runtime, 'y', { budget: { timeoutMs: 1 }, onBudgetExceeded: 'ask' });
+    expect(asked).toMatchObject({ status: 'waiting_human', waitReason: 'budget' });
+  });
+
   it('escalates a call to the role a policy names', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const runtime = openRuntime(

@@ -6,7 +6,12 @@
 import { fromCallback } from 'xstate';
 import type { DeadlineActorInput, DeadlineMoved, RunEvent, TimerActorInput } from '../../../machines/types.js';
 
-/** Calls `fire` at `at` (at once if it has passed); returns the disarm function. */
+/**
+ * Calls `fire` at `at` (on the next turn if it has passed); returns the disarm function. Never
+ * synchronously: an instant already past when the actor starts (a run whose creation commit took
+ * longer than its whole budget) would reach the machine while it is still `pending`, which takes
+ * no `timeout`, and be lost; on the next turn the run has taken its `start`.
+ */
 function armAt(at: number, fire: () => void): () => void {
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
@@ -14,7 +19,7 @@ function armAt(at: number, fire: () => void): () => void {
     if (left <= 0) fire();
     else timer = setTimeout(arm, Math.min(left, 2 ** 31 - 1));
   };
-  arm();
+  timer = setTimeout(arm, Math.max(0, Math.min(at - Date.now(), 2 ** 31 - 1)));
   return () => clearTimeout(timer);
 }
 
