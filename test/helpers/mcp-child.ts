@@ -24,7 +24,10 @@ for (;;) {
   const settled = await runtime.wait(run.id);
   process.stdout.write(`${JSON.stringify({ status: settled.status })}\n`);
   if (settled.status !== 'executing') break;
+  // Followed until that question is decided (here or by another process), then waited for again.
   const asked = settled.pendingInput?.id;
-  while ((await runtime.get(run.id)).pendingInput?.id === asked) await new Promise((r) => setTimeout(r, 100));
+  for await (const event of runtime.events(run.id, { follow: true })) {
+    if (event.type === 'input_result' && event.data.input_id === asked) break;
+  }
 }
 setInterval(() => undefined, 1 << 30);

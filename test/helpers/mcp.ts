@@ -1,6 +1,13 @@
 /** The tests' MCP servers: the note server over stdio (a child of the toolset) or over HTTP (a child of the test). */
 import { join } from 'node:path';
-import type { McpStdioServer } from '../../src/tools/mcp/index.js';
+import { afterEach } from 'vitest';
+import {
+  createMcpTools,
+  type McpServerSpec,
+  type McpStdioServer,
+  type McpToolsOptions,
+  type McpToolset,
+} from '../../src/tools/mcp/index.js';
 import { REPO_ROOT } from './run-node.js';
 import { spawnUntilJsonLine, type RunningChild } from './spawn-child.js';
 
@@ -49,4 +56,25 @@ export async function httpNotes(
     ...(asking ? ['--asking'] : []),
   ];
   return spawnUntilJsonLine<{ url: string; pid: number }>(args[0]!, args.slice(1));
+}
+
+/**
+ * The toolsets and child processes (servers, Baton children) a test file opens, closed after each
+ * test: `toolset()` connects one, and a child pushed on `children` is killed.
+ */
+export function mcpFixtures() {
+  const toolsets: McpToolset[] = [];
+  const children: RunningChild<unknown>[] = [];
+  afterEach(async () => {
+    for (const set of toolsets.splice(0)) await set.close();
+    for (const child of children.splice(0)) await child.kill();
+  });
+  return {
+    children,
+    async toolset(spec: McpServerSpec, options?: McpToolsOptions): Promise<McpToolset> {
+      const set = await createMcpTools(spec, options);
+      toolsets.push(set);
+      return set;
+    },
+  };
 }

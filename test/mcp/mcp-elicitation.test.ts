@@ -9,36 +9,19 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BatonError, createScriptedPlanner, type Decision, type Runtime } from '../../src/index.js';
-import {
-  createMcpTools,
-  type McpServerSpec,
-  type McpToolsOptions,
-  type McpToolset,
-} from '../../src/tools/mcp/index.js';
 import { readJournal } from '../helpers/mcp-journal.js';
-import { httpNotes, stdioNotes } from '../helpers/mcp.js';
+import { httpNotes, mcpFixtures, stdioNotes } from '../helpers/mcp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
-import { spawnUntilJsonLine, type RunningChild } from '../helpers/spawn-child.js';
+import { spawnUntilJsonLine } from '../helpers/spawn-child.js';
 import { tempDir } from '../helpers/temp.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { REPO_ROOT } from '../helpers/run-node.js';
 
 const CHILD = join(REPO_ROOT, 'test/helpers/mcp-child.ts');
-const toolsets: McpToolset[] = [];
-const children: RunningChild<unknown>[] = [];
-afterEach(async () => {
-  for (const set of toolsets.splice(0)) await set.close();
-  for (const child of children.splice(0)) await child.kill();
-});
-
-async function toolset(spec: McpServerSpec, options?: McpToolsOptions): Promise<McpToolset> {
-  const set = await createMcpTools(spec, options);
-  toolsets.push(set);
-  return set;
-}
+const { children, toolset } = mcpFixtures();
 
 const script = (tool: string, args: Record<string, unknown>): Decision[] => [
   { type: 'tool_calls', calls: [{ tool, args }] },

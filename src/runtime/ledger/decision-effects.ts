@@ -17,7 +17,8 @@ import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { fromExtendedLimitsData, toExtendedLimitsData } from '../model/event-data.js';
 import type { HumanDecisionName, UncertainResolution } from '../model/types.js';
 import { approvalHash, settleCall, stepCalls, withEdits, type LedgerCall } from './ledger.js';
-import { isInFlightQuestion, isToolQuestion } from './question-rows.js';
+import { asksInFlight } from '../model/rows.js';
+import { isToolQuestion } from './question-rows.js';
 
 /** A decision as the runtime applies it (checked already: arguments, output, answer, limits). */
 export interface DecisionInput {
@@ -70,7 +71,7 @@ export function settleWithoutRunning(
       if (!call) return;
       // A tool's question: the tool takes the answer (in flight, or running again with it).
       if (isToolQuestion(approval)) {
-        if (input.decision === 'answer' || isInFlightQuestion(approval)) return;
+        if (input.decision === 'answer' || asksInFlight(approval)) return;
         const failure = createFailure(
           'tool.failed',
           `Tool '${call.toolName}' did not complete: ${input.by} did not answer its question${because}`,

@@ -53,12 +53,6 @@ export function isToolQuestion(row: Pick<ApprovalRow, 'kind' | 'request'>): bool
   return typeof (JSON.parse(row.request) as { from?: unknown }).from === 'object';
 }
 
-/** True for a question asked in flight (its call waits open in one process). */
-export function isInFlightQuestion(row: Pick<ApprovalRow, 'kind' | 'request'>): boolean {
-  if (row.kind !== 'input' || !row.request) return false;
-  return (JSON.parse(row.request) as { from?: { inFlight?: boolean } }).from?.inFlight === true;
-}
-
 /** A wait's row once `decision` decided it: what memory and the API show of the stored decision. */
 export function decidedRow(row: ApprovalRow, decision: ApprovalDecision): ApprovalRow {
   return {

@@ -103,7 +103,7 @@ export function toEvent(row: EventRow): RunEventRecord {
 }
 
 /** True for a question a call asks while it stays in flight (the run is `executing`, not waiting). */
-export function asksInFlight(row: ApprovalRow): boolean {
+export function asksInFlight(row: Pick<ApprovalRow, 'kind' | 'request'>): boolean {
   if (row.kind !== 'input' || !row.request) return false;
   return (JSON.parse(row.request) as { from?: { inFlight?: boolean } }).from?.inFlight === true;
 }

@@ -12,9 +12,9 @@ import type { ApprovalRow, RunRow } from '../../store/index.js';
 import { answerSchemaOf, type HumanAskInput } from '../../tools/human-ask.js';
 import type { RuntimeEnv } from '../drive/env.js';
 import { approves, assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
-import { decidedRow, isInFlightQuestion } from '../ledger/question-rows.js';
+import { decidedRow } from '../ledger/question-rows.js';
 import { toolOf } from '../ledger/ledger.js';
-import { toApproval } from '../model/rows.js';
+import { asksInFlight, toApproval } from '../model/rows.js';
 import {
   HUMAN_DECISIONS,
   type Approval,
@@ -190,7 +190,7 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
     } catch (error) {
       // The call that asks is in flight in the runtime that holds the run: it takes the answer.
       const elsewhere = error instanceof BatonError && error.code === 'run.version_conflict';
-      if (elsewhere && isInFlightQuestion(pending)) return decideInFlight(env, pending, input);
+      if (elsewhere && asksInFlight(pending)) return decideInFlight(env, pending, input);
       throw error;
     }
     const row = await decideApproval(env, run, approvalId, input, { apply: drive });

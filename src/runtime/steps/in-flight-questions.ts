@@ -13,7 +13,8 @@ import type { ToolAnswer, ToolQuestion } from '../../tools/define-tool.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import type { CallScope, UnknownOutcome } from './call-scope.js';
 import { stageToolQuestion, unaskable } from './tool-questions.js';
-import { decidedRow, inFlightQuestionId, isInFlightQuestion, listenInFlight } from '../ledger/question-rows.js';
+import { decidedRow, inFlightQuestionId, listenInFlight } from '../ledger/question-rows.js';
+import { asksInFlight } from '../model/rows.js';
 
 /** Who closes a question whose call did not wait for its answer. */
 export const CLOSED_BY = 'baton:call-ended';
@@ -199,7 +200,7 @@ function close(scope: Pick<CallScope, 'live'>, id: string, status: 'expired' | '
 export function closeInFlightQuestions(scope: CallScope, call: PreparedCall, cause: UnknownOutcome | null): void {
   if (cause !== 'interrupted') return;
   for (const row of scope.live.driver.memory.approvals.values()) {
-    if (row.status !== 'pending' || !isInFlightQuestion(row)) continue;
+    if (row.status !== 'pending' || !asksInFlight(row)) continue;
     if (!(JSON.parse(row.tool_call_ids) as string[]).includes(call.id)) continue;
     close(scope, row.id, 'rejected', 'the request that asked it ended with the process that held it');
   }
