@@ -4,8 +4,10 @@
 # answer, with --json parsing.
 set -euo pipefail
 tmp=$(mktemp -d)
-trap 'kill -TERM "$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-npm start --silent -- --port 0 --db "$tmp/baton.db" --dir "$tmp/configs" > "$tmp/serve.log" 2>&1 &
+# In a process group of its own, stopped as a whole: npm's shell does not always pass SIGTERM on
+# to the server, which then outlived this script (a `baton serve` left running after every CI).
+trap 'kill -TERM -- "-$pid" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+setsid npm start --silent -- --port 0 --db "$tmp/baton.db" --dir "$tmp/configs" > "$tmp/serve.log" 2>&1 &
 pid=$!
 url=''
 for _ in $(seq 100); do
@@ -25,8 +27,8 @@ node -e '
   if (last.type !== "summary" || last.run.status !== "succeeded") throw new Error("run ended " + JSON.stringify(last));
   console.log("serve smoke: " + lines.length + " JSON lines, run " + last.run.status + ": " + last.run.answer);
 ' "$tmp/run.jsonl"
-# npm passes SIGTERM on to the server (which exits 0) and reports the signal itself (143).
-kill -TERM "$pid"
+# SIGTERM to the whole group: the server exits 0, npm reports the signal itself (143).
+kill -TERM -- "-$pid"
 status=0
 wait "$pid" || status=$?
 [ "$status" = 0 ] || [ "$status" = 143 ] || { cat "$tmp/serve.log"; echo "serve exited $status"; exit 1; }
