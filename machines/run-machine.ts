@@ -267,7 +267,7 @@ export const runMachine = setup({
   id: 'run',
   context: ({ input }) => ({
     runId: input.runId,
-    stepIndex: 0,
+    stepIndex: input.stepIndex ?? 0,
     llmCalls: 0,
     toolCalls: 0,
     tokens: 0,
@@ -282,7 +282,7 @@ export const runMachine = setup({
     failure: null,
     compensation: null,
     budgetWait: null,
-    budgetAsks: 0,
+    budgetAsks: input.budgetAsks ?? 0,
   }),
   initial: 'pending',
   // The deadline is data: restoring a snapshot restarts this actor with the persisted instant

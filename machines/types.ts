@@ -58,7 +58,8 @@ export type HandoverBudget = (typeof HANDOVER_BUDGETS)[number];
  * Why a run waits for a human: a step's calls need approval; a call's outcome is unknown; a call
  * decided with one version of its tool would run another (deployed since); the planner asked a
  * question (`input`); a budget ran out and the run asks whether to go on (`budget`); a policy
- * escalated a call to a role that must allow it (`policy`).
+ * escalated a call to a role that must allow it (`policy`); a fork's call would repeat an effect
+ * its source run already had, the same call with the same arguments (`repeat_effect`).
  */
 export const WAIT_REASONS = [
   'approval',
@@ -67,11 +68,12 @@ export const WAIT_REASONS = [
   'input',
   'budget',
   'policy',
+  'repeat_effect',
 ] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** Waits on one call of a step (the step's other calls go on after it), not on a whole step. */
-export const CALL_WAIT_REASONS = ['uncertain_side_effect', 'tool_version_mismatch', 'input'] as const;
+export const CALL_WAIT_REASONS = ['uncertain_side_effect', 'tool_version_mismatch', 'input', 'repeat_effect'] as const;
 
 /**
  * What happens to a human wait no one decided before it expired: `reject` (the model is told; a
@@ -163,6 +165,10 @@ export interface RunInput {
   runId: string;
   limits: MachineLimits;
   deadlineAt: number | null;
+  /** A fork begins at the step it was forked at (its earlier steps are copies): 0 when absent. */
+  stepIndex?: number;
+  /** Budget waits among a fork's copied steps, so its own are numbered after them: 0 when absent. */
+  budgetAsks?: number;
 }
 
 /** Token usage (and cost, when known) of one planner step. */

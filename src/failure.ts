@@ -34,6 +34,8 @@ export const FAILURE_CODES = {
   'machine.incompatible': 'user',
   // The run belongs to another agent than the runtime's: a process with that agent drives it.
   'run.agent_mismatch': 'user',
+  // A fork would copy a call of a tool its agent no longer has (`details.tools` names them).
+  'fork.tool_missing': 'user',
   // The application's copy of a peer dependency (zod) is one Baton cannot work with.
   'dependency.unsupported': 'user',
   'tool.invalid_arguments': 'model',

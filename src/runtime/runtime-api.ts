@@ -16,6 +16,9 @@ import type { BackgroundErrorContext, StalledRun } from './registry/run-registry
 
 export type { BackgroundErrorContext, StalledRun } from './registry/run-registry.js';
 import type {
+  ForkRequest,
+  RerunFilter,
+  RerunReport,
   Approval,
   Artifact,
   ArtifactRef,
@@ -134,6 +137,23 @@ export interface RuntimeStats {
 export interface Runtime {
   /** Creates a run, commits it, and starts it; resolves once the run is durable. The same idempotency key returns the same run. */
   start(request: StartRequest): Promise<Run>;
+  /**
+   * Forks a run at step `atStep`: a new run (in a session of its own) whose earlier steps are the
+   * source's — decisions, results, waits and events copied, never run or asked again — and which
+   * plans `atStep` on with this runtime's agent, optionally with a given decision, input (step 0)
+   * or options. The source is not changed. A call that would repeat an effect the source had
+   * waits for a person (`repeat_effect`) unless `repeatEffects: 'allow'`. Resolves once the fork
+   * is durable. Throws `input.invalid` (a step the run has not reached, a decision that does not
+   * validate), `run.not_found`, `fork.tool_missing` (a copied call of a tool this agent lacks).
+   */
+  fork(runId: string, request: ForkRequest): Promise<Run>;
+  /** The forks of a run, newest first (at most `limit`, default 100). */
+  forks(runId: string, opts?: { limit?: number }): Promise<Run[]>;
+  /**
+   * Forks every finished run the filter matches (default: `failed`) at the step it ended in, in
+   * batches; the same rerun again creates nothing (each fork's key is its source and step).
+   */
+  rerun(filter?: RerunFilter): Promise<RerunReport>;
   /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure); throws `run.not_found`. */
   get(runId: string): Promise<Run>;
   /** Runs, newest first, filtered by status, session and tenant; page with `cursor` (the previous page's `nextCursor`). */

@@ -16,7 +16,9 @@ import { admitStart } from './drive/yield-turn.js';
 import { newOwner } from './drive/leases.js';
 import { describeTools } from './ledger/tool-registry.js';
 import { createEventHub } from './model/event-hub.js';
-import type { Run, RunEventRecord, StartRequest } from './model/types.js';
+import type { ForkRequest, RerunFilter, RerunReport, Run, RunEventRecord, StartRequest } from './model/types.js';
+import { forkRun } from './registry/fork-run.js';
+import { rerunRuns } from './registry/rerun.js';
 import { createRunReads } from './read/run-reads.js';
 import { createDecisions } from './registry/decisions.js';
 import { createRunCommands } from './registry/run-commands.js';
@@ -90,6 +92,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await admitStart();
       assertOpen();
       return startRun({ ...shared, definition, defaults: options.defaults, agent }, request);
+    },
+    fork(runId: string, request: ForkRequest): Promise<Run> {
+      assertOpen();
+      return forkRun({ ...shared, definition, defaults: options.defaults, agent }, runId, request);
+    },
+    async forks(runId: string, opts: { limit?: number } = {}): Promise<Run[]> {
+      assertOpen();
+      return (await views.list({ forkedFrom: runId, limit: opts.limit ?? 100 })).runs;
+    },
+    rerun(filter: RerunFilter = {}): Promise<RerunReport> {
+      assertOpen();
+      return rerunRuns({ store, fork: (runId, request) => runtime.fork(runId, request) }, filter);
     },
     ...views,
     ...reads,

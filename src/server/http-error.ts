@@ -33,6 +33,7 @@ const CONFLICTS: ReadonlySet<string> = new Set([
   'approval.wrong_decision',
   'run.machine_mismatch',
   'run.agent_mismatch',
+  'fork.tool_missing',
   'run.invalid_transition',
   'run.cancelled',
 ]);

@@ -66,6 +66,10 @@ export interface RunTable {
   agent: string | null;
   /** A fingerprint of the tools the agent had when the run started (migration 12). */
   agent_tools: string | null;
+  /** The run this one was forked from (`runtime.fork`; migration 15), else null. */
+  forked_from: string | null;
+  /** The terms of a fork (JSON `ForkTerms`: the step, repeat_effects, a given decision; migration 15). */
+  fork: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -101,6 +105,10 @@ export interface ToolCallTable {
   deadline_at: number | null;
   /** Set when a person edited the arguments before approving (JSON `{ proposed_args, by, reason }`; migration 14). */
   edited: string | null;
+  /** For a row a fork copied from its source: the source's row (migration 15); its effect is the source's. */
+  copied_from: string | null;
+  /** The idempotency key the call runs with when it is not its own id (a copy, a fork's repeat of an idempotent call; migration 15). */
+  idempotency_key: string | null;
 }
 
 export interface ApprovalTable {

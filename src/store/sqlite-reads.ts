@@ -8,6 +8,7 @@ import type {
   ApprovalRow,
   ArtifactRow,
   EventRow,
+  ForkSource,
   MessageRow,
   RunRow,
   StepRow,
@@ -16,7 +17,7 @@ import type {
 } from './store-api.js';
 
 /** The reads of `Store` over the prepared statements. */
-export function sqliteReads({ prepare, get, all }: Prepared): StoreReads {
+export function sqliteReads({ sqlite, prepare, get, all }: Prepared): StoreReads {
   return {
     getRun: async (id) => get<RunRow>('getRun', { id }),
     findRunByIdempotencyKey: async (key) => get<RunRow>('findRunByIdempotencyKey', { key }),
@@ -52,5 +53,22 @@ export function sqliteReads({ prepare, get, all }: Prepared): StoreReads {
     lastSeq: async (runId) => get<{ seq: number | null }>('lastSeq', { run_id: runId })?.seq ?? 0,
     getArtifact: async (sha256) => get<ArtifactRow>('getArtifact', { sha256 }),
     listMessages: async (sessionId) => all<MessageRow>('listMessages', { session_id: sessionId }),
+    // One read transaction: another process's commit cannot fall between two of these reads.
+    readForkSource: async (runId) =>
+      sqlite
+        .transaction((): ForkSource | undefined => {
+          const run = get<RunRow>('getRun', { id: runId });
+          if (!run) return undefined;
+          const of = { run_id: runId };
+          return {
+            run,
+            steps: all<StepRow>('listSteps', of),
+            toolCalls: all<ToolCallRow>('listToolCalls', of),
+            approvals: all<ApprovalRow>('listApprovals', of),
+            events: all<EventRow>('listEvents', { ...of, after: 0, limit: Number.MAX_SAFE_INTEGER }),
+            messages: all<MessageRow>('listMessages', { session_id: run.session_id }),
+          };
+        })
+        .deferred(),
   };
 }

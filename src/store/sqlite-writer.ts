@@ -83,6 +83,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['writ
       fenced();
       run('insertMessage', row);
     },
+    refArtifact(sha256, runId) {
+      fenced();
+      run('putArtifactRef', { sha256, run_id: runId });
+    },
   };
   /** Runs `work` as one unit under `fence` (checked before its first write). */
   const unit = <T>(work: (writer: UnitWriter) => T, fence: Fence | undefined): T => {

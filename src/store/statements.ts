@@ -55,6 +55,8 @@ const RUN_COLUMNS = [
   'compensation',
   'agent',
   'agent_tools',
+  'forked_from',
+  'fork',
   'created_at',
   'updated_at',
 ] as const;
@@ -76,6 +78,8 @@ const TOOL_CALL_COLUMNS = [
   'finished_at',
   'deadline_at',
   'edited',
+  'copied_from',
+  'idempotency_key',
 ] as const;
 
 const APPROVAL_COLUMNS = [
@@ -224,6 +228,8 @@ const BUILDS = {
           finished_at: eb.ref('excluded.finished_at'),
           deadline_at: eb.ref('excluded.deadline_at'),
           edited: eb.ref('excluded.edited'),
+          copied_from: eb.ref('excluded.copied_from'),
+          idempotency_key: eb.ref('excluded.idempotency_key'),
         })),
       ),
   listToolCalls: (db, p) =>
@@ -345,6 +351,7 @@ export interface ListShape {
   status: boolean;
   session: boolean;
   tenant: boolean;
+  forkedFrom: boolean;
   cursor: boolean;
 }
 
@@ -356,7 +363,7 @@ const listCache = new Map<string, Compiled>();
  * instead of scanned up to it). One compiled statement per dialect and filter shape.
  */
 export function listRunsStatement(dialect: Dialect, shape: ListShape): Compiled {
-  const key = `listRuns_${dialect}_${Number(shape.status)}${Number(shape.session)}${Number(shape.tenant)}${Number(shape.cursor)}`;
+  const key = `listRuns_${dialect}_${Number(shape.status)}${Number(shape.session)}${Number(shape.tenant)}${Number(shape.forkedFrom)}${Number(shape.cursor)}`;
   let compiled = listCache.get(key);
   if (!compiled) {
     compiled = compileStatement(key, dialect, (db, p) => {
@@ -364,6 +371,7 @@ export function listRunsStatement(dialect: Dialect, shape: ListShape): Compiled 
       if (shape.status) query = query.where('status', '=', p('status'));
       if (shape.session) query = query.where('session_id', '=', p('session_id'));
       if (shape.tenant) query = query.where('tenant_id', '=', p('tenant_id'));
+      if (shape.forkedFrom) query = query.where('forked_from', '=', p('forked_from'));
       if (shape.cursor) query = query.where(sql<boolean>`(created_at, id) < (${p('at')}, ${p('cursor_id')})`);
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit'));
     });
@@ -375,18 +383,27 @@ export function listRunsStatement(dialect: Dialect, shape: ListShape): Compiled 
 /** The statement and arguments of a runs page for a filter. */
 export function listRunsQuery(
   dialect: Dialect,
-  filter: { status?: string; sessionId?: string; tenantId?: string; limit?: number; cursor?: string },
+  filter: {
+    status?: string | undefined;
+    sessionId?: string | undefined;
+    tenantId?: string | undefined;
+    forkedFrom?: string | undefined;
+    limit?: number | undefined;
+    cursor?: string | undefined;
+  },
 ): { statement: Compiled; args: unknown[] } {
   const statement = listRunsStatement(dialect, {
     status: Boolean(filter.status),
     session: Boolean(filter.sessionId),
     tenant: Boolean(filter.tenantId),
+    forkedFrom: Boolean(filter.forkedFrom),
     cursor: Boolean(filter.cursor),
   });
   const values: Record<string, unknown> = {
     status: filter.status,
     session_id: filter.sessionId,
     tenant_id: filter.tenantId,
+    forked_from: filter.forkedFrom,
     limit: filter.limit ?? 50,
   };
   if (filter.cursor) {

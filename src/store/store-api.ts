@@ -60,8 +60,24 @@ export interface RunFilter {
   status?: RunStatus | undefined;
   sessionId?: string | undefined;
   tenantId?: string | undefined;
+  /** Only the forks of this run (`runs.forked_from`). */
+  forkedFrom?: string | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
+}
+
+/**
+ * Everything a fork copies from its source, read as one consistent snapshot of the database (a
+ * run another process drives is read at one instant: its row and the rows of the steps it has
+ * reached agree): the run, its journal, ledger, waits, events, and its session's history.
+ */
+export interface ForkSource {
+  run: RunRow;
+  steps: StepRow[];
+  toolCalls: ToolCallRow[];
+  approvals: ApprovalRow[];
+  events: EventRow[];
+  messages: MessageRow[];
 }
 
 /** An approval's decision, as the store writes it. */
@@ -115,6 +131,8 @@ export interface UnitWriter {
   /** Stores content by its sha256 for run `runId` (a second put of the same bytes is a no-op; the run's reference is kept). */
   putArtifact(row: ArtifactRow, runId: string): void;
   insertMessage(row: Omit<MessageRow, 'id'>): void;
+  /** Records that run `runId` holds an artifact already stored (a fork's copy of its source's). */
+  refArtifact(sha256: string, runId: string): void;
 }
 
 /** A run whose lease was renewed, and the cancel asked of it, if any. */
@@ -190,6 +208,8 @@ export interface StoreReads {
   getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
   /** A session's committed history, oldest first. */
   listMessages(sessionId: string): Promise<MessageRow[]>;
+  /** What a fork of run `runId` copies, read in one snapshot (`ForkSource`); undefined when there is no such run. */
+  readForkSource(runId: string): Promise<ForkSource | undefined>;
 }
 
 /**

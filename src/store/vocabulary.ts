@@ -48,9 +48,10 @@ export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<To
  * What a human wait asks: to run a step's calls (`tool`, or `policy` when a policy escalated one
  * of them to a role), how to resolve an interrupted call (`uncertain`), whether to run a call
  * decided with another version of its tool (`version`), the answer to a question (`input`), or
- * whether a run whose budget ran out goes on (`budget`). The table is `approvals` for all.
+ * whether a run whose budget ran out goes on (`budget`), or whether a fork repeats an effect its
+ * source already had (`repeat`: the same call with the same arguments). The table is `approvals` for all.
  */
-export const APPROVAL_KINDS = ['tool', 'uncertain', 'version', 'input', 'budget', 'policy'] as const;
+export const APPROVAL_KINDS = ['tool', 'uncertain', 'version', 'input', 'budget', 'policy', 'repeat'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** An approval is pending until one decision settles it, or its `expires_at` passes (`expired`). */

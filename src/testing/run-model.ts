@@ -126,6 +126,8 @@ const DECIDED_BY: Record<WaitReason, readonly RunEvent['type'][]> = {
   tool_version_mismatch: ['approved', 'rejected'],
   input: ['answered', 'rejected', 'expired'],
   budget: ['extended', 'rejected', 'expired'],
+  // No expiry: whether to repeat an effect the source run had is a person's to say.
+  repeat_effect: ['approved', 'rejected'],
 };
 const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(DECIDED_BY).flat());
 

@@ -49,6 +49,8 @@ const startedCall = (id: string, toolVersion: string | null) => ({
   finished_at: null,
   deadline_at: 2,
   edited: null,
+  copied_from: null,
+  idempotency_key: null,
 });
 
 const progress = (id: string, expected: number) =>

@@ -25,8 +25,9 @@ import { scaled } from '../helpers/limits.js';
 
 // `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
 // planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
-const POINTS = [...FAILPOINTS.filter((p) => p !== 'planner.journaled'), 'tool.effect'] as const;
-type Point = Exclude<(typeof POINTS)[number], 'planner.journaled'>;
+// A fork's creation has its own crash test (test/crash/fork-kill.test.ts): this matrix starts runs.
+const POINTS = [...FAILPOINTS.filter((p) => p !== 'planner.journaled' && p !== 'fork.copying'), 'tool.effect'] as const;
+type Point = Exclude<(typeof POINTS)[number], 'planner.journaled' | 'fork.copying'>;
 const MODES = ['throw', 'kill'] as const;
 type Mode = (typeof MODES)[number];
 

@@ -32,6 +32,8 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     compensation: null,
     agent: null,
     agent_tools: null,
+    forked_from: null,
+    fork: null,
     wake_at: null,
     epoch: 0,
     owner: null,

@@ -57,6 +57,8 @@ describe('openDatabase', () => {
     delete row.compensation;
     delete row.agent;
     delete row.agent_tools;
+    delete row.forked_from;
+    delete row.fork;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)

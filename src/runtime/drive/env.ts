@@ -1,5 +1,5 @@
 /** What the runtime's actors share: the store, the planner, the tools, the policy and the live runs. */
-import type { Planner, PlannerTool } from '../../planner/types.js';
+import type { Decision, Planner, PlannerTool } from '../../planner/types.js';
 import type { Policy } from '../../policy/index.js';
 import type { MessageRow, Store } from '../../store/index.js';
 import type { AnyTool, RunUserContext } from '../../tools/define-tool.js';
@@ -18,6 +18,17 @@ export interface LiveRun {
   transcript?: Transcript;
   /** How long the run's human waits last unless a tool, policy or question says (its start options). */
   waits?: WaitExpiryOptions | undefined;
+  /** For a fork: its source, and the terms it was made with (a given decision, whether it may repeat effects). */
+  fork?: LiveFork | undefined;
+}
+
+/** What a fork's actors read of its terms. */
+export interface LiveFork {
+  sourceRunId: string;
+  step: number;
+  repeatEffects: 'ask' | 'allow';
+  decision: Decision | null;
+  by: string | null;
 }
 
 /** Where a test harness may hold a run: at the start of each actor, before it produces its event. */

@@ -47,7 +47,8 @@ export interface DriverDeps {
 
 /** Where a driver starts from: a new run's input, or a persisted snapshot. */
 export type DriverOrigin =
-  | { kind: 'new'; input: RunInput }
+  /** `memory`: what a fork's new run starts with, copied from its source (empty otherwise). */
+  | { kind: 'new'; input: RunInput; memory?: RunMemory }
   | { kind: 'restore'; snapshot: string; version: number; lastSeq: number; epoch: number; memory: RunMemory };
 
 /** The driver of one live run: its actor, its write buffer and its event numbering. */
@@ -81,8 +82,8 @@ export interface RunDriver {
   writeToolCall(row: ToolCallRow): void;
   /** Buffers an event; it is numbered when written (seq follows commit order) and published once committed. */
   emit(type: LogEventType, data: Record<string, unknown>): void;
-  /** Writes an event at once; only inside a staged op. */
-  writeEvent(type: LogEventType, data: Record<string, unknown>): void;
+  /** Writes an event at once; only inside a staged op (`createdAt`: a copied event keeps its own time). */
+  writeEvent(type: LogEventType, data: Record<string, unknown>, createdAt?: number): void;
   /** Publishes streamed model text at once: live only, never a row, never an answer. */
   publishDraft(data: Record<string, unknown>): void;
   /** Tells this runtime's `wait()`ers that a call asks a person in flight (committed already). */
@@ -102,7 +103,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
   const { hub } = deps;
   const actor = createRunActor(deps, origin);
   const restored = origin.kind === 'restore' ? origin : null;
-  const memory = restored?.memory ?? createRunMemory();
+  const memory = origin.memory ?? createRunMemory();
   const units = createUnitBuffer(runId, restored?.lastSeq ?? 0);
   const fence = { runId, owner: deps.owner, epoch: restored?.epoch ?? 0 };
   let retired = false;

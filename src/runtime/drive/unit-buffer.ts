@@ -18,8 +18,8 @@ export interface UnitBuffer {
   stage(op: StagedOp): void;
   /** The writer of the unit being written; throws outside a staged op. */
   writer(): UnitWriter;
-  /** Writes an event in the unit being written, numbered next. */
-  writeEvent(type: LogEventType, data: Record<string, unknown>): void;
+  /** Writes an event in the unit being written, numbered next (`createdAt`: a copied event keeps its own time). */
+  writeEvent(type: LogEventType, data: Record<string, unknown>, createdAt?: number): void;
   /** Stages a draft among the events: it goes out with them, numbered as the event before it, never stored. */
   stageDraft(data: Record<string, unknown>, createdAt: number): void;
   /** Runs the staged ops, then `last`, in `writer`'s unit; returns what the unit will publish, drafts among it. */
@@ -50,8 +50,8 @@ export function createUnitBuffer(runId: string, lastSeq: number): UnitBuffer {
       ops.push(op);
     },
     writer,
-    writeEvent(type, data) {
-      const record: RunEventRecord = { runId, seq: seq + 1, type, data, createdAt: Date.now() };
+    writeEvent(type, data, createdAt = Date.now()) {
+      const record: RunEventRecord = { runId, seq: seq + 1, type, data, createdAt };
       writer().insertEvent({
         run_id: runId,
         seq: record.seq,

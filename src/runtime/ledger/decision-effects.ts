@@ -15,7 +15,7 @@ import {
 import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { fromExtendedLimitsData, toExtendedLimitsData } from '../model/event-data.js';
-import type { HumanDecisionName, UncertainResolution } from '../model/types.js';
+import type { HumanDecisionName, RepeatedCall, UncertainResolution } from '../model/types.js';
 import { approvalHash, settleCall, stepCalls, withEdits, type LedgerCall } from './ledger.js';
 import { asksInFlight } from '../model/rows.js';
 import { isToolQuestion } from './question-rows.js';
@@ -105,6 +105,9 @@ export function settleWithoutRunning(
         write(call, 'failed', toErrorResult(failure));
       }
       return;
+    case 'repeat':
+      if (call) settleRepeat(driver, approval, call, input);
+      return;
     case 'version': {
       if (!call || approves(input)) return;
       const failure = createFailure(
@@ -132,6 +135,45 @@ export function settleWithoutRunning(
       : createFailure('policy.denied', `Not run: the approval of this step was rejected`);
     write(each, refused ? 'rejected' : 'skipped', toErrorResult(failure));
   }
+}
+
+/**
+ * A fork's call that would repeat its source's effect, decided: `done` takes the source's
+ * result (the call does not run; its effect is the source's, so the row says it is copied from
+ * there), a refusal tells the model it was not run, `retry` lets the executor run it.
+ */
+function settleRepeat(driver: LiveRun['driver'], approval: ApprovalRow, call: LedgerCall, input: DecisionInput): void {
+  const because = input.reason ? `: ${input.reason}` : '';
+  const source = (JSON.parse(approval.request ?? '{}') as { source?: RepeatedCall }).source;
+  if (input.decision === 'approve' && input.resolution === 'done' && source) {
+    const result: ToolResult = source.result ?? {
+      status: 'ok',
+      content: `Done already by call ${source.toolCallId} of run ${source.runId}`,
+      durationMs: 0,
+      truncated: false,
+      retryable: false,
+    };
+    const taken = { ...call, idempotencyKey: source.idempotencyKey };
+    const row = settleCall(
+      driver,
+      approval.step_index,
+      taken,
+      source.status === 'succeeded' ? 'succeeded' : 'failed',
+      {
+        ...result,
+        recordedBy: input.by,
+      },
+      { mode: 'write', extra: { repeat_of: source.toolCallId, resolution: 'done' } },
+    );
+    driver.writeToolCall({ ...row, copied_from: source.toolCallId });
+    return;
+  }
+  if (approves(input)) return;
+  const failure = createFailure(
+    'policy.denied',
+    `${input.by} did not let tool '${call.toolName}' run again: run ${source?.runId ?? '?'} made this call already (${source?.toolCallId ?? '?'})${because}`,
+  );
+  settleCall(driver, approval.step_index, call, 'rejected', toErrorResult(failure), { mode: 'write' });
 }
 
 /** The machine event of a decision. */
@@ -188,7 +230,7 @@ export function storedDecision(env: RuntimeEnv, live: LiveRun, approval: Approva
   }
   const resolution: ApprovalResolution | null =
     input.decision === 'approve'
-      ? approval.kind === 'uncertain'
+      ? approval.kind === 'uncertain' || approval.kind === 'repeat'
         ? (input.resolution ?? 'retry')
         : null
       : input.decision === 'reject'

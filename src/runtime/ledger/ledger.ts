@@ -32,6 +32,10 @@ export interface LedgerCall {
   row: ToolCallRow | undefined;
   /** Set when a person approved the step with other arguments for this call (JSON `{ proposed_args, by, reason }`). */
   edited?: string;
+  /** The idempotency key the call runs with when it is not its id (a fork's repeat of its source's idempotent call). */
+  idempotencyKey?: string;
+  /** For a fork's call: the source's call whose effect this one repeats (recorded on its `action` event). */
+  repeatOf?: string;
 }
 
 /** A person's arguments for one call of a step, as an `edit` decision stores them. */
@@ -119,6 +123,8 @@ export function callRow(
     finished_at: null,
     deadline_at: call.row?.deadline_at ?? null,
     edited: call.edited ?? call.row?.edited ?? null,
+    copied_from: call.row?.copied_from ?? null,
+    idempotency_key: call.idempotencyKey ?? call.row?.idempotency_key ?? null,
     ...patch,
   };
 }

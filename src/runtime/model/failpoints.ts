@@ -29,6 +29,8 @@ export const FAILPOINTS = [
   'commit.publishing',
   /** Inside the transaction that would make the run terminal, before its snapshot is written. */
   'run.terminal',
+  /** Inside the unit that creates a fork: its row and events are written, its copied steps and ledger not yet. */
+  'fork.copying',
 ] as const;
 export type FailpointName = (typeof FAILPOINTS)[number];
 

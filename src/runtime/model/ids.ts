@@ -35,6 +35,11 @@ export function versionApprovalId(callId: string, version: string): string {
   return `${callId}.version.${version}`;
 }
 
+/** The wait on a fork's call that would repeat an effect its source run had (single use). */
+export function repeatApprovalId(callId: string): string {
+  return `${callId}.repeat`;
+}
+
 /** The ledger id of the compensation of a call (its idempotency key too): the call's id and this suffix. */
 export const COMPENSATION_SUFFIX = '.undo';
 

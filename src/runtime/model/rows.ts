@@ -18,6 +18,7 @@ import type {
   RunEventRecord,
   Step,
   ToolCall,
+  ForkTerms,
 } from './types.js';
 import type { ToolResult } from '../../tools/tool-result.js';
 import type { AnyTool } from '../../tools/define-tool.js';
@@ -79,9 +80,20 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     deadlineAt: row.deadline_at,
     compensation,
     agent: row.agent === null ? null : { name: row.agent, toolsFingerprint: row.agent_tools },
+    forkedFrom: row.forked_from === null ? null : { runId: row.forked_from, step: forkTermsOf(row)?.step ?? 0 },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** What a fork was made with (`runs.fork`), as stored; null for a run that is no fork or a column that does not parse. */
+export function forkTermsOf(row: Pick<RunRow, 'fork'>): ForkTerms | null {
+  if (row.fork === null) return null;
+  try {
+    return JSON.parse(row.fork) as ForkTerms;
+  } catch {
+    return null;
+  }
 }
 
 /** The call a compensation row undoes, or null for an ordinary call. */
@@ -181,6 +193,8 @@ export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
     risk: tool?.risk ?? null,
     origin: tool?.origin ?? null,
     compensates: compensatedCallOf(row),
+    copiedFrom: row.copied_from,
+    idempotencyKey: row.idempotency_key ?? row.id,
     args: JSON.parse(row.args) as unknown,
     edited: row.edited ? toEdited(row.edited) : null,
     status: row.status,

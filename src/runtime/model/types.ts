@@ -42,6 +42,81 @@ export interface StartRequest {
   traceparent?: string;
 }
 
+/**
+ * What `fork()` takes: the step the fork runs from (its steps before it are copied from the
+ * source, never run again), and what changes there.
+ */
+export interface ForkRequest {
+  /** The first step the fork plans itself: 0 up to the source's current step. */
+  atStep: number;
+  /** The decision of step `atStep` instead of asking the planner (tool calls, checked like any, or a final answer). */
+  decision?: PlannerDecision;
+  /** Another input (only at step 0: later steps were decided on the source's). */
+  input?: string;
+  /** Another context (only at step 0, and of the same tenant). */
+  context?: RunUserContext;
+  /** The fork's options (its budget, its waits' expiry, an idempotency key): the source's, with these over them. */
+  options?: RunOptions;
+  /**
+   * A call of the fork that repeats one its source made (the same tool and arguments, not `read`)
+   * waits for a person (`ask`, the default), or runs (`allow`, recorded). An `idempotent` one
+   * runs either way, with the source's idempotency key.
+   */
+  repeatEffects?: 'ask' | 'allow';
+  /** Who forked it (recorded on its `run.created` event). */
+  by?: string;
+}
+
+/** A fork's terms as stored with it (`runs.fork`, snake_case JSON). */
+export interface ForkTerms {
+  step: number;
+  repeat_effects: 'ask' | 'allow';
+  /** The decision given for step `step`, if one was. */
+  decision: PlannerDecision | null;
+  by: string | null;
+}
+
+/** Which runs `rerun()` forks: finished runs of a status (default `failed`), narrowed. */
+export interface RerunFilter {
+  status?: 'failed' | 'succeeded';
+  /** Only runs that failed with this failure code (e.g. `planner.failed`). */
+  failureCode?: string;
+  /** Only runs that ended at or after this instant (epoch ms). */
+  since?: number;
+  sessionId?: string;
+  tenantId?: string;
+  /** Report what would be forked; create nothing. */
+  dryRun?: boolean;
+  /** Forks created together, one batch after another (default 20). */
+  batchSize?: number;
+  /** At most this many runs (default 1,000). */
+  limit?: number;
+  repeatEffects?: 'ask' | 'allow';
+  by?: string;
+}
+
+/** What `rerun()` did, run by run. */
+export interface RerunReport {
+  dryRun: boolean;
+  /** Runs the filter matched. */
+  matched: number;
+  /** Forks created now. */
+  created: number;
+  /** Runs rerun before by the same command (their fork is listed, not made again). */
+  existing: number;
+  reruns: RerunEntry[];
+  /** Runs that could not be forked, with why (a tool the agent no longer has, say). */
+  failed: { sourceRunId: string; atStep: number; failure: Failure }[];
+}
+
+/** One run of a rerun: its source, the step forked at, and the fork (null in a dry run). */
+export interface RerunEntry {
+  sourceRunId: string;
+  atStep: number;
+  runId: string | null;
+  created: boolean;
+}
+
 /** A run as the API reports it: only what is durable. */
 export interface Run {
   id: string;
@@ -69,8 +144,16 @@ export interface Run {
   compensation: RunCompensation | null;
   /** The agent the run belongs to (only its runtimes drive it) and its tools' fingerprint; null for runs from before agents were recorded. */
   agent: { name: string; toolsFingerprint: string | null } | null;
+  /** The run this one was forked from, and the step it was forked at (its steps before it are the source's, copied); null otherwise. */
+  forkedFrom: ForkedFrom | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** Where a fork comes from: its source run and the first step it ran itself. */
+export interface ForkedFrom {
+  runId: string;
+  step: number;
 }
 
 /** Event types of a run's log (docs/architecture.md §6), plus `run.created` (one list, with the store's other vocabularies). */
@@ -155,7 +238,23 @@ export type WaitRequest =
       /** Each limit, and how much of it the run has used. */
       limits: { budget: string; limit: number | null; used: number }[];
     }
-  | { kind: 'policy'; reason: string | null };
+  | { kind: 'policy'; reason: string | null }
+  | {
+      kind: 'repeat';
+      /** The source run's call this one would repeat (the same tool, the same arguments), with its outcome. */
+      source: RepeatedCall;
+    };
+
+/** A call of a fork's source that a call of the fork would repeat (`repeat_effect`). */
+export interface RepeatedCall {
+  runId: string;
+  toolCallId: string;
+  tool: string;
+  status: ToolCallStatus;
+  result: ToolResult | null;
+  /** The key the source's call ran with (a repeat a person allows runs with its own). */
+  idempotencyKey: string;
+}
 
 /** A person's decision on a wait, as `decide()` takes it (`approve()`, `reject()` and `answer()` are shorthands). */
 export type HumanDecision =
@@ -238,6 +337,10 @@ export interface ToolCall {
   origin: ToolOrigin | null;
   /** For a compensation's row: the call it undoes (its own row has `call_index` -1 − that call's). */
   compensates: string | null;
+  /** For a row a fork copied from its source: the source's call (its effect is the source's: it did not run here). */
+  copiedFrom: string | null;
+  /** The key the tool is given as `ctx.idempotencyKey`: the call's id, or the source's key for a copy or a fork's repeat of an idempotent call. */
+  idempotencyKey: string;
   args: unknown;
   /** Set when a person edited the arguments before approving: the model's arguments, who, why. */
   edited: { proposedArgs: unknown; by: string; reason: string | null } | null;

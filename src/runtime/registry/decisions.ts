@@ -55,6 +55,8 @@ const TAKES: Record<ApprovalRow['kind'], readonly HumanDecision['decision'][]> =
   version: ['approve', 'reject'],
   input: ['answer', 'reject'],
   budget: ['extend', 'end'],
+  // A fork's repeat of its source's effect: run it again (`retry`), take the source's result (`done`), or not.
+  repeat: ['approve', 'reject'],
 };
 
 function issuesOf(error: { issues: { path: PropertyKey[]; message: string; code?: string }[] }) {
@@ -203,10 +205,10 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
     const base = { decision: decision.decision, by: decision.by, reason: decision.reason ?? null };
     switch (decision.decision) {
       case 'approve':
-        if (decision.resolution !== undefined && pending.kind !== 'uncertain') {
+        if (decision.resolution !== undefined && pending.kind !== 'uncertain' && pending.kind !== 'repeat') {
           fail(
             'input.invalid',
-            `Approval '${pending.id}' asks whether to run calls: 'resolution' applies only to an uncertain side effect`,
+            `Approval '${pending.id}' asks whether to run calls: 'resolution' applies only to an uncertain side effect or a repeated one`,
             { details: { resolution: decision.resolution } },
           );
         }

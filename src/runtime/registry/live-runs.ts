@@ -8,6 +8,7 @@ import type { RunRow } from '../../store/index.js';
 import type { RunUserContext } from '../../tools/define-tool.js';
 import type { LiveRun } from '../drive/env.js';
 import { parseColumn } from '../drive/quarantine.js';
+import { forkTermsOf } from '../model/rows.js';
 import type { RunDriver } from '../drive/run-driver.js';
 
 /** The runs driven here and the loads under way. */
@@ -36,6 +37,16 @@ export function createLiveRuns(): LiveRuns {
         context: parseColumn(row, 'context', row.context) as RunUserContext,
         waits: runWaitTerms(parseColumn(row, 'options', row.options)),
       };
+      const terms = row.forked_from === null ? null : forkTermsOf(row);
+      if (row.forked_from !== null && terms) {
+        run.fork = {
+          sourceRunId: row.forked_from,
+          step: terms.step,
+          repeatEffects: terms.repeat_effects,
+          decision: terms.decision,
+          by: terms.by,
+        };
+      }
       runs.set(row.id, run);
       return run;
     },

@@ -25,30 +25,32 @@ export const onExpireSchema = z.union([
   z.object({ escalate: z.string().min(1).max(100) }).strict(),
 ]);
 
+/** A run's options, as `start()` and `fork()` take them. */
+export const runOptionsSchema = z
+  .object({
+    idempotencyKey: z.string().min(1).max(200).optional(),
+    maxSteps: z.number().int().positive().optional(),
+    budget: z
+      .object({
+        maxLlmCalls: z.number().int().nonnegative().optional(),
+        maxToolCalls: z.number().int().nonnegative().optional(),
+        maxTokens: z.number().int().nonnegative().optional(),
+        maxCostUsd: z.number().nonnegative().optional(),
+        timeoutMs: z.number().int().positive().optional(),
+      })
+      .strict()
+      .optional(),
+    onBudgetExceeded: z.enum(['fail', 'ask']).optional(),
+    expiresIn: z.number().int().positive().optional(),
+    onExpire: onExpireSchema.optional(),
+  })
+  .strict();
+
 const startSchema = z.object({
   input: z.string().min(1),
   sessionId: z.string().min(1).max(200).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
-  options: z
-    .object({
-      idempotencyKey: z.string().min(1).max(200).optional(),
-      maxSteps: z.number().int().positive().optional(),
-      budget: z
-        .object({
-          maxLlmCalls: z.number().int().nonnegative().optional(),
-          maxToolCalls: z.number().int().nonnegative().optional(),
-          maxTokens: z.number().int().nonnegative().optional(),
-          maxCostUsd: z.number().nonnegative().optional(),
-          timeoutMs: z.number().int().positive().optional(),
-        })
-        .strict()
-        .optional(),
-      onBudgetExceeded: z.enum(['fail', 'ask']).optional(),
-      expiresIn: z.number().int().positive().optional(),
-      onExpire: onExpireSchema.optional(),
-    })
-    .strict()
-    .optional(),
+  options: runOptionsSchema.optional(),
   traceparent: z.string().max(256).optional(),
 });
 
@@ -143,6 +145,8 @@ export function toNewRow(
     compensation: null,
     agent: agent.name,
     agent_tools: agent.tools,
+    forked_from: null,
+    fork: null,
     owner,
     // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
     lease_until: run.now + leaseMs,

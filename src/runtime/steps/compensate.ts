@@ -36,6 +36,9 @@ export async function compensateRun(
     .toolCalls()
     .filter((row) => row.call_index >= 0 && row.effect !== null && row.effect !== 'read')
     .filter((row) => row.status === 'succeeded' || row.status === 'unknown')
+    // A fork undoes only its own effects: not its copies of its source's calls, nor a call that
+    // ran with its source's idempotency key (the receiving system took it as the source's).
+    .filter((row) => row.copied_from === null && row.idempotency_key === null)
     .sort((a, b) => b.step_index - a.step_index || b.call_index - a.call_index);
   const report: CompensationReport = { compensated: [], failed: [], notCompensated: [] };
   for (const call of calls) {
@@ -78,6 +81,8 @@ function compensationRow(
     args: call.args,
     args_hash: call.args_hash,
     edited: null,
+    copied_from: null,
+    idempotency_key: null,
     result: null,
     attempts: previous?.attempts ?? 0,
     started_at: previous?.started_at ?? null,

@@ -52,7 +52,7 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     const ctx = {
       runId,
       toolCallId: call.id,
-      idempotencyKey: call.id,
+      idempotencyKey: call.row?.idempotency_key ?? call.idempotencyKey ?? call.id,
       signal,
       context: live.context,
       attempt: attempts + 1,
@@ -118,6 +118,9 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       attempt: attempts + 1,
       deadline_at: deadlineAt,
       ...(recovery ? { recovery, cause } : {}),
+      // A fork's call that repeats its source's: which call, and the key it runs with.
+      ...(call.repeatOf ? { repeat_of: call.repeatOf } : {}),
+      ...(started.idempotency_key ? { idempotency_key: started.idempotency_key } : {}),
     });
     // The `started` row is durable before a side effect: a crash from here on is detectable.
     // A `read` call has no effect to protect; its row commits with the next transition.

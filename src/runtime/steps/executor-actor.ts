@@ -19,6 +19,7 @@ import { highestRisk, settleCall } from '../ledger/ledger.js';
 import { FAILED_TOOL_CALL_STATUSES, SETTLED_TOOL_CALL_STATUSES, type ToolCallStatus } from '../../store/index.js';
 import { prepareCalls, type PreparedCall } from '../ledger/prepared-call.js';
 import { compensateRun } from './compensate.js';
+import { checkRepeat } from './repeat-effect.js';
 
 /** Creates the executor actor logic for a runtime. */
 export function createExecutorActor(env: RuntimeEnv) {
@@ -90,9 +91,18 @@ export function createExecutorActor(env: RuntimeEnv) {
       }
       const version = checkToolVersion(scope, call, driver.memory.journal.get(stepIndex)?.toolVersions ?? null);
       // A wait on this one call: the calls before it in the step count as run.
-      const waitOn = (approvalId: string, reason: 'tool_version_mismatch' | 'uncertain_side_effect') =>
-        ({ type: 'need_approval', approvalId, reason, toolCalls: executed, risk: highestRisk([call]) }) as const;
+      const waitOn = (
+        approvalId: string,
+        reason: 'tool_version_mismatch' | 'uncertain_side_effect' | 'repeat_effect',
+      ) => ({ type: 'need_approval', approvalId, reason, toolCalls: executed, risk: highestRisk([call]) }) as const;
       if (version.kind === 'wait') return waitOn(version.approvalId, 'tool_version_mismatch');
+      // A fork's call that would repeat its source's effect (only forks: no await for other runs).
+      if (live.fork) {
+        const repeat = await checkRepeat(scope, call);
+        if (repeat.kind === 'wait') return waitOn(repeat.approvalId, 'repeat_effect');
+        if (repeat.repeatOf) call.repeatOf = repeat.repeatOf;
+        if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+      }
       if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
         return { type: 'budget_exceeded', budget: 'max_tool_calls', toolCalls: executed };
       }

@@ -12,7 +12,9 @@ import {
   type PlannerDecision,
   type PlannerImage,
   type PlannerMessage,
+  type PlannerRequest,
 } from '../../planner/types.js';
+import type { ContextReport } from '../model/types.js';
 import { HUMAN_ASK } from '../../tools/human-ask.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { failpoint } from '../model/failpoints.js';
@@ -64,6 +66,39 @@ async function withImageData(env: RuntimeEnv, live: LiveRun, messages: PlannerMe
   }
 }
 
+/** The planner's answer to one step's request, journaled as a decision; a failure as the run's `plan_error`. */
+async function askPlanner(
+  env: RuntimeEnv,
+  live: LiveRun,
+  request: Omit<PlannerRequest, 'onDraft'>,
+  report: ContextReport,
+): Promise<{ decision: Decision; usage: Usage } | PlannerOutcome> {
+  const { stepIndex, signal } = request;
+  try {
+    const response = await env.planner.next({
+      ...request,
+      onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
+    });
+    const parsed = plannerDecisionSchema.safeParse(response.decision);
+    if (!parsed.success) {
+      const failure = createFailure(
+        'planner.invalid_output',
+        `Planner returned an invalid decision at step ${stepIndex}`,
+        {
+          details: { issues: parsed.error.issues },
+        },
+      );
+      return { type: 'plan_error', failure };
+    }
+    report.notes.push(...(response.contextNotes ?? []));
+    report.attempts = response.attempts ?? 1;
+    return { decision: journaledDecision(parsed.data), usage: response.usage };
+  } catch (error) {
+    if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
+    return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
+  }
+}
+
 /** Creates the planner actor logic for a runtime. */
 export function createPlannerActor(env: RuntimeEnv) {
   return fromPromise<PlannerOutcome, PlannerActorInput>(async ({ input, signal }) => {
@@ -80,7 +115,9 @@ export function createPlannerActor(env: RuntimeEnv) {
       const { decision, usage } = journaled;
       return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
     }
-    if (limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
+    // A fork's step given its decision when it was forked: no model is asked, nothing is spent.
+    const given = live.fork && live.fork.step === stepIndex ? live.fork.decision : null;
+    if (!given && limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
       return { type: 'budget_exceeded', budget: 'max_llm_calls' };
     }
     const { messages, report } = buildContext(
@@ -95,14 +132,14 @@ export function createPlannerActor(env: RuntimeEnv) {
     if (env.planner.images) await withImageData(env, live, messages);
     const request = { runId, stepIndex, input: live.input, messages, tools: env.toolSpecs, context: live.context };
     // Budgets are checked against what the next call may cost, so usage does not overshoot.
-    const estimate = env.planner.estimate?.(request);
-    if (limits.maxTokens != null) {
+    const estimate = given ? undefined : env.planner.estimate?.(request);
+    if (!given && limits.maxTokens != null) {
       const next = estimate ? estimate.inputTokens + estimate.maxOutputTokens : 0;
       if (estimate ? input.tokens + next > limits.maxTokens : input.tokens >= limits.maxTokens) {
         return { type: 'budget_exceeded', budget: 'max_tokens' };
       }
     }
-    if (limits.maxCostUsd != null) {
+    if (!given && limits.maxCostUsd != null) {
       const next = estimate?.maxCostUsd ?? 0;
       if (next > 0 ? input.costUsd + next > limits.maxCostUsd : input.costUsd >= limits.maxCostUsd) {
         return { type: 'budget_exceeded', budget: 'max_cost_usd' };
@@ -110,29 +147,16 @@ export function createPlannerActor(env: RuntimeEnv) {
     }
     let decision: Decision;
     let usage: Usage;
-    try {
-      const response = await env.planner.next({
-        ...request,
-        signal,
-        onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
-      });
-      const parsed = plannerDecisionSchema.safeParse(response.decision);
-      if (!parsed.success) {
-        const failure = createFailure(
-          'planner.invalid_output',
-          `Planner returned an invalid decision at step ${stepIndex}`,
-          { details: { issues: parsed.error.issues } },
-        );
-        return { type: 'plan_error', failure };
-      }
-      decision = journaledDecision(parsed.data);
-      usage = response.usage;
-      report.notes.push(...(response.contextNotes ?? []));
-      report.attempts = response.attempts ?? 1;
-    } catch (error) {
-      if (signal.aborted)
-        return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
-      return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
+    if (given) {
+      decision = given;
+      usage = { inputTokens: 0, outputTokens: 0 };
+      report.notes.push(
+        `Decision given by ${live.fork?.by ?? 'the caller'} when the run was forked; no model was asked`,
+      );
+    } else {
+      const answer = await askPlanner(env, live, { ...request, signal }, report);
+      if ('type' in answer) return answer;
+      ({ decision, usage } = answer);
     }
     failpoint('planner.answered');
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
@@ -154,6 +178,7 @@ export function createPlannerActor(env: RuntimeEnv) {
       step_index: stepIndex,
       decision: summarize(decision),
       usage: toUsageData(usage),
+      ...(given ? { given_by: live.fork?.by ?? null } : {}),
       ...(env.planner.model ? { model: env.planner.model } : {}),
       ...(env.planner.provider ? { provider: env.planner.provider } : {}),
     });

@@ -255,4 +255,25 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       db.schema.alterTable('tool_calls').addColumn('edited', 'text').compile(),
     ],
   },
+  {
+    version: 9,
+    name: 'forks (SQLite migration 15)',
+    // A fork is a run made from another's first steps (`runtime.fork`): the source's id, indexed
+    // for a source's forks, and the terms it was made with (JSON: the step, repeat_effects, a given
+    // decision). A ledger row copied from the source names the row it was copied from, and a call
+    // that reuses another call's idempotency key (a copy, or a fork's repeat of an idempotent
+    // call) stores that key; null means the call's own id.
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('forked_from', 'text').compile(),
+      db.schema.alterTable('runs').addColumn('fork', 'text').compile(),
+      db.schema
+        .createIndex('runs_forked_from')
+        .on('runs')
+        .columns(['forked_from', 'created_at', 'id'])
+        .where(sql<boolean>`forked_from is not null`)
+        .compile(),
+      db.schema.alterTable('tool_calls').addColumn('copied_from', 'text').compile(),
+      db.schema.alterTable('tool_calls').addColumn('idempotency_key', 'text').compile(),
+    ],
+  },
 ];

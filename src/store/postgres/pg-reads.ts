@@ -5,13 +5,15 @@ import type {
   ApprovalRow,
   ArtifactRow,
   EventRow,
+  ForkSource,
   MessageRow,
   RunRow,
   StepRow,
   StoreReads,
   ToolCallRow,
 } from '../store-api.js';
-import type { PgRows } from './pg-query.js';
+import { query, SQL, type PgRows } from './pg-query.js';
+import type { StatementName } from '../statements.js';
 
 /** The reads of `Store` on `pool`. */
 export function pgReads(pool: pg.Pool, { rows, row }: PgRows): StoreReads {
@@ -57,5 +59,29 @@ export function pgReads(pool: pg.Pool, { rows, row }: PgRows): StoreReads {
     getArtifact: (sha256) => row<ArtifactRow>('getArtifact', { sha256 }),
     eventsOfType: (runId, type) => rows<EventRow>('eventsOfType', { run_id: runId, type }),
     listMessages: (sessionId) => rows<MessageRow>('listMessages', { session_id: sessionId }),
+    async readForkSource(runId) {
+      // One snapshot for every read: a run another worker drives is seen at one instant.
+      const client = await pool.connect();
+      try {
+        await client.query('begin isolation level repeatable read read only');
+        const read = async <T>(name: StatementName, values: Record<string, unknown>) =>
+          (await query(client, SQL[name], values)).rows as T[];
+        const [run] = await read<RunRow>('getRun', { id: runId });
+        if (!run) return undefined;
+        const of = { run_id: runId };
+        const source: ForkSource = {
+          run,
+          steps: await read<StepRow>('listSteps', of),
+          toolCalls: await read<ToolCallRow>('listToolCalls', of),
+          approvals: await read<ApprovalRow>('listApprovals', of),
+          events: await read<EventRow>('listEvents', { ...of, after: 0, limit: Number.MAX_SAFE_INTEGER }),
+          messages: await read<MessageRow>('listMessages', { session_id: run.session_id }),
+        };
+        return source;
+      } finally {
+        await client.query('commit').catch(() => undefined);
+        client.release();
+      }
+    },
   };
 }

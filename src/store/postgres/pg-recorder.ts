@@ -48,5 +48,6 @@ export function recorder(ops: RecordedWrite[]): UnitWriter {
       push('putArtifactRef', { sha256: row.sha256, run_id: runId });
     },
     insertMessage: (row) => push('insertMessage', row),
+    refArtifact: (sha256, runId) => push('putArtifactRef', { sha256, run_id: runId }),
   };
 }

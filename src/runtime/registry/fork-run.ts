@@ -1,0 +1,232 @@
+/**
+ * Forking a run (`runtime.fork`): a new run whose steps before `atStep` are its source's, copied
+ * and never run again (`fork-copy.ts`), and which plans step `atStep` on with this runtime's
+ * agent — its planner seeing the transcript the source's saw there. The source is read in one
+ * snapshot and never written; the fork is created in one unit of work (its row, session
+ * history, copied journal, ledger, waits, events and artifact references, its `run.created`),
+ * so a crash leaves all of it or none. Invariant: nothing of the prefix is executed again: a
+ * copied call keeps its result and its source's idempotency key; a call of the fork that
+ * would repeat one of the source's effects is the executor's to hold (`steps/repeat-effect.ts`).
+ */
+import { z } from 'zod';
+import type { RunInput } from '../../../machines/types.js';
+import { fail, quoteId } from '../../failure.js';
+import { decisionSchema, type Decision } from '../../planner/types.js';
+import { isUniqueViolation, type RunRow } from '../../store/index.js';
+import { HUMAN_ASK } from '../../tools/human-ask.js';
+import { createDriver } from '../drive/run-driver.js';
+import type { RuntimeEnv } from '../drive/env.js';
+import { toolOf } from '../ledger/ledger.js';
+import { failpoint } from '../model/failpoints.js';
+import { forkTermsOf, toRun } from '../model/rows.js';
+import { DEFAULT_TENANT, scopeKey } from '../model/tenant-keys.js';
+import type { ForkRequest, ForkTerms, Run, RunOptions } from '../model/types.js';
+import { assertWellFormed } from '../model/well-formed.js';
+import { toLimitsData } from '../model/event-data.js';
+import { copyPrefix, type ForkCopy } from './fork-copy.js';
+import { planNewRun, runOptionsSchema, toNewRow } from './new-run.js';
+import type { StartContext } from './start-run.js';
+
+/** What forking needs from its runtime: what starting a run needs, and the tools (to check a decision). */
+export interface ForkContext extends StartContext {
+  env: Pick<RuntimeEnv, 'tools'>;
+}
+
+const forkSchema = z
+  .object({
+    atStep: z.number().int().nonnegative(),
+    decision: decisionSchema.optional(),
+    input: z.string().min(1).optional(),
+    context: z.record(z.string(), z.unknown()).optional(),
+    options: runOptionsSchema.optional(),
+    repeatEffects: z.enum(['ask', 'allow']).optional(),
+    by: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+
+type Issue = { path: (string | number)[]; message: string };
+
+/** The issues of a given decision: a call of a tool this agent does not have, or arguments its schema refuses. */
+function decisionIssues(ctx: ForkContext, decision: Decision): Issue[] {
+  if (decision.type !== 'tool_calls') return [];
+  const issues: Issue[] = [];
+  for (const [index, call] of decision.calls.entries()) {
+    const path = ['decision', 'calls', index];
+    const tool = toolOf(ctx.env as RuntimeEnv, call.tool);
+    if (!tool) {
+      issues.push({ path: [...path, 'tool'], message: `Unknown tool '${call.tool}'` });
+      continue;
+    }
+    const parsed = tool.input.safeParse(call.args);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        issues.push({
+          path: [...path, 'args', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+          message: issue.message,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+/** Checks a fork request against its source: the step, what may change there, the decision. */
+function checkRequest(ctx: ForkContext, source: RunRow, request: z.infer<typeof forkSchema>): void {
+  const { atStep } = request;
+  if (atStep > source.step_index) {
+    fail('input.invalid', `Run '${source.id}' has no step ${atStep}: its last step is ${source.step_index}`, {
+      details: { at_step: atStep, last_step: source.step_index },
+    });
+  }
+  if (atStep > 0 && (request.input !== undefined || request.context !== undefined)) {
+    fail(
+      'input.invalid',
+      "A fork takes another input or context only at step 0: later steps were decided on the source's",
+      {
+        details: { at_step: atStep },
+      },
+    );
+  }
+  const tenant = source.tenant_id ?? DEFAULT_TENANT;
+  const asked = request.context?.tenant_id;
+  if (asked !== undefined && asked !== tenant) {
+    fail('input.invalid', `A fork stays in its source's tenant ${quoteId(tenant)}`, { details: { tenant_id: asked } });
+  }
+  if (request.decision) {
+    const issues = decisionIssues(ctx, request.decision);
+    if (issues.length > 0)
+      fail('input.invalid', `The decision for step ${atStep} is not valid`, { details: { issues } });
+  }
+}
+
+/** Refuses a fork whose copied calls name tools this agent no longer has (they could not be shown as they were). */
+function checkTools(ctx: ForkContext, copy: ForkCopy, sourceId: string): void {
+  const missing = new Set<string>();
+  for (const row of copy.toolCalls) {
+    if (row.status === 'not_found' || row.tool === HUMAN_ASK) continue;
+    if (!ctx.env.tools.has(row.tool)) missing.add(row.tool);
+  }
+  if (missing.size === 0) return;
+  const tools = [...missing];
+  fail(
+    'fork.tool_missing',
+    `Run '${sourceId}' called ${tools.map((t) => `'${t}'`).join(', ')} before that step, and this agent has no such tool`,
+    { details: { tools } },
+  );
+}
+
+/** The fork's options: the source's (but its idempotency key), with the request's over them. */
+function mergedOptions(source: RunRow, options: RunOptions | undefined): RunOptions {
+  const inherited = JSON.parse(source.options) as RunOptions;
+  delete inherited.idempotencyKey;
+  const merged: RunOptions = { ...inherited, ...options };
+  if (inherited.budget || options?.budget) merged.budget = { ...inherited.budget, ...options?.budget };
+  if (merged.idempotencyKey === undefined) delete merged.idempotencyKey;
+  return merged;
+}
+
+/** The run a fork's idempotency key already names, if it is this fork; a key of another request is a mismatch. */
+function sameFork(existing: RunRow, sourceId: string, atStep: number, key: string): Run {
+  const terms = forkTermsOf(existing);
+  if (existing.forked_from !== sourceId || terms?.step !== atStep) {
+    fail(
+      'idempotency.mismatch',
+      `Idempotency key ${quoteId(key)} belongs to run '${existing.id}', which is not a fork of '${sourceId}' at step ${atStep}`,
+      { details: { run_id: existing.id, differences: ['fork'] } },
+    );
+  }
+  return toRun(existing);
+}
+
+/** Creates, commits and (when this runtime drives runs) starts a fork of run `sourceId`. */
+export async function forkRun(ctx: ForkContext, sourceId: string, request: ForkRequest): Promise<Run> {
+  const parsed = forkSchema.safeParse(request);
+  if (!parsed.success) fail('input.invalid', 'Invalid fork request', { details: { issues: parsed.error.issues } });
+  assertWellFormed(parsed.data, 'The fork request');
+  const req = parsed.data;
+  const { store, registry, owner, definition, leaseMs, drive } = ctx;
+  const source = await store.readForkSource(sourceId);
+  if (!source) fail('run.not_found', `Run ${quoteId(sourceId)} does not exist`);
+  const tenant = source.run.tenant_id ?? DEFAULT_TENANT;
+  const key = req.options?.idempotencyKey;
+  const scopedKey = key === undefined ? null : scopeKey(tenant, key);
+  if (scopedKey) {
+    const existing = await store.findRunByIdempotencyKey(scopedKey);
+    if (existing) return sameFork(existing, sourceId, req.atStep, key!);
+  }
+  checkRequest(ctx, source.run, req);
+  const context = { ...(JSON.parse(source.run.context) as Record<string, unknown>), ...req.context };
+  if (source.run.tenant_id !== null) context.tenant_id = source.run.tenant_id;
+  const run = planNewRun(
+    { input: req.input ?? source.run.input, context, options: mergedOptions(source.run, req.options) },
+    ctx.defaults,
+  );
+  const copy = copyPrefix(source, req.atStep, run.runId, run.sessionId);
+  checkTools(ctx, copy, sourceId);
+  const input: RunInput = {
+    runId: run.runId,
+    limits: run.limits,
+    deadlineAt: run.deadlineAt,
+    stepIndex: req.atStep,
+    budgetAsks: copy.budgetAsks,
+  };
+  const driver = createDriver(registry.driverDeps, run.runId, { kind: 'new', input, memory: copy.memory });
+  const terms: ForkTerms = {
+    step: req.atStep,
+    repeat_effects: req.repeatEffects ?? 'ask',
+    decision: req.decision ?? null,
+    by: req.by ?? null,
+  };
+  const row: RunRow = {
+    ...toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition, leaseMs, ctx.agent),
+    step_index: req.atStep,
+    forked_from: sourceId,
+    fork: JSON.stringify(terms),
+  };
+  if (!drive) Object.assign(row, { owner: null, lease_until: null });
+  const forkedFrom = { run_id: sourceId, step: req.atStep };
+  driver.stage((writer) => {
+    writer.ensureSession(run.sessionId, run.now);
+    writer.insertRun(row);
+    for (const message of copy.messages) writer.insertMessage(message);
+    driver.writeEvent('run.created', {
+      input: row.input,
+      session_id: run.clientSessionId,
+      limits: toLimitsData(run.limits),
+      deadline_at: run.deadlineAt,
+      ...(row.agent ? { agent: row.agent } : {}),
+      forked_from: forkedFrom,
+      repeat_effects: terms.repeat_effects,
+      ...(terms.decision ? { decision: terms.decision } : {}),
+      ...(terms.by ? { by: terms.by } : {}),
+      copied: {
+        steps: copy.steps.length,
+        tool_calls: copy.toolCalls.length,
+        approvals: copy.approvals.length,
+        events: copy.events.length,
+      },
+    });
+    for (const event of copy.events)
+      driver.writeEvent(event.type, JSON.parse(event.data) as Record<string, unknown>, event.created_at);
+    // A crash from here on, in the middle of the copy, must leave none of it.
+    failpoint('fork.copying');
+    for (const step of copy.steps) writer.insertStep(step);
+    for (const call of copy.toolCalls) writer.putToolCall(call);
+    for (const approval of copy.approvals) writer.insertApproval(approval);
+    for (const sha256 of copy.artifacts) writer.refArtifact(sha256, run.runId);
+  });
+  try {
+    await driver.flush();
+  } catch (error) {
+    // The same key taken in between: that fork is the answer (or the mismatch).
+    if (!isUniqueViolation(error) || !scopedKey) throw error;
+    const existing = await store.findRunByIdempotencyKey(scopedKey);
+    if (!existing) throw error;
+    return sameFork(existing, sourceId, req.atStep, key!);
+  }
+  if (!drive) return toRun(row);
+  registry.register(row, driver);
+  driver.start();
+  driver.actor.send({ type: 'start' });
+  return toRun(row);
+}
