@@ -3,14 +3,23 @@
  * are converted with the server's own functions, so `--json` prints the same with or without `--url`.
  */
 import { isTerminalStatus } from '../../machines/run-status.js';
-import type { toApprovalJson, toEventJson, toRunJson } from '../server/index.js';
+import type { toApprovalJson, toEventJson, toRerunReportJson, toRunJson } from '../server/index.js';
 
-export { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson } from '../server/index.js';
+export {
+  toApprovalJson,
+  toEventJson,
+  toRerunReportJson,
+  toRunJson,
+  toSnakeJson,
+  toToolCallJson,
+} from '../server/index.js';
 
 /** A run, as `GET /v1/runs/{id}` answers it. */
 export type RunJson = ReturnType<typeof toRunJson>;
 /** An approval, as `POST /v1/runs/{id}/approvals/{approval_id}` answers it. */
 export type ApprovalJson = ReturnType<typeof toApprovalJson>;
+/** What a rerun did, as `POST /v1/reruns` answers it. */
+export type RerunReportJson = ReturnType<typeof toRerunReportJson>;
 /** An event, as an SSE frame's data. */
 export type EventJson = ReturnType<typeof toEventJson>;
 

@@ -1,6 +1,7 @@
 /** What a command needs from where the runs are: a runtime in this process, or a server over HTTP. */
 import type { RunStatus } from '../index.js';
-import type { ApprovalJson, EventJson, RunJson, RunPage, ToolJson } from './api-json.js';
+import type { ApprovalJson, EventJson, RerunReportJson, RunJson, RunPage, ToolJson } from './api-json.js';
+import type { ForkBody, RerunBody } from '../server/routes/fork-body.js';
 
 /** A new run, as the body of `POST /v1/runs`. */
 export interface StartBody {
@@ -69,6 +70,10 @@ export interface Backend {
   artifact(runId: string, sha256: string): Promise<{ mediaType: string; content: Buffer }>;
   /** The whole run as one JSON document (`GET /v1/runs/{id}/export`). */
   exportRun(runId: string): Promise<Record<string, unknown>>;
+  /** Forks a run (`POST /v1/runs/{id}/fork`); in process this runtime drives the fork. */
+  fork(runId: string, body: ForkBody): Promise<RunJson>;
+  /** Forks the finished runs a filter matches at the step each ended in (`POST /v1/reruns`). */
+  rerun(body: RerunBody): Promise<RerunReportJson>;
   /** Cancels a run; with `compensate`, it undoes its completed calls first (the run is answered as it is then). */
   cancel(runId: string, opts: { reason?: string | undefined; compensate?: boolean }): Promise<RunJson>;
   /**

@@ -1,5 +1,5 @@
 /** The runs of a Baton server, through its HTTP API and SSE streams. The server drives them. */
-import type { ApprovalJson, RunJson, RunPage, ToolJson } from './api-json.js';
+import type { ApprovalJson, RerunReportJson, RunJson, RunPage, ToolJson } from './api-json.js';
 import type { Backend } from './backend.js';
 import { createHttpClient, type HttpTarget } from './http-client.js';
 import { streamRunEvents } from './stream-run-events.js';
@@ -46,6 +46,8 @@ export function createHttpBackend(target: HttpTarget): Backend {
         `${run(runId)}/cancel`,
         reason || compensate ? { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) } : undefined,
       ),
+    fork: (runId, body) => client.request<RunJson>('POST', `${run(runId)}/fork`, body),
+    rerun: (body) => client.request<RerunReportJson>('POST', '/v1/reruns', body),
     settle: (runId) => client.request<RunJson>('GET', run(runId)),
     async close() {},
   };

@@ -17,7 +17,16 @@ import {
 import { describeTools } from '../runtime/index.js';
 import { isPostgresUrl } from '../store/index.js';
 import { abortable } from './abortable.js';
-import { toApprovalJson, toEventJson, toRunJson, toSnakeJson, toToolCallJson, type ToolJson } from './api-json.js';
+import {
+  toApprovalJson,
+  toEventJson,
+  toRerunReportJson,
+  toRunJson,
+  toSnakeJson,
+  toToolCallJson,
+  type ToolJson,
+} from './api-json.js';
+import { forkBodySchema, rerunBodySchema, toForkRequest, toRerunFilter } from '../server/routes/fork-body.js';
 import type { Backend } from './backend.js';
 import { describeDatabase } from './mask.js';
 import { buildRunExport } from '../server/run-export.js';
@@ -151,6 +160,29 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       return toRunJson(
         await must(runId).cancel(runId, { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) }),
       );
+    },
+    async fork(runId, body) {
+      const rt = must(runId);
+      const request = toForkRequest(parseInput(forkBodySchema, body, 'fork'), options.by);
+      const fork = await rt.fork(runId, request);
+      driven.add(fork.id);
+      return toRunJson(fork);
+    },
+    async rerun(body) {
+      const rt = open();
+      const filter = toRerunFilter(parseInput(rerunBodySchema, body, 'rerun'), options.by, undefined);
+      if (!rt)
+        return toRerunReportJson({
+          dryRun: filter.dryRun === true,
+          matched: 0,
+          created: 0,
+          existing: 0,
+          reruns: [],
+          failed: [],
+        });
+      const report = await rt.rerun(filter);
+      for (const entry of report.reruns) if (entry.created && entry.runId) driven.add(entry.runId);
+      return toRerunReportJson(report);
     },
     async settle(runId) {
       const rt = must(runId);

@@ -6,6 +6,7 @@ import { processIo, type CliIo } from './cli-io.js';
 import { closestName } from './closest-name.js';
 import { runApproveCommand, runRejectCommand } from './decide-command.js';
 import { runDemoCommand } from './demo-command.js';
+import { runForkCommand, runRerunCommand } from './fork-command.js';
 import { runEventsCommand } from './events-command.js';
 import { runAnswerCommand, runEndCommand, runExtendCommand } from './human-commands.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
@@ -36,6 +37,10 @@ Commands:
   extend <run>       go on past a budget that ran out, with new limits (--max-llm-calls, …)
   end <run>          end a run that waits on a budget that ran out
   cancel <run>       cancel a run (--compensate: undo its completed calls first)
+  fork <run> --at-step N  a new run from step N of a run: the steps before N copied, never run
+                     again (--decision: another decision for step N)
+  rerun              fork the failed runs a filter matches at the step each failed in
+                     (--failure-code, --since 1h, --dry-run); the same rerun again makes none
   tools              the tools runs can call, and what each runs as (effect, risk, MCP origin)
   artifact <run> <sha256>  write an artifact the run stored (a large tool output) to stdout or --out
   export <run>       the whole run as one JSON document (events, steps, ledger, approvals, trace)
@@ -68,6 +73,8 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   extend: runExtendCommand,
   end: runEndCommand,
   cancel: runCancelCommand,
+  fork: runForkCommand,
+  rerun: runRerunCommand,
   tools: runToolsCommand,
   artifact: runArtifactCommand,
   export: runExportCommand,

@@ -4,6 +4,7 @@ import type {
   CompensationJson,
   PendingInput,
   QuestionSource,
+  RerunReport,
   Run,
   RunEventRecord,
   ToolCall,
@@ -37,6 +38,8 @@ export function toRunJson(run: Run) {
     // The same shape as on the run's last `state` event.
     compensation: run.compensation ? (toSnakeJson(run.compensation) as CompensationJson) : null,
     agent: run.agent ? { name: run.agent.name, tools_fingerprint: run.agent.toolsFingerprint } : null,
+    // The same shape as on the fork's `run.created` event.
+    forked_from: run.forkedFrom ? { run_id: run.forkedFrom.runId, step: run.forkedFrom.step } : null,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };
@@ -82,6 +85,18 @@ function toWaitRequestJson(request: WaitRequest | null) {
       };
     case 'policy':
       return { kind: request.kind, reason: request.reason };
+    case 'repeat':
+      return {
+        kind: request.kind,
+        source: {
+          run_id: request.source.runId,
+          tool_call_id: request.source.toolCallId,
+          tool: request.source.tool,
+          status: request.source.status,
+          result: toToolResultJson(request.source.result),
+          idempotency_key: request.source.idempotencyKey,
+        },
+      };
   }
 }
 
@@ -107,6 +122,27 @@ export function toApprovalJson(approval: Approval) {
     on_expire: approval.onExpire ? { ...approval.onExpire } : null,
     // What the decider gave, as stored (snake_case already; args, outputs and answers as given).
     answer: approval.answer,
+  };
+}
+
+/** What a rerun did, as the API answers it (each failure as the API's error body's `error`). */
+export function toRerunReportJson(report: RerunReport) {
+  return {
+    dry_run: report.dryRun,
+    matched: report.matched,
+    created: report.created,
+    existing: report.existing,
+    reruns: report.reruns.map((entry) => ({
+      source_run_id: entry.sourceRunId,
+      at_step: entry.atStep,
+      run_id: entry.runId,
+      created: entry.created,
+    })),
+    failed: report.failed.map((entry) => ({
+      source_run_id: entry.sourceRunId,
+      at_step: entry.atStep,
+      failure: entry.failure,
+    })),
   };
 }
 

@@ -26,6 +26,8 @@ import { toEventJson } from '../../src/server/index.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempDir } from '../helpers/temp.js';
+import { scaled } from '../helpers/limits.js';
+import { outageAgent, type Outage } from '../helpers/outage.js';
 
 /** Every planner call and tool execution, by run and step. */
 interface Counter {
@@ -302,7 +304,52 @@ describe.each(ALL_DIALECTS)('fork (%s)', (dialect) => {
       expect(created.data).toMatchObject({ repeat_effects: 'allow' });
     });
 
-    it("an idempotent repeat runs at once with the source's idempotency key, and compensation leaves it", async () => {
+    it("compensating a fork undoes only the fork's own effects, never its copies of the source's", async () => {
+      const { database } = await freshDatabaseOf(dialect);
+      const undone: unknown[] = [];
+      const charge = defineTool({
+        name: 'shop.charge',
+        description: 'Charge a card',
+        input: z.object({ amount: z.number() }),
+        output: z.object({ charged: z.number() }),
+        effect: 'idempotent',
+        risk: 'low',
+        execute: ({ amount }) => ({ charged: amount }),
+        compensate: (input) => {
+          undone.push(input);
+          return { refunded: input.amount };
+        },
+      });
+      const ship = defineTool({
+        name: 'shop.ship',
+        description: 'Ship (a person approves)',
+        input: z.object({}),
+        effect: 'idempotent',
+        risk: 'high',
+        execute: () => 'shipped',
+      });
+      const planner = createScriptedPlanner([
+        { type: 'tool_calls', calls: [{ tool: 'shop.charge', args: { amount: 5 } }] },
+        { type: 'tool_calls', calls: [{ tool: 'shop.charge', args: { amount: 7 } }] },
+        { type: 'tool_calls', calls: [{ tool: 'shop.ship', args: {} }] },
+        { type: 'final', answer: 'shipped' },
+      ]);
+      const runtime = openRuntime({ database, planner, tools: [charge, ship] });
+      const source = await runtime.start({ input: 'order' });
+      await finish(runtime, source.id);
+      // The fork copies the first charge, charges 9 itself, then waits to ship.
+      const fork = await runtime.fork(source.id, {
+        atStep: 1,
+        decision: { type: 'tool_calls', calls: [{ tool: 'shop.charge', args: { amount: 9 } }] },
+      });
+      expect(await runtime.wait(fork.id)).toMatchObject({ status: 'waiting_human' });
+      await runtime.cancel(fork.id, { compensate: true });
+      const ended = await runtime.wait(fork.id);
+      expect(ended.compensation).toMatchObject({ status: 'done', compensated: [{ toolCallId: `${fork.id}.s1.c0` }] });
+      expect(undone).toEqual([{ amount: 9 }]);
+    });
+
+    it("an idempotent repeat runs at once with the source's idempotency key", async () => {
       const { runtime, source, charges } = await shop('idempotent');
       const fork = await runtime.fork(source.id, { atStep: 0 });
       expect((await runtime.wait(fork.id)).status).toBe('succeeded');
@@ -310,6 +357,77 @@ describe.each(ALL_DIALECTS)('fork (%s)', (dialect) => {
       expect(charges.map((c) => c.key)).toEqual([sourceCall!.id, sourceCall!.id]);
       expect((await runtime.toolCalls(fork.id))[0]).toMatchObject({ idempotencyKey: sourceCall!.id, copiedFrom: null });
     });
+  });
+
+  it('forks a run while another runtime drives it: a consistent prefix, and the source goes on unchanged by it', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const outage: Outage = { down: false, planned: [], lookups: [] };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = '';
+    const driving = openRuntime({
+      database,
+      ...outageAgent(outage),
+      // The source waits in planning at step 1 until released: a run in the middle of its life.
+      hooks: {
+        beforeActor: ({ actor, runId, stepIndex }) =>
+          actor === 'planner' && stepIndex === 1 && runId === holding ? held : undefined,
+      },
+    });
+    const source = await driving.start({ input: 'held', sessionId: 'held' });
+    holding = source.id;
+    const deadline = Date.now() + scaled(30_000);
+    while ((await driving.get(source.id)).status !== 'planning' || (await driving.get(source.id)).usage.llmCalls < 1) {
+      if (Date.now() > deadline) throw new Error('the source never reached step 1');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    // On PostgreSQL another process's runtime, on SQLite this one's: both read the file.
+    const forking =
+      dialect === 'postgres' ? openRuntime({ database, ...outageAgent(outage), recover: false }) : driving;
+    const before = await eventsOf(driving, source.id);
+    const fork = await forking.fork(source.id, { atStep: 1 });
+    expect((await forking.wait(fork.id)).status).toBe('succeeded');
+    const calls = await forking.toolCalls(fork.id);
+    expect(calls.filter((c) => c.stepIndex < 1).map((c) => [c.copiedFrom, c.status])).toEqual([
+      [`${source.id}.s0.c0`, 'succeeded'],
+    ]);
+    expect(await eventsOf(driving, source.id)).toEqual(before);
+    release();
+    expect((await driving.wait(source.id)).status).toBe('succeeded');
+    expect(outage.lookups.filter((id) => id === fork.id)).toEqual([]);
+  });
+
+  it('reruns 100 runs a model outage failed: each forked at the step that failed, succeeding; run again, it creates nothing', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const outage: Outage = { down: true, planned: [], lookups: [] };
+    const runtime = openRuntime({ database, ...outageAgent(outage) });
+    const failed = await Promise.all(Array.from({ length: 100 }, (_, i) => runtime.start({ input: `q${i}` })));
+    for (const run of failed) {
+      expect(await runtime.wait(run.id)).toMatchObject({ status: 'failed', failure: { code: 'planner.unavailable' } });
+    }
+    outage.down = false;
+    const lookupsBefore = outage.lookups.length;
+    const dry = await runtime.rerun({ failureCode: 'planner.unavailable', dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, matched: 100, created: 0, existing: 0 });
+    expect(await runtime.list({ forkedFrom: failed[0]!.id })).toMatchObject({ runs: [] });
+    const report = await runtime.rerun({ failureCode: 'planner.unavailable', batchSize: 25 });
+    expect(report).toMatchObject({ matched: 100, created: 100, existing: 0, failed: [] });
+    expect(new Set(report.reruns.map((r) => r.sourceRunId))).toEqual(new Set(failed.map((r) => r.id)));
+    for (const entry of report.reruns) {
+      expect(entry.atStep).toBe(1);
+      expect(await runtime.wait(entry.runId!)).toMatchObject({
+        status: 'succeeded',
+        forkedFrom: { runId: entry.sourceRunId, step: 1 },
+      });
+    }
+    // The copied lookups did not run again; each fork asked the planner for step 1 only.
+    expect(outage.lookups.length).toBe(lookupsBefore);
+    const forkIds = new Set(report.reruns.map((r) => r.runId));
+    expect(outage.planned.filter((p) => forkIds.has(p.runId)).every((p) => p.step === 1)).toBe(true);
+    const again = await runtime.rerun({ failureCode: 'planner.unavailable' });
+    expect(again).toMatchObject({ matched: 100, created: 0, existing: 100 });
+    expect(new Set(again.reruns.map((r) => r.runId))).toEqual(forkIds);
+    expect((await runtime.list({ status: 'succeeded', limit: 1000 })).runs).toHaveLength(100);
   });
 
   it('refuses bad fork requests with typed errors and writes nothing', async () => {

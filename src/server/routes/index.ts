@@ -7,3 +7,4 @@ export { runRoutes } from './runs.js';
 export { approvalRoutes } from './approvals.js';
 export { eventRoutes } from './events.js';
 export { metaRoutes } from './meta.js';
+export { rerunRoutes } from './reruns.js';

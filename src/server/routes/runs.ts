@@ -12,6 +12,7 @@ import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
 import { buildRunExport } from '../run-export.js';
 import { toApprovalJson, toRunJson, toSnakeJson, toToolCallJson } from '../to-json.js';
 import { startBodySchema, toStartRequest } from './start-run.js';
+import { forkBodySchema, toForkRequest } from './fork-body.js';
 import { waitSettled } from './wait-settled.js';
 
 const startQuerySchema = z.object({ wait: z.enum(['true', 'false', '1', '0']).optional() });
@@ -21,6 +22,8 @@ const listQuerySchema = z.object({
   session_id: z.string().min(1).max(128).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
   cursor: z.string().min(1).optional(),
+  /** Only the forks of this run. */
+  forked_from: z.string().min(1).max(300).optional(),
 });
 
 const cancelBodySchema = z
@@ -62,6 +65,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
       ...(principal.allTenants ? {} : { tenantId: principal.tenant }),
       ...(query.limit ? { limit: query.limit } : {}),
       ...(query.cursor ? { cursor: query.cursor } : {}),
+      ...(query.forked_from ? { forkedFrom: query.forked_from } : {}),
     });
     return c.json({ runs: page.runs.map(toRunJson), next_cursor: page.nextCursor });
   });
@@ -123,6 +127,14 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.get('/:id/export', async (c) => {
     const run = await visibleRun(runtime, requireRole(c, 'view'), c.req.param('id'));
     return c.json(await buildRunExport(runtime, run.id));
+  });
+
+  app.post('/:id/fork', async (c) => {
+    const principal = requireRole(c, 'submit');
+    const source = await visibleRun(runtime, principal, c.req.param('id'));
+    const body = await readBody(c, forkBodySchema);
+    const fork = await runtime.fork(source.id, toForkRequest(body, principal.name, principal));
+    return c.json(toRunJson(fork), 201);
   });
 
   app.post('/:id/cancel', async (c) => {

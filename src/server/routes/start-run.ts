@@ -1,6 +1,6 @@
 /** `POST /v1/runs`: the request body, and how it becomes a `start()` request for the caller's tenant. */
 import { z } from 'zod';
-import type { StartRequest } from '../../index.js';
+import type { RunOptions, RunUserContext, StartRequest } from '../../index.js';
 import type { Principal } from '../auth/principal.js';
 import { httpError } from '../http-error.js';
 
@@ -14,37 +14,39 @@ const onExpireSchema = z.union([
   }),
 ]);
 
+/** A run's context in a request body: anything, with these fields checked. */
+export const contextBodySchema = z.looseObject({
+  user_id: z.string().min(1).max(200).optional(),
+  tenant_id: z.string().optional(),
+  scope: z.array(z.string().min(1)).optional(),
+});
+
+/** A run's options in a request body (`POST /v1/runs`, `POST /v1/runs/{id}/fork`). */
+export const optionsBodySchema = z.strictObject({
+  idempotency_key: z.string().min(1).max(128).optional(),
+  max_steps: z.number().int().positive().optional(),
+  budget: z
+    .strictObject({
+      max_llm_calls: count.optional(),
+      max_tool_calls: count.optional(),
+      max_tokens: count.optional(),
+      max_cost_usd: z.number().nonnegative().optional(),
+      timeout_ms: z.number().int().positive().optional(),
+    })
+    .optional(),
+  /** `ask`: a budget, the step limit or the deadline that runs out makes the run wait for a person. */
+  on_budget_exceeded: z.enum(['fail', 'ask']).optional(),
+  /** How long each human wait of the run lasts (ms), and what happens then. */
+  expires_in: z.number().int().positive().optional(),
+  on_expire: onExpireSchema.optional(),
+});
+
 /** The body of `POST /v1/runs` (snake_case; unknown fields are refused so typos do not pass silently). */
 export const startBodySchema = z.strictObject({
   input: z.string().min(1),
   session_id: z.string().min(1).max(128).optional(),
-  context: z
-    .looseObject({
-      user_id: z.string().min(1).max(200).optional(),
-      tenant_id: z.string().optional(),
-      scope: z.array(z.string().min(1)).optional(),
-    })
-    .optional(),
-  options: z
-    .strictObject({
-      idempotency_key: z.string().min(1).max(128).optional(),
-      max_steps: z.number().int().positive().optional(),
-      budget: z
-        .strictObject({
-          max_llm_calls: count.optional(),
-          max_tool_calls: count.optional(),
-          max_tokens: count.optional(),
-          max_cost_usd: z.number().nonnegative().optional(),
-          timeout_ms: z.number().int().positive().optional(),
-        })
-        .optional(),
-      /** `ask`: a budget, the step limit or the deadline that runs out makes the run wait for a person. */
-      on_budget_exceeded: z.enum(['fail', 'ask']).optional(),
-      /** How long each human wait of the run lasts (ms), and what happens then. */
-      expires_in: z.number().int().positive().optional(),
-      on_expire: onExpireSchema.optional(),
-    })
-    .optional(),
+  context: contextBodySchema.optional(),
+  options: optionsBodySchema.optional(),
 });
 export type StartBody = z.infer<typeof startBodySchema>;
 
@@ -58,17 +60,39 @@ function defined<T extends Record<string, unknown>>(value: T): T {
  * some scopes cannot start a run with others.
  */
 export function toStartRequest(body: StartBody, principal: Principal): StartRequest {
-  const { user_id, scope, ...rest } = body.context ?? {};
+  return defined({
+    input: body.input,
+    sessionId: body.session_id,
+    context: toRunContext(body.context ?? {}, principal),
+    options: toRunOptions(body.options),
+  });
+}
+
+/** A run's context as `principal` may give it: its tenant and name forced, its scope within the caller's. */
+export function toRunContext(context: z.infer<typeof contextBodySchema>, principal: Principal): RunUserContext {
+  const { user_id, scope, ...rest } = context;
   if (principal.scope && scope?.some((s) => !principal.scope!.includes(s))) {
     const extra = scope.filter((s) => !principal.scope!.includes(s));
     throw httpError('auth.forbidden', `'${principal.name}' may not start runs with scope ${extra.join(', ')}`, {
       details: { allowed_scope: principal.scope },
     });
   }
-  const budget = body.options?.budget;
-  const options = defined({
-    idempotencyKey: body.options?.idempotency_key,
-    maxSteps: body.options?.max_steps,
+  return defined({
+    ...rest,
+    user_id: user_id ?? principal.name,
+    // Who really asked, for the audit trail: the token's name, whatever the body says.
+    submitted_by: principal.name,
+    tenant_id: principal.tenant,
+    scope: scope ?? (principal.scope ? [...principal.scope] : undefined),
+  });
+}
+
+/** A run's options as the runtime takes them (camelCase). */
+export function toRunOptions(body: z.infer<typeof optionsBodySchema> | undefined): RunOptions {
+  const budget = body?.budget;
+  return defined({
+    idempotencyKey: body?.idempotency_key,
+    maxSteps: body?.max_steps,
     budget: budget
       ? defined({
           maxLlmCalls: budget.max_llm_calls,
@@ -78,21 +102,8 @@ export function toStartRequest(body: StartBody, principal: Principal): StartRequ
           timeoutMs: budget.timeout_ms,
         })
       : undefined,
-    onBudgetExceeded: body.options?.on_budget_exceeded,
-    expiresIn: body.options?.expires_in,
-    onExpire: body.options?.on_expire,
-  });
-  return defined({
-    input: body.input,
-    sessionId: body.session_id,
-    context: defined({
-      ...rest,
-      user_id: user_id ?? principal.name,
-      // Who really asked, for the audit trail: the token's name, whatever the body says.
-      submitted_by: principal.name,
-      tenant_id: principal.tenant,
-      scope: scope ?? (principal.scope ? [...principal.scope] : undefined),
-    }),
-    options,
+    onBudgetExceeded: body?.on_budget_exceeded,
+    expiresIn: body?.expires_in,
+    onExpire: body?.on_expire,
   });
 }
