@@ -114,10 +114,17 @@ function showIssues(error, where) {
  * @param {boolean} uncertain
  * @param {(body: Record<string, unknown>) => () => void} decide
  */
-function approvalButtons(uncertain, decide) {
+function approvalButtons(uncertain, decide, repeat = false) {
   /** @param {string} testid @param {string} text @param {Record<string, unknown>} body @param {Record<string, string>} [extra] */
   const button = (testid, text, body, extra = {}) =>
     h('button', { type: 'button', 'data-testid': testid, onclick: decide(body), ...extra }, text);
+  if (repeat) {
+    return [
+      button('approve', 'Run it again', { decision: 'approve', resolution: 'retry' }, { class: 'primary' }),
+      button('record-done', "Use the source's result", { decision: 'approve', resolution: 'done' }),
+      button('reject', 'Do not run it', { decision: 'reject' }),
+    ];
+  }
   if (uncertain) {
     return [
       button('approve', 'Run it again', { decision: 'approve', resolution: 'retry' }, { class: 'primary' }),
@@ -138,9 +145,36 @@ function approvalButtons(uncertain, decide) {
   ];
 }
 
+/**
+ * The source's call a fork's call would repeat, with its outcome, as the wait's request shows it.
+ * @param {ApprovalJson | undefined} row
+ */
+function repeatedSource(row) {
+  const request = /** @type {any} */ (row?.request);
+  const source = request?.kind === 'repeat' ? request.source : null;
+  if (!source) return null;
+  return h(
+    'div',
+    { class: 'repeated', 'data-testid': 'repeated-source' },
+    h(
+      'p',
+      {},
+      'Run ',
+      h('a', { href: `#/runs/${encodeURIComponent(source.run_id)}`, class: 'mono' }, source.run_id),
+      ' made this call already: ',
+      h('span', { class: 'mono' }, source.tool_call_id),
+      ` (${source.status})`,
+    ),
+    h('pre', { class: 'args' }, pretty(source.result)),
+  );
+}
+
 /** The heading of a step's approval. @param {FoldApproval} pending */
 function approvalHeading(pending) {
   if (pending.reason === 'uncertain_side_effect') return 'A human must decide: the outcome of this call is unknown';
+  if (pending.reason === 'repeat_effect') {
+    return 'This call would do again what the run it was forked from did: run it again?';
+  }
   if (pending.reason === 'tool_version_mismatch') {
     return 'The tool changed since this call was decided: run it with the new version?';
   }
@@ -222,8 +256,14 @@ function pendingWait(pending, row, actions) {
           )
         : null,
       boundCalls(pending, actions.live && plain, (body, errors) => submit('approval', body, errors)),
+      pending.reason === 'repeat_effect' ? repeatedSource(row) : null,
       actions.live
-        ? h('div', { class: 'decide' }, reason, ...approvalButtons(pending.reason === 'uncertain_side_effect', decide))
+        ? h(
+            'div',
+            { class: 'decide' },
+            reason,
+            ...approvalButtons(pending.reason === 'uncertain_side_effect', decide, pending.reason === 'repeat_effect'),
+          )
         : null,
     ];
   }

@@ -33,7 +33,7 @@ export function summarize(event) {
   const d = /** @type {Record<string, any>} */ (event.data);
   switch (event.type) {
     case 'run.created':
-      return `created: ${brief(d.input, 100)}`;
+      return `created: ${brief(d.input, 100)}${d.forked_from ? ` — forked from ${d.forked_from.run_id} at step ${d.forked_from.step} (${d.copied?.events ?? 0} events copied)` : ''}`;
     case 'state':
       return `${d.from} → ${d.to}${d.stop_reason ? ` (${d.stop_reason})` : ''}${d.wait_reason ? ` (${d.wait_reason})` : ''}${d.compensation ? ` — ${compensationSummary(d.compensation)}` : ''}`;
     case 'compensation':
@@ -41,7 +41,7 @@ export function summarize(event) {
     case 'step': {
       const decision = d.decision ?? {};
       const what = decision.type === 'final' ? 'final answer' : (decision.tools ?? []).join(', ');
-      return `step ${d.step_index}: ${what}${decision.text ? ` — ${decision.text}` : ''}`;
+      return `step ${d.step_index}: ${what}${decision.text ? ` — ${decision.text}` : ''}${d.given_by !== undefined ? ` (given by ${d.given_by ?? 'the caller'} when the run was forked)` : ''}`;
     }
     case 'action':
       return `run ${d.tool} ${brief(d.args, 80)}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}`;
@@ -59,7 +59,7 @@ export function summarize(event) {
             : `answered by ${d.by}: ${brief(d.answer, 80)}`;
     case 'approval_request':
       if (d.reason === 'budget') return `budget ran out: ${d.budget} at step ${d.step_index}, a human decides`;
-      return `${d.reason === 'policy' ? `escalated by a policy to the role ${d.role}` : d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;
+      return `${d.reason === 'policy' ? `escalated by a policy to the role ${d.role}` : d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : d.reason === 'repeat_effect' ? `would repeat call ${d.source?.tool_call_id ?? '?'} of the source run, a human decides` : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;
     case 'approval_result':
       if (d.decision === 'escalated') return `escalated from the role ${d.from_role} to ${d.role}`;
       return `${d.decision}${d.action ? ` (${d.action})` : ''} by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
@@ -75,9 +75,10 @@ export function summarize(event) {
  * @param {EventJson} event
  * @param {number} start the run's first event time
  * @param {boolean} resumed true when the run was picked up again here after its process stopped
+ * @param {(stepIndex: number) => HTMLElement | null} [forkFor] the fork control of a step (on its `step` row)
  * @returns {HTMLTableRowElement[]}
  */
-export function timelineRows(event, start, resumed) {
+export function timelineRows(event, start, resumed, forkFor) {
   const recovery = /** @type {string | undefined} */ (event.data.recovery);
   const payload = h(
     'tr',
@@ -124,6 +125,7 @@ export function timelineRows(event, start, resumed) {
           : null,
         ' ',
         toggle,
+        event.type === 'step' && forkFor ? forkFor(Number(event.data.step_index)) : null,
       ),
     ),
     payload,
@@ -192,39 +194,54 @@ export function renderLedger(body, calls) {
  * The steps: decision, usage and what the context builder gave the planner.
  * @param {HTMLElement} root
  * @param {import('./types.js').StepJson[]} steps
+ * @param {(stepIndex: number) => HTMLElement | null} [forkFor] the fork control of a step
  */
-export function renderSteps(root, steps) {
+export function renderSteps(root, steps, forkFor) {
+  // A journaled step never changes: only new ones are added, so a fork form being edited stays.
+  const shown = root.querySelectorAll('details.step').length;
+  if (shown > 0 && steps.length >= shown) {
+    root.append(...steps.slice(shown).map((step) => stepElement(step, forkFor)));
+    return;
+  }
   fill(
     root,
     ...(steps.length === 0
       ? [h('p', { class: 'muted' }, 'No steps yet.')]
-      : steps.map((step) => {
-          const decision = /** @type {Record<string, any>} */ (step.decision);
-          const calls = decision.type === 'tool_calls' ? (decision.calls ?? []) : [];
-          return h(
-            'details',
-            { class: 'step', 'data-step': step.step_index },
-            h(
-              'summary',
-              {},
-              h('strong', {}, `Step ${step.step_index}`),
-              ' ',
-              decision.type === 'final'
-                ? h('span', {}, 'final answer: ', h('q', {}, String(decision.answer ?? '')))
-                : h(
-                    'span',
-                    { class: 'mono' },
-                    calls.map((/** @type {any} */ c) => `${c.tool} ${brief(c.args, 60)}`).join(' · '),
-                  ),
-              h('span', { class: 'muted' }, ` · ${brief(step.usage, 120)}`),
-            ),
-            decision.text ? h('p', {}, decision.text) : null,
-            h('h4', {}, 'Decision'),
-            h('pre', {}, pretty(decision)),
-            h('h4', {}, 'Context report'),
-            h('pre', {}, step.context ? pretty(step.context) : 'none recorded'),
-          );
-        })),
+      : steps.map((step) => stepElement(step, forkFor))),
+  );
+}
+
+/**
+ * One step: its decision, its context report, and a way to fork the run from it.
+ * @param {{ step_index: number, decision: unknown, usage: unknown, context: unknown }} step
+ * @param {(stepIndex: number) => HTMLElement | null} [forkFor]
+ */
+function stepElement(step, forkFor) {
+  const decision = /** @type {Record<string, any>} */ (step.decision);
+  const calls = decision.type === 'tool_calls' ? (decision.calls ?? []) : [];
+  return h(
+    'details',
+    { class: 'step', 'data-step': step.step_index },
+    h(
+      'summary',
+      {},
+      h('strong', {}, `Step ${step.step_index}`),
+      ' ',
+      decision.type === 'final'
+        ? h('span', {}, 'final answer: ', h('q', {}, String(decision.answer ?? '')))
+        : h(
+            'span',
+            { class: 'mono' },
+            calls.map((/** @type {any} */ c) => `${c.tool} ${brief(c.args, 60)}`).join(' · '),
+          ),
+      h('span', { class: 'muted' }, ` · ${brief(step.usage, 120)}`),
+    ),
+    decision.text ? h('p', {}, decision.text) : null,
+    h('h4', {}, 'Decision'),
+    h('pre', {}, pretty(decision)),
+    h('h4', {}, 'Context report'),
+    h('pre', {}, step.context ? pretty(step.context) : 'none recorded'),
+    forkFor ? forkFor(step.step_index) : null,
   );
 }
 

@@ -17,6 +17,7 @@ import { wireCancel } from './run-cancel.js';
 import { wireExportButtons } from './run-export.js';
 import { createRunLayout } from './run-layout.js';
 import { renderLedger, renderReplay, renderSteps, renderTrace, timelineRows } from './run-tables.js';
+import { forkControl, forksOf, renderLineage } from './run-fork.js';
 import { openStream } from './stream.js';
 
 /** @typedef {import('./types.js').EventJson} EventJson */
@@ -52,6 +53,16 @@ export function mountRunView(root, runId, machine, onConnection) {
   let draft = null;
   let gone = false;
   const shownResumptions = new Set();
+  /** Each journaled step's decision, by step: what a fork form starts from. @type {Map<number, unknown>} */
+  const decisions = new Map();
+  /** @type {RunJson[]} */
+  let forks = [];
+  /** The step the replay's fork control is for (null: none shown). @type {number | null} */
+  let replayForkStep = null;
+
+  /** The "Fork from here" control of a step, in `where` (steps, timeline, replay). */
+  const forkFor = (/** @type {string} */ where) => (/** @type {number} */ stepIndex) =>
+    forkControl({ runId, stepIndex, decision: () => decisions.get(stepIndex) ?? null, errors: el.errors, where });
 
   /** The state on screen: the live one, or the one at the scrubber's seq. */
   function viewState() {
@@ -70,6 +81,12 @@ export function mountRunView(root, runId, machine, onConnection) {
     cancelReason.disabled = cancelButton.disabled;
     cancelCompensate.disabled = cancelButton.disabled;
     renderReplay(el, events.at(-1)?.seq ?? 0, replaySeq, state.status);
+    // In replay, a fork from the step the replay shows (made again only when that step changes).
+    const replayStep = replaySeq === null ? null : state.stepIndex;
+    if (replayStep !== replayForkStep) {
+      replayForkStep = replayStep;
+      fill(el.replayFork, replayStep === null ? null : forkFor('replay')(replayStep));
+    }
     const usage = replaySeq === null && run ? usageOfRun(run) : state.usage;
     renderUsage(el.usage, usage, state.limits, run?.deadline_at ?? state.deadlineAt, ended);
     renderLedger(el.ledger, ledgerRows(state, replaySeq === null ? toolCalls : []));
@@ -77,6 +94,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     const actions = { live: following, decide, answer, errors: el.errors };
     renderApprovals(el.approvals, { ...state, status }, approvals, following ? toolCalls : [], actions);
     if (run && replaySeq === null) renderOutcome(el, run);
+    if (run) renderLineage(el.lineage, run, forks);
   }
 
   /** @param {EventJson} event */
@@ -91,7 +109,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     const start = events[0]?.created_at ?? event.created_at;
     const resumed = resumptionSeqs(live).includes(event.seq) && !shownResumptions.has(event.seq);
     if (resumed) shownResumptions.add(event.seq);
-    el.timeline.append(...timelineRows(event, start, resumed));
+    el.timeline.append(...timelineRows(event, start, resumed, forkFor('timeline')));
     if (event.type === 'step' && draft && draft.step === Number(event.data.step_index)) {
       draft = { ...draft, committed: true };
       renderDraft(el.draft, draft);
@@ -124,16 +142,19 @@ export function mountRunView(root, runId, machine, onConnection) {
     const upTo = events.at(-1)?.seq ?? 0;
     try {
       // The trace carries the run and its steps too: three requests reload the whole view.
-      const [t, a, c] = await Promise.all([
+      const [t, a, c, f] = await Promise.all([
         get(`/v1/runs/${id}/trace`),
         get(`/v1/runs/${id}/approvals`),
         get(`/v1/runs/${id}/tool-calls`),
+        forksOf(runId),
       ]);
       if (gone) return;
       run = t.run;
       approvals = a.approvals;
       toolCalls = c.tool_calls;
-      renderSteps(el.steps, t.steps);
+      forks = f;
+      for (const step of t.steps) decisions.set(step.step_index, step.decision);
+      renderSteps(el.steps, t.steps, forkFor('steps'));
       renderTrace(el.trace, t.spans);
       renderState();
       // What the API data on the page reflects, for whoever waits for the page to settle.

@@ -37,6 +37,8 @@ export interface RunJson {
   idempotency_key: string | null;
   usage: UsageJson;
   deadline_at: number | null;
+  /** The run this one was forked from, and the first step it ran itself. */
+  forked_from?: { run_id: string; step: number } | null;
   created_at: number;
   updated_at: number;
 }
@@ -53,7 +55,7 @@ export interface ApprovalJson {
   id: string;
   run_id: string;
   step_index: number;
-  kind: 'tool' | 'uncertain' | 'version' | 'input' | 'budget' | 'policy';
+  kind: 'tool' | 'uncertain' | 'version' | 'input' | 'budget' | 'policy' | 'repeat';
   tool_call_ids: string[];
   args_hash: string;
   status: 'pending' | 'approved' | 'rejected' | 'expired';

@@ -1,0 +1,122 @@
+// @ts-check
+/**
+ * Forking a run from the inspector: "Fork from here" on each step (the Steps tab and the step's
+ * row of the timeline) and on the replay, at the step the replay shows. Its form holds the
+ * step's decision as JSON, editable: left as it is, the fork's planner decides the step again;
+ * changed, the fork takes that decision (checked by the server like any). A repeated effect of
+ * the source waits for a person unless allowed. The fork is made through the API
+ * (`POST /v1/runs/{id}/fork`) and opened; its lineage shows on both runs.
+ */
+import { get, post } from './api.js';
+import { fill, h } from './dom.js';
+import { showError } from './notices.js';
+
+/** @typedef {import('./types.js').RunJson} RunJson */
+
+/**
+ * The "Fork from here" control of step `stepIndex`.
+ * @param {{ runId: string, stepIndex: number, decision: () => unknown, errors: HTMLElement, where: string }} opts
+ *   `decision` gives the step's journaled decision when the form opens (null: the step has none);
+ *   `where` names the place of the control, for its test id.
+ * @returns {HTMLDetailsElement}
+ */
+export function forkControl({ runId, stepIndex, decision, errors, where }) {
+  const text = h('textarea', {
+    rows: 6,
+    spellcheck: 'false',
+    class: 'mono',
+    'data-testid': 'fork-decision',
+    'aria-label': `Decision of step ${stepIndex} for the fork, editable`,
+  });
+  const allow = h('input', { type: 'checkbox', 'data-testid': 'fork-allow-repeats' });
+  const submit = h(
+    'button',
+    { type: 'button', class: 'primary', 'data-testid': 'fork-submit' },
+    `Fork at step ${stepIndex}`,
+  );
+  const note = h('p', { class: 'muted' });
+  const box = h(
+    'details',
+    { class: 'fork', 'data-testid': `fork-${where}`, 'data-step': stepIndex },
+    h('summary', {}, 'Fork from here'),
+    note,
+    text,
+    h('label', { class: 'allow' }, allow, ' let repeated effects run without asking'),
+    h('div', {}, submit),
+  );
+  /** The decision as the form was opened with it (JSON text), to tell an edit from none. */
+  let original = '';
+  box.addEventListener('toggle', () => {
+    if (!box.open || original !== '' || text.value !== '') return;
+    const given = decision();
+    original = given === null || given === undefined ? '' : JSON.stringify(given, null, 2);
+    text.value = original;
+    note.textContent = original
+      ? `A new run with steps 0–${stepIndex - 1} copied from this one (nothing of them runs again). Leave the decision as it is and the planner decides step ${stepIndex} again; change it and the fork takes yours.`
+      : `A new run with the steps before ${stepIndex} copied from this one (nothing of them runs again); the planner decides step ${stepIndex}. Write a decision here to give it instead.`;
+  });
+  submit.addEventListener('click', () => {
+    /** @type {Record<string, unknown>} */
+    const body = { at_step: stepIndex };
+    const edited = text.value.trim();
+    if (edited !== '' && edited !== original.trim()) {
+      try {
+        body.decision = JSON.parse(edited);
+      } catch (error) {
+        showError(
+          new Error(`The decision is not JSON: ${error instanceof Error ? error.message : String(error)}`),
+          errors,
+        );
+        return;
+      }
+    }
+    if (allow.checked) body.repeat_effects = 'allow';
+    submit.disabled = true;
+    post(`/v1/runs/${encodeURIComponent(runId)}/fork`, body)
+      .then((/** @type {RunJson} */ fork) => {
+        location.hash = `#/runs/${encodeURIComponent(fork.id)}`;
+      })
+      .catch((error) => showError(error, errors))
+      .finally(() => {
+        submit.disabled = false;
+      });
+  });
+  return box;
+}
+
+/**
+ * A run's lineage: the run it was forked from (and at which step), and its own forks.
+ * @param {HTMLElement} root
+ * @param {RunJson} run
+ * @param {RunJson[]} forks
+ */
+export function renderLineage(root, run, forks) {
+  const link = (/** @type {string} */ id) => h('a', { href: `#/runs/${encodeURIComponent(id)}`, class: 'mono' }, id);
+  const from = run.forked_from;
+  fill(
+    root,
+    from ? h('p', { 'data-testid': 'forked-from' }, 'Forked from ', link(from.run_id), ` at step ${from.step}`) : null,
+    forks.length > 0
+      ? h(
+          'p',
+          { 'data-testid': 'forks' },
+          `Forks (${forks.length}): `,
+          ...forks.flatMap((fork, i) => [
+            i > 0 ? ', ' : '',
+            link(fork.id),
+            ` at step ${fork.forked_from?.step ?? '?'} (${fork.status.replace('_', ' ')})`,
+          ]),
+        )
+      : null,
+  );
+  root.hidden = !from && forks.length === 0;
+}
+
+/**
+ * The forks of a run, newest first (one page).
+ * @param {string} runId
+ * @returns {Promise<RunJson[]>}
+ */
+export async function forksOf(runId) {
+  return (await get(`/v1/runs?forked_from=${encodeURIComponent(runId)}&limit=50`)).runs;
+}
