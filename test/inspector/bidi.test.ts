@@ -150,7 +150,7 @@ describe('bidi controls on the page (Chromium)', () => {
     );
     expect(await ledger.textContent()).toContain('"note":"sent invoice⟨U+202E⟩fdp.exe"');
     await page.locator('[data-tab=steps]').click();
-    await expect.poll(() => page.locator('[data-testid=steps] details').count(), WAIT).toBe(2);
+    await expect.poll(() => page.locator('[data-testid=steps] details.step').count(), WAIT).toBe(2);
     expect(await page.locator('[data-testid=steps]').textContent()).toContain('Sending invoice⟨U+202E⟩fdp.exe');
     // The hidden payloads (shown on a click) are marked as well.
     expect(await rawControls()).toEqual([]);

@@ -75,7 +75,7 @@ describe('inspector (Chromium, dev mode)', () => {
     await page.locator('[data-tab=trace]').click();
     await expect.poll(() => page.locator('[data-testid=trace] .span-row').count(), WAIT).toBeGreaterThan(8);
     await page.locator('[data-tab=steps]').click();
-    await expect.poll(() => page.locator('[data-testid=steps] details').count(), WAIT).toBe(4);
+    await expect.poll(() => page.locator('[data-testid=steps] details.step').count(), WAIT).toBe(4);
 
     // Back in the list the row changed without a reload; a filter narrows it.
     await page.locator('a.back').click();
