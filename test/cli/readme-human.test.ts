@@ -7,7 +7,6 @@
  * prints (`…` stands for anything); a read that races the run's progress is asked again until it
  * does, and a command line that is not shown failing must exit 0.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import { CLI_MAIN } from '../helpers/run-node.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { startServe, type ServeChild } from './cli-child.js';
+import { sh, shows, stepsOf } from '../helpers/readme-shell.js';
 
 const SECTION = '## The human side';
 /** The URL the README's examples name, replaced by the test server's. */
@@ -66,54 +66,6 @@ function sectionBlocks(): ReadmeBlock[] {
   expect(start, `README.md has '${SECTION}'`).toBeGreaterThan(0);
   const next = text.split('\n').findIndex((line, i) => i >= start && /^## /.test(line)) + 1;
   return readmeBlocks().filter((b) => b.line > start && b.line < next && b.lang === 'sh');
-}
-
-/** A `# → ` line as a pattern: its text exactly, `…` anything. */
-function pattern(expected: string): RegExp {
-  const parts = expected.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(parts.join('.*?'));
-}
-
-interface Step {
-  command: string;
-  expected: string[];
-}
-
-/** The block's commands with what each prints, and where `RUN=` takes the id of the run started before. */
-function stepsOf(code: string): (Step | { setRun: true })[] {
-  const steps: (Step | { setRun: true })[] = [];
-  for (const line of code.replace(/\\\n\s*/g, '').split('\n')) {
-    const last = steps.at(-1);
-    if (line.startsWith('# → ')) {
-      expect(last && 'command' in last, `'${line}' follows a command`).toBe(true);
-      (last as Step).expected.push(line.slice('# → '.length));
-    } else if (/^RUN=/.test(line)) steps.push({ setRun: true });
-    else if (line.trim() !== '' && !line.startsWith('#')) steps.push({ command: line, expected: [] });
-  }
-  return steps;
-}
-
-/** Runs `command` through bash after `prelude`; resolves with its exit code and what it printed. */
-function sh(prelude: string[], command: string, env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; out: string }>((resolve) => {
-    const child = spawn('bash', ['-c', [...prelude, command].join('\n')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => resolve({ code, out }));
-  });
-}
-
-/** True when every expected line matches a line of `out`, in order. */
-function shows(out: string, expected: string[]): boolean {
-  const lines = out.split('\n');
-  let at = 0;
-  for (const line of expected) {
-    const found = lines.findIndex((l, i) => i >= at && pattern(line).test(l));
-    if (found < 0) return false;
-    at = found + 1;
-  }
-  return true;
 }
 
 /** A command that only reads (asked again while the run has not got there yet). */

@@ -63,6 +63,10 @@ const CONTEXT: BlockContext[] = [
   { has: '...reportTools', before: `declare const reportTools: import('${pkg.name}').AnyTool[];` },
   { has: "input: 'Summarize the tickets'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "input: 'Mail the team the report'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
+  {
+    has: 'await runtime.fork(run.id',
+    before: `declare const runtime: import('${pkg.name}').Runtime;\ndeclare const run: import('${pkg.name}').Run;`,
+  },
   { has: 'batonIdGenerator', before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: 'fromBatonRun(runtime)', before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: 'createOpenAIPlanner({', before: `import { createOpenAIPlanner } from '${pkg.name}';` },
