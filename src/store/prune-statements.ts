@@ -100,6 +100,24 @@ export const PRUNE_BUILDS = {
         ),
       )
       .returning('size'),
+  /**
+   * The history of sessions left without runs that belongs to no run: a fork's copy of its
+   * source's session history (copied without the runs it came from), which goes with the fork.
+   */
+  deleteRunlessHistory: (db, p, dialect) =>
+    db
+      .deleteFrom('messages')
+      .where('session_id', 'in', idIn(p, dialect))
+      .where('run_id', 'is', null)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs')
+              .select(sql`1`.as('one'))
+              .whereRef('runs.session_id', '=', 'messages.session_id'),
+          ),
+        ),
+      ),
   deleteEmptySessions: (db, p, dialect) =>
     db
       .deleteFrom('sessions')
@@ -247,7 +265,10 @@ export function* pruneBatch(
     counts.artifacts = gone.length;
     counts.artifact_bytes = gone.reduce((sum, r) => sum + Number(r.size), 0);
   }
-  if (sessionIds.length > 0) counts.sessions = (yield { name: 'deleteEmptySessions', values: ids(sessionIds) }).count;
+  if (sessionIds.length > 0) {
+    counts.messages += (yield { name: 'deleteRunlessHistory', values: ids(sessionIds) }).count;
+    counts.sessions = (yield { name: 'deleteEmptySessions', values: ids(sessionIds) }).count;
+  }
   return { counts, runIds, sessionIds, artifactShas, last };
 }
 

@@ -23,7 +23,7 @@ import {
 import { DEMO_TOOLS, ensureDemoConfigs, toDemoStartRequest } from '../../src/demo/index.js';
 import { createDemoPlanner } from '../../src/demo/demo-planner.js';
 import { toEventJson } from '../../src/server/index.js';
-import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
+import { ALL_DIALECTS, freshDatabaseOf, rowsOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { tempDir } from '../helpers/temp.js';
 import { scaled } from '../helpers/limits.js';
@@ -191,6 +191,15 @@ describe.each(ALL_DIALECTS)('fork (%s)', (dialect) => {
     expect(rename(seen.get(`${fork.id}:2`), fork.id)).toEqual(rename(seen.get(`${source.id}:2`), source.id));
     expect(JSON.stringify(seen.get(`${fork.id}:2`))).toContain('first');
     expect(JSON.stringify(seen.get(`${fork.id}:2`))).not.toContain('third');
+
+    // Pruned, the fork takes its session's copied history with it; the source's session stays.
+    const store = await rowsOf(runtime, database, dialect);
+    const forkSession = `default:${fork.sessionId}`;
+    expect((await store.listMessages(forkSession)).map((m) => m.content)).toEqual(['first', 'done', 'second', 'done']);
+    const pruned = await runtime.prune({ finishedBefore: Date.now() + 1 });
+    expect(pruned.runs).toBe(4);
+    expect(pruned.sessions).toBe(2);
+    expect(await store.listMessages(forkSession)).toEqual([]);
   });
 
   it('forks the waiting demo run at its approval step with an edited file list: that list is archived, once', async () => {
