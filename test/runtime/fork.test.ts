@@ -439,6 +439,34 @@ describe.each(ALL_DIALECTS)('fork (%s)', (dialect) => {
     expect((await runtime.list({ status: 'succeeded', limit: 1000 })).runs).toHaveLength(100);
   });
 
+  it('plans the fork with the forking runtime: another planner, other instructions, another budget', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const outage: Outage = { down: false, planned: [], lookups: [] };
+    const first = openRuntime({ database, ...outageAgent(outage) });
+    const source = await first.start({ input: 'q' });
+    expect((await first.wait(source.id)).answer).toBe('answered: q');
+    await first.close();
+    // Another agent's runtime on the same database (its own planner and tools' versions): the
+    // fork's step 1 is its planner's; the copied lookup is not run again by either.
+    const { tools } = outageAgent(outage);
+    const other = openRuntime({
+      database,
+      agent: 'reviewer',
+      tools,
+      planner: createScriptedPlanner((request) => ({ type: 'final', answer: `reviewed at step ${request.stepIndex}` })),
+    });
+    const fork = await other.fork(source.id, { atStep: 1 });
+    expect(await other.wait(fork.id)).toMatchObject({
+      status: 'succeeded',
+      answer: 'reviewed at step 1',
+      agent: { name: 'reviewer' },
+    });
+    // Its budget is its own: no planner call left, the step cannot be planned.
+    const starved = await other.fork(source.id, { atStep: 1, options: { budget: { maxLlmCalls: 0 } } });
+    expect(await other.wait(starved.id)).toMatchObject({ status: 'failed', stopReason: 'budget_exceeded' });
+    expect(outage.lookups).toEqual([source.id]);
+  });
+
   it('refuses bad fork requests with typed errors and writes nothing', async () => {
     const { runtime: first, dir, database } = await demo();
     let runtime = first;
