@@ -4,13 +4,11 @@
  * dev mode, with `$RUN` a finished demo run. Every `# → ` line says what the command before it
  * prints; afterwards the forks the block made are the source's, at the steps it named.
  */
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scaled } from '../helpers/limits.js';
 import { readmeBlocks, readmeText } from '../helpers/readme-blocks.js';
-import { sh, shows, stepsOf } from '../helpers/readme-shell.js';
-import { CLI_MAIN } from '../helpers/run-node.js';
+import { sh, shellEnv, shows, stepsOf } from '../helpers/readme-shell.js';
 import { tempDir } from '../helpers/temp.js';
 import { startServe } from './cli-child.js';
 
@@ -27,14 +25,7 @@ describe('README: forking and rerunning runs', () => {
     expect(blocks).toHaveLength(1);
 
     const dir = tempDir();
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'baton'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`);
-    chmodSync(join(bin, 'baton'), 0o755);
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !/^(OPENAI_|BATON_)/.test(name)),
-    ) as NodeJS.ProcessEnv;
-    env.PATH = `${bin}:${env.PATH ?? ''}`;
+    const env = shellEnv(dir);
     const server = await startServe(['--port', '0', '--db', join(dir, 'b.db'), '--dir', join(dir, 'configs')]);
     try {
       const api = async (method: string, path: string, body?: unknown) => {

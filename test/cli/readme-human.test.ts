@@ -7,18 +7,17 @@
  * prints (`…` stands for anything); a read that races the run's progress is asked again until it
  * does, and a command line that is not shown failing must exit 0.
  */
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scaled } from '../helpers/limits.js';
 import { readmeBlocks, readmeText, type ReadmeBlock } from '../helpers/readme-blocks.js';
 import { readJournal } from '../helpers/mcp-journal.js';
 import { MCP_SERVER } from '../helpers/mcp.js';
-import { CLI_MAIN } from '../helpers/run-node.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitUntil } from '../helpers/wait-until.js';
 import { startServe, type ServeChild } from './cli-child.js';
-import { sh, shows, stepsOf } from '../helpers/readme-shell.js';
+import { sh, shellEnv, shows, stepsOf } from '../helpers/readme-shell.js';
 
 const SECTION = '## The human side';
 /** The URL the README's examples name, replaced by the test server's. */
@@ -79,15 +78,7 @@ describe('README: the human side', () => {
     const tokens = join(dir, 'tokens.json');
     writeFileSync(tokens, blockAfter('### Tokens and tenants', 'json'));
     const effects = join(dir, 'effects.jsonl');
-    // `baton` on the PATH is this checkout's built CLI.
-    const bin = join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(join(bin, 'baton'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`);
-    chmodSync(join(bin, 'baton'), 0o755);
-    const env = Object.fromEntries(
-      Object.entries(process.env).filter(([name]) => !/^(OPENAI_|BATON_)/.test(name)),
-    ) as NodeJS.ProcessEnv;
-    env.PATH = `${bin}:${env.PATH ?? ''}`;
+    const env = shellEnv(dir);
 
     // The note server that asks (`rename_note` answers input_required), for the MCP example.
     const journal = join(dir, 'journal.jsonl');

@@ -4,6 +4,9 @@
  * it prints (`…` stands for anything).
  */
 import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI_MAIN } from './run-node.js';
 import { expect } from 'vitest';
 
 /** A `# → ` line as a pattern: its text exactly, `…` anything. */
@@ -52,4 +55,20 @@ export function shows(out: string, expected: string[]): boolean {
     at = found + 1;
   }
   return true;
+}
+
+/**
+ * The environment the README's lines run in: `baton` on the PATH is this checkout's built CLI
+ * (a shim in `dir`), and nothing of this machine's model or Baton settings.
+ */
+export function shellEnv(dir: string): NodeJS.ProcessEnv {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(join(bin, 'baton'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_MAIN}" "$@"\n`);
+  chmodSync(join(bin, 'baton'), 0o755);
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(OPENAI_|BATON_)/.test(name)),
+  ) as NodeJS.ProcessEnv;
+  env.PATH = `${bin}:${env.PATH ?? ''}`;
+  return env;
 }
