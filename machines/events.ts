@@ -15,7 +15,13 @@ const count = z.number().int().nonnegative();
 /** Every event the run machine accepts, with its payload. */
 export const runEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start') }),
-  z.object({ type: z.literal('plan_ready'), stepIndex: count, usage, final: z.boolean() }),
+  z.object({
+    type: z.literal('plan_ready'),
+    stepIndex: count,
+    usage,
+    final: z.boolean(),
+    given: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('plan_error'), failure }),
   z.object({ type: z.literal('next_step'), toolCalls: count, loopSignature: z.string().nullable() }),
   z.object({ type: z.literal('done') }),

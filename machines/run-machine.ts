@@ -319,7 +319,7 @@ export const runMachine = setup({
         plan_ready: {
           target: 'executing',
           actions: assign({
-            llmCalls: ({ context }) => context.llmCalls + 1,
+            llmCalls: ({ context, event }) => context.llmCalls + (event.given ? 0 : 1),
             tokens: ({ context, event }) => context.tokens + event.usage.inputTokens + event.usage.outputTokens,
             costUsd: ({ context, event }) => context.costUsd + (event.usage.costUsd ?? 0),
           }),

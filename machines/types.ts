@@ -181,7 +181,8 @@ export interface Usage {
 /** Events the run machine accepts (docs/architecture.md §3). */
 export type RunEvent =
   | { type: 'start' }
-  | { type: 'plan_ready'; stepIndex: number; usage: Usage; final: boolean }
+  /** `given`: the decision was given by a person (a fork's), not asked of a model: no planner call is counted. */
+  | { type: 'plan_ready'; stepIndex: number; usage: Usage; final: boolean; given?: boolean }
   | { type: 'plan_error'; failure: Failure }
   | { type: 'next_step'; toolCalls: number; loopSignature: string | null }
   | { type: 'done' }

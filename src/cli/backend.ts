@@ -53,7 +53,7 @@ export interface Backend {
   readonly inProcess: boolean;
   start(body: StartBody): Promise<RunJson>;
   get(runId: string): Promise<RunJson>;
-  list(filter: { status?: RunStatus | undefined; limit?: number | undefined }): Promise<RunPage>;
+  list(filter: { status?: RunStatus | undefined; limit?: number | undefined; forkedFrom?: string }): Promise<RunPage>;
   steps(runId: string): Promise<unknown[]>;
   /** The tools runs can call, as `GET /v1/tools` lists them (in process: the agent's). */
   tools(): Promise<ToolJson[]>;
@@ -70,8 +70,11 @@ export interface Backend {
   artifact(runId: string, sha256: string): Promise<{ mediaType: string; content: Buffer }>;
   /** The whole run as one JSON document (`GET /v1/runs/{id}/export`). */
   exportRun(runId: string): Promise<Record<string, unknown>>;
-  /** Forks a run (`POST /v1/runs/{id}/fork`); in process this runtime drives the fork. */
-  fork(runId: string, body: ForkBody): Promise<RunJson>;
+  /**
+   * Forks a run (`POST /v1/runs/{id}/fork`); in process this runtime drives the fork, and with
+   * `ownAgent` (an `--agent` given) forks another agent's run for that agent.
+   */
+  fork(runId: string, body: ForkBody, opts?: { ownAgent?: boolean }): Promise<RunJson>;
   /** Forks the finished runs a filter matches at the step each ended in (`POST /v1/reruns`). */
   rerun(body: RerunBody): Promise<RerunReportJson>;
   /** Cancels a run; with `compensate`, it undoes its completed calls first (the run is answered as it is then). */

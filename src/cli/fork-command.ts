@@ -34,7 +34,8 @@ export const FORK_USAGE = `Usage: baton fork <run> --at-step <n> [--decision <js
 Forks a run at step n: the new run's steps before n are the run's (decisions, tool results,
 approvals), copied and never run again; from step n on it runs live. The run itself does not
 change. A call of the fork that would repeat an effect the run had (the same tool and
-arguments, not a read) waits for a person, unless --repeat-effects allow.
+arguments, not a read) waits for a person, unless --repeat-effects allow. In process the
+fork is planned by --agent; a run of another agent is forked only when --agent is given.
 
 Options:
   --at-step <n>     the first step the fork plans itself (0 up to the run's current step)
@@ -79,7 +80,8 @@ export const runForkCommand = defineCommand({
       ...(values['repeat-effects'] === undefined ? {} : { repeat_effects: repeatEffects(values['repeat-effects']) }),
     };
     const backend = await open(values, { drive: true, runId });
-    const created = await backend.fork(runId!, body);
+    // An agent named on the command line forks another agent's run for itself (in process).
+    const created = await backend.fork(runId!, body, { ownAgent: values.agent !== undefined });
     const run = backend.inProcess ? await backend.settle(created.id) : created;
     if (values.json) io.stdout.write(`${JSON.stringify(run)}\n`);
     else {
@@ -121,7 +123,9 @@ ${AGENT_HELP}
 ${HELP_FLAG}
 
 In process the forks are driven until each ends or waits for a person. With --json, prints
-the report as one object (the API's POST /v1/reruns answer).
+the report as one object (the API's POST /v1/reruns answer). Exits 1 when a run could not be
+forked or a fork driven here failed again. Runs a rerun made are never matched by another
+rerun: fork one with 'baton fork' to try it again.
 
 ${EXIT_HELP}
 `;
@@ -144,6 +148,14 @@ export const runRerunCommand = defineCommand({
   },
   async run({ values, positionals }, { io, open }) {
     takePositionals(positionals, { required: [] });
+    if (
+      !values['dry-run'] &&
+      !['status', 'failure-code', 'since', 'session'].some((flag) => values[flag as 'status'] !== undefined)
+    ) {
+      throw usageError(
+        'name the runs to rerun: --status, --failure-code, --since or --session (or --dry-run to see them)',
+      );
+    }
     const status = values.status;
     if (status !== undefined && status !== 'failed' && status !== 'succeeded') {
       throw usageError(`--status is failed or succeeded, not '${status}'`);
@@ -171,7 +183,8 @@ export const runRerunCommand = defineCommand({
     }
     if (values.json) io.stdout.write(`${JSON.stringify(report)}\n`);
     else printReport(report, ended, io);
-    return report.failed.length > 0 ? EXIT.failed : EXIT.ok;
+    // A fork that failed again (or could not be made) is a rerun that did not work.
+    return report.failed.length > 0 || [...ended.values()].includes('failed') ? EXIT.failed : EXIT.ok;
   },
 });
 

@@ -47,6 +47,9 @@ export function toRunDetails(run: RunJson): string {
   const rows: [string, string][] = [
     ['status', `${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}`],
     ['session', run.session_id],
+    ...(run.forked_from
+      ? [['forked', `from ${run.forked_from.run_id} at step ${run.forked_from.step}`] as [string, string]]
+      : []),
     ['input', run.input],
     ['answer', run.answer ?? '-'],
     ...(run.failure ? [['failure', `${run.failure.code}: ${run.failure.message}`] as [string, string]] : []),
@@ -89,6 +92,7 @@ interface ToolCallLike {
   attempts?: number;
   started_at?: number | null;
   finished_at?: number | null;
+  copied_from?: string | null;
 }
 
 /** One line per tool call of the ledger: step, tool, arguments, status, duration. */
@@ -100,7 +104,9 @@ export function toToolCallLines(calls: unknown[]): string {
         ? ` in ${call.finished_at - call.started_at} ms`
         : '';
     const retries = (call.attempts ?? 1) > 1 ? `, ${call.attempts} attempts` : '';
-    return `  ${String(call.step_index)}  ${String(call.tool)} ${clip(JSON.stringify(call.args ?? null), 70)} ${String(call.status)}${took}${retries}`;
+    // A fork's copy of its source's call: it did not run here.
+    const copied = call.copied_from ? ` (copied from ${call.copied_from}, not run here)` : '';
+    return `  ${String(call.step_index)}  ${String(call.tool)} ${clip(JSON.stringify(call.args ?? null), 70)} ${String(call.status)}${took}${retries}${copied}`;
   });
   return terminalText(`Tool calls:\n${lines.join('\n')}\n`);
 }

@@ -17,6 +17,7 @@ export function createHttpBackend(target: HttpTarget): Backend {
       const query = new URLSearchParams();
       if (filter.status) query.set('status', filter.status);
       if (filter.limit) query.set('limit', String(filter.limit));
+      if (filter.forkedFrom) query.set('forked_from', filter.forkedFrom);
       const search = query.size > 0 ? `?${query}` : '';
       return client.request<RunPage>('GET', `/v1/runs${search}`);
     },

@@ -117,6 +117,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       const page = await rt.list({
         ...(filter.status ? { status: filter.status } : {}),
         ...(filter.limit ? { limit: filter.limit } : {}),
+        ...(filter.forkedFrom ? { forkedFrom: filter.forkedFrom } : {}),
       });
       return { runs: page.runs.map(toRunJson), next_cursor: page.nextCursor };
     },
@@ -161,9 +162,10 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
         await must(runId).cancel(runId, { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) }),
       );
     },
-    async fork(runId, body) {
+    async fork(runId, body, opts = {}) {
       const rt = must(runId);
-      const request = toForkRequest(parseInput(forkBodySchema, body, 'fork'), options.by);
+      const given = opts.ownAgent && options.agent ? { ...body, agent: options.agent.name } : body;
+      const request = toForkRequest(parseInput(forkBodySchema, given, 'fork'), options.by);
       const fork = await rt.fork(runId, request);
       driven.add(fork.id);
       return toRunJson(fork);

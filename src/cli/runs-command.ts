@@ -11,7 +11,7 @@ import { TARGET_HELP, TARGET_OPTIONS, takePositionals, toPositiveInt, HELP_FLAG 
 const MAX_LIMIT = 200;
 
 /** The usage text of `baton runs`. */
-export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--json]
+export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--forked-from <run>] [--json]
                   [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Lists runs, newest first.
@@ -19,6 +19,7 @@ Lists runs, newest first.
 Options:
   --status <status>  only runs in this state: ${RUN_STATUSES.join(', ')}
   --limit <n>        at most n runs, 1-200 (default 20)
+  --forked-from <run>  only the forks of that run
 ${TARGET_HELP}
 ${HELP_FLAG}
 
@@ -31,7 +32,12 @@ ${EXIT_HELP}
 export const runRunsCommand = defineCommand({
   name: 'runs',
   usage: RUNS_USAGE,
-  options: { ...TARGET_OPTIONS, status: { type: 'string' }, limit: { type: 'string' } },
+  options: {
+    ...TARGET_OPTIONS,
+    status: { type: 'string' },
+    limit: { type: 'string' },
+    'forked-from': { type: 'string' },
+  },
   async run({ values, positionals }, { io, open }) {
     takePositionals(positionals, { required: [] });
     const status = toStatus(values.status, RUN_STATUSES);
@@ -39,7 +45,9 @@ export const runRunsCommand = defineCommand({
     // The server's limit too: the same flags mean the same thing in process and with --url.
     if (limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}, not ${limit}`);
     const backend = await open(values, { drive: false });
-    const page = await backend.list({ status, limit });
+    const forkedFrom = values['forked-from'];
+    if (forkedFrom === '') throw usageError('--forked-from needs a run id');
+    const page = await backend.list({ status, limit, ...(forkedFrom ? { forkedFrom } : {}) });
     io.stdout.write(values.json ? `${JSON.stringify(page)}\n` : toRunsTable(page.runs));
     return EXIT.ok;
   },

@@ -103,7 +103,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     rerun(filter: RerunFilter = {}): Promise<RerunReport> {
       assertOpen();
-      return rerunRuns({ store, fork: (runId, request) => runtime.fork(runId, request) }, filter);
+      return rerunRuns({ store, agent: agent.name, fork: (runId, request) => runtime.fork(runId, request) }, filter);
     },
     ...views,
     ...reads,

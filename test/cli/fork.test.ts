@@ -34,6 +34,13 @@ describe('baton fork', () => {
     const fork = json(forked);
     expect(fork).toMatchObject({ status: 'succeeded', forked_from: { run_id: source.id, step: 3 } });
     expect(fork.answer).toBe(source.answer);
+    const shown = await baton(['show', fork.id, '--db', db]);
+    expect(shown.stdout).toMatch(new RegExp(`^  forked\\s+from ${source.id} at step 3$`, 'm'));
+    expect(shown.stdout).toMatch(
+      new RegExp(`fs\\.list .* succeeded .*\\(copied from ${source.id}\\.s0\\.c0, not run here\\)$`, 'm'),
+    );
+    const listed = json(await baton(['runs', '--forked-from', source.id, '--db', db, '--json'])).runs as Json[];
+    expect(listed.map((r) => r.id)).toEqual([fork.id]);
 
     const text = await baton(['fork', source.id, '--at-step', '2', '--db', db, '--dir', configs], long);
     // The archive step again: it waits for a person (exit 3), named in the output.
@@ -119,6 +126,21 @@ describe('baton rerun', () => {
     const runs = json(await baton(['runs', '--json', '--db', db])).runs as Json[];
     expect(runs.filter((r) => r.status === 'succeeded' && r.forked_from !== null)).toHaveLength(3);
     expect((await baton(['rerun', '--status', 'waiting_human', ...agent], { env })).code).toBe(2);
+    // A rerun names the runs it forks, or is a dry run.
+    expect((await baton(['rerun', ...agent], { env })).code).toBe(2);
+    // A fork that fails again makes the rerun exit 1, and is not rerun by the next one.
+    writeFileSync(outage, 'down');
+    expect((await baton(['run', 'late', '--json', ...agent], { env, ...long })).code).toBe(1);
+    const failing = await baton(['rerun', '--failure-code', 'planner.unavailable', '--json', ...agent], {
+      env,
+      ...long,
+    });
+    expect(failing.code).toBe(1);
+    expect(json(failing)).toMatchObject({ matched: 4, created: 1, existing: 3 });
+    const none = json(
+      await baton(['rerun', '--failure-code', 'planner.unavailable', '--json', ...agent], { env, ...long }),
+    );
+    expect(none).toMatchObject({ matched: 4, created: 0, existing: 4 });
     expect((await baton(['rerun', '--since', '5', ...agent], { env })).code).toBe(2);
   });
 });

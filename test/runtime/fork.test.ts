@@ -455,14 +455,25 @@ describe.each(ALL_DIALECTS)('fork (%s)', (dialect) => {
       tools,
       planner: createScriptedPlanner((request) => ({ type: 'final', answer: `reviewed at step ${request.stepIndex}` })),
     });
-    const fork = await other.fork(source.id, { atStep: 1 });
+    // Forked for another agent only when the request says so.
+    await expect(other.fork(source.id, { atStep: 1 })).rejects.toMatchObject({
+      failure: { code: 'run.agent_mismatch', details: { run_agent: 'default', runtime_agent: 'reviewer' } },
+    });
+    await expect(other.fork(source.id, { atStep: 1, agent: 'someone' })).rejects.toMatchObject({
+      failure: { code: 'run.agent_mismatch' },
+    });
+    const fork = await other.fork(source.id, { atStep: 1, agent: 'reviewer' });
     expect(await other.wait(fork.id)).toMatchObject({
       status: 'succeeded',
       answer: 'reviewed at step 1',
       agent: { name: 'reviewer' },
     });
     // Its budget is its own: no planner call left, the step cannot be planned.
-    const starved = await other.fork(source.id, { atStep: 1, options: { budget: { maxLlmCalls: 0 } } });
+    const starved = await other.fork(source.id, {
+      atStep: 1,
+      agent: 'reviewer',
+      options: { budget: { maxLlmCalls: 0 } },
+    });
     expect(await other.wait(starved.id)).toMatchObject({ status: 'failed', stopReason: 'budget_exceeded' });
     expect(outage.lookups).toEqual([source.id]);
   });
@@ -484,8 +495,24 @@ describe.each(ALL_DIALECTS)('fork (%s)', (dialect) => {
       code: 'input.invalid',
       details: { at_step: 9, last_step: 3 },
     });
-    expect((await refusal({ atStep: -1 })).code).toBe('input.invalid');
+    expect(await refusal({ atStep: -1 })).toMatchObject({
+      code: 'input.invalid',
+      details: { at_step: -1, last_step: 3 },
+    });
+    // The step limit counts the copied steps: a fork past it could plan nothing.
+    expect(await refusal({ atStep: 3, options: { maxSteps: 3 } })).toMatchObject({
+      code: 'input.invalid',
+      details: { at_step: 3, max_steps: 3 },
+    });
+    // A decision is exactly a decision: no field it does not have.
+    const extra = { type: 'final', answer: 'x', zzz: 1 } as unknown as NonNullable<
+      Parameters<Runtime['fork']>[1]['decision']
+    >;
+    expect((await refusal({ atStep: 3, decision: extra })).code).toBe('input.invalid');
     expect(await refusal({ atStep: 0 }, 'run_nope')).toMatchObject({ code: 'run.not_found' });
+    // The given decision of a fork is no model call.
+    const given = await runtime.fork(source.id, { atStep: 3, decision: { type: 'final', answer: 'given' } });
+    expect(await finish(runtime, given.id)).toMatchObject({ answer: 'given', usage: { llmCalls: 0 } });
     expect((await refusal({ atStep: 1, input: 'other' })).code).toBe('input.invalid');
     const bad = await refusal({
       atStep: 2,
@@ -497,7 +524,7 @@ describe.each(ALL_DIALECTS)('fork (%s)', (dialect) => {
     });
     const unknown = await refusal({ atStep: 2, decision: { type: 'tool_calls', calls: [{ tool: 'rm', args: {} }] } });
     expect(unknown.details?.issues).toEqual([expect.objectContaining({ path: ['decision', 'calls', 0, 'tool'] })]);
-    expect(await runtime.forks(source.id)).toEqual([]);
+    expect((await runtime.forks(source.id)).map((f) => f.id)).toEqual([given.id]);
 
     // A runtime whose agent lacks a tool the prefix called refuses to copy it, naming the tool.
     await runtime.close();

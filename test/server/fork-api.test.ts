@@ -77,7 +77,15 @@ describe('forks over HTTP', () => {
       at_step: 5,
       last_step: 1,
     });
-    await expectError(call('POST', path, { at_step: -1 }), 400, 'input.invalid');
+    expect((await expectError(call('POST', path, { at_step: -1 }), 400, 'input.invalid')).details).toEqual({
+      at_step: -1,
+      last_step: 1,
+    });
+    await expectError(
+      call('POST', path, { at_step: 1, decision: { type: 'final', answer: 'x', zzz: 1 } }),
+      400,
+      'input.invalid',
+    );
     await expectError(call('POST', path, { at_step: 1, input: 'other' }), 400, 'input.invalid');
     await expectError(call('POST', path, { at_step: 0, nonsense: true }), 400, 'input.invalid');
     await expectError(call('POST', path, '{"at_step": 0'), 400, 'input.invalid');
@@ -187,8 +195,26 @@ describe('POST /v1/reruns', () => {
     const again = await call('POST', '/v1/reruns', { failure_code: 'planner.unavailable' });
     expect(again.body).toMatchObject({ matched: 5, created: 0, existing: 5 });
     // Another tenant reruns only its own runs: none.
-    expect((await apiClient(server.url, GLOBEX)('POST', '/v1/reruns', {})).body).toMatchObject({ matched: 0 });
-    expect((await apiClient(server.url, VIEW)('POST', '/v1/reruns', {})).status).toBe(403);
+    expect((await apiClient(server.url, GLOBEX)('POST', '/v1/reruns', { status: 'failed' })).body).toMatchObject({
+      matched: 0,
+    });
+    expect((await apiClient(server.url, VIEW)('POST', '/v1/reruns', { status: 'failed' })).status).toBe(403);
     expect((await call('POST', '/v1/reruns', { status: 'waiting_human' })).status).toBe(400);
+    // A rerun names the runs it forks (or is a dry run): an empty body forks nothing.
+    for (const body of [{}, undefined]) {
+      const bare = await call('POST', '/v1/reruns', body);
+      expect(bare.status).toBe(400);
+      expect(bare.body.error.code).toBe('input.invalid');
+    }
+
+    // Forks that fail again are not rerun by the next rerun: it makes nothing more.
+    outage.down = true;
+    const more = (await call('POST', '/v1/runs?wait=true', { input: 'q-late' })).body.id as string;
+    const third = await call('POST', '/v1/reruns', { failure_code: 'planner.unavailable' });
+    expect(third.body).toMatchObject({ matched: 6, created: 1, existing: 5 });
+    const late = (third.body.reruns as Json[]).find((r) => r.source_run_id === more)!;
+    expect(await pollRun(call, late.run_id, settled, scaled(30_000))).toMatchObject({ status: 'failed' });
+    const fourth = await call('POST', '/v1/reruns', { failure_code: 'planner.unavailable' });
+    expect(fourth.body).toMatchObject({ matched: 6, created: 0, existing: 6 });
   });
 });

@@ -65,6 +65,11 @@ export interface ForkRequest {
   repeatEffects?: 'ask' | 'allow';
   /** Who forked it (recorded on its `run.created` event). */
   by?: string;
+  /**
+   * A run of another agent is forked for this runtime's agent (its planner, instructions and
+   * tools) only when the request names that agent; otherwise `run.agent_mismatch`.
+   */
+  agent?: string;
 }
 
 /** A fork's terms as stored with it (`runs.fork`, snake_case JSON). */

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import type { RunInput } from '../../../machines/types.js';
 import { fail, quoteId } from '../../failure.js';
-import { decisionSchema, type Decision } from '../../planner/types.js';
+import type { Decision } from '../../planner/types.js';
 import { isUniqueViolation, type RunRow } from '../../store/index.js';
 import { HUMAN_ASK } from '../../tools/human-ask.js';
 import { createDriver } from '../drive/run-driver.js';
@@ -24,6 +24,7 @@ import type { ForkRequest, ForkTerms, Run, RunOptions } from '../model/types.js'
 import { assertWellFormed } from '../model/well-formed.js';
 import { toLimitsData } from '../model/event-data.js';
 import { copyPrefix, type ForkCopy } from './fork-copy.js';
+import { agentMismatchOf } from './agent-identity.js';
 import { planNewRun, runOptionsSchema, toNewRow } from './new-run.js';
 import type { StartContext } from './start-run.js';
 
@@ -32,10 +33,23 @@ export interface ForkContext extends StartContext {
   env: Pick<RuntimeEnv, 'tools'>;
 }
 
+/** A decision a caller gives a fork's step: tool calls (at least one) or a final answer, nothing else. */
+export const givenDecisionSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('tool_calls'),
+    calls: z.array(z.strictObject({ tool: z.string().min(1), args: z.unknown() })).min(1),
+    text: z.string().optional(),
+  }),
+  z.strictObject({ type: z.literal('final'), answer: z.string() }),
+]);
+
 const forkSchema = z
   .object({
-    atStep: z.number().int().nonnegative(),
-    decision: decisionSchema.optional(),
+    // Any whole number: one the run has not reached (a negative one too) is refused with the run's last step.
+    atStep: z.number().int(),
+    decision: givenDecisionSchema.optional(),
+    /** The agent the fork is for when it is not the source's: this runtime's, named to say so. */
+    agent: z.string().min(1).max(64).optional(),
     input: z.string().min(1).optional(),
     context: z.record(z.string(), z.unknown()).optional(),
     options: runOptionsSchema.optional(),
@@ -47,20 +61,22 @@ const forkSchema = z
 type Issue = { path: (string | number)[]; message: string };
 
 /** The issues of a given decision: a call of a tool this agent does not have, or arguments its schema refuses. */
-function decisionIssues(ctx: ForkContext, decision: Decision): Issue[] {
+function decisionIssues(ctx: ForkContext, decision: Decision): (Issue & { code: string })[] {
   if (decision.type !== 'tool_calls') return [];
-  const issues: Issue[] = [];
+  const issues: (Issue & { code: string })[] = [];
   for (const [index, call] of decision.calls.entries()) {
     const path = ['decision', 'calls', index];
     const tool = toolOf(ctx.env as RuntimeEnv, call.tool);
     if (!tool) {
-      issues.push({ path: [...path, 'tool'], message: `Unknown tool '${call.tool}'` });
+      const known = [...ctx.env.tools.keys()].join(', ');
+      issues.push({ code: 'custom', path: [...path, 'tool'], message: `Unknown tool '${call.tool}': one of ${known}` });
       continue;
     }
     const parsed = tool.input.safeParse(call.args);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         issues.push({
+          code: issue.code,
           path: [...path, 'args', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
           message: issue.message,
         });
@@ -73,8 +89,8 @@ function decisionIssues(ctx: ForkContext, decision: Decision): Issue[] {
 /** Checks a fork request against its source: the step, what may change there, the decision. */
 function checkRequest(ctx: ForkContext, source: RunRow, request: z.infer<typeof forkSchema>): void {
   const { atStep } = request;
-  if (atStep > source.step_index) {
-    fail('input.invalid', `Run '${source.id}' has no step ${atStep}: its last step is ${source.step_index}`, {
+  if (atStep < 0 || atStep > source.step_index) {
+    fail('input.invalid', `Run '${source.id}' has no step ${atStep}: its steps are 0 to ${source.step_index}`, {
       details: { at_step: atStep, last_step: source.step_index },
     });
   }
@@ -91,6 +107,22 @@ function checkRequest(ctx: ForkContext, source: RunRow, request: z.infer<typeof 
   const asked = request.context?.tenant_id;
   if (asked !== undefined && asked !== tenant) {
     fail('input.invalid', `A fork stays in its source's tenant ${quoteId(tenant)}`, { details: { tenant_id: asked } });
+  }
+  // Another agent's run is forked for this runtime's agent only when the request says so.
+  const mismatch = agentMismatchOf(source, ctx.agent);
+  if (mismatch && request.agent !== ctx.agent.name) {
+    fail(
+      'run.agent_mismatch',
+      `${mismatch.message}; to fork it for agent '${ctx.agent.name}', name that agent in the request`,
+      {
+        details: mismatch.details ?? {},
+      },
+    );
+  }
+  if (request.agent !== undefined && request.agent !== ctx.agent.name) {
+    fail('run.agent_mismatch', `This runtime forks runs for agent '${ctx.agent.name}', not '${request.agent}'`, {
+      details: { run_id: source.id, run_agent: source.agent, runtime_agent: ctx.agent.name },
+    });
   }
   if (request.decision) {
     const issues = decisionIssues(ctx, request.decision);
@@ -155,12 +187,21 @@ export async function forkRun(ctx: ForkContext, sourceId: string, request: ForkR
     if (existing) return sameFork(existing, sourceId, req.atStep, key!);
   }
   checkRequest(ctx, source.run, req);
-  const context = { ...(JSON.parse(source.run.context) as Record<string, unknown>), ...req.context };
-  if (source.run.tenant_id !== null) context.tenant_id = source.run.tenant_id;
+  const inherited = JSON.parse(source.run.context) as Record<string, unknown>;
+  const context = { ...inherited, ...req.context };
+  // A context given at step 0 stays in the source's tenant.
+  if (inherited.tenant_id !== undefined) context.tenant_id = inherited.tenant_id;
   const run = planNewRun(
     { input: req.input ?? source.run.input, context, options: mergedOptions(source.run, req.options) },
     ctx.defaults,
   );
+  if (req.atStep >= run.limits.maxSteps) {
+    fail(
+      'input.invalid',
+      `A fork at step ${req.atStep} could plan no step: its step limit (${run.limits.maxSteps}) counts the copied steps too`,
+      { details: { at_step: req.atStep, max_steps: run.limits.maxSteps } },
+    );
+  }
   const copy = copyPrefix(source, req.atStep, run.runId, run.sessionId);
   checkTools(ctx, copy, sourceId);
   const input: RunInput = {

@@ -2,18 +2,21 @@
  * Rerunning finished runs after an incident (`runtime.rerun`): each run the filter matches is
  * forked at the step it ended in — the step whose planner or tool call failed — in batches. A
  * rerun's fork carries the idempotency key `rerun:<run>:<step>`, so the same command run again
- * finds the forks it made and makes none.
+ * finds the forks it made and makes none, and is never rerun itself (fork it by hand to try it
+ * again). Only the runtime's own agent's runs are matched.
  */
 import { fail } from '../../failure.js';
 import type { RunRow, Store } from '../../store/index.js';
 import { checkListFilter } from '../model/rows.js';
-import { scopeKey } from '../model/tenant-keys.js';
+import { scopeKey, unscopeKey } from '../model/tenant-keys.js';
 import type { ForkRequest, RerunEntry, RerunFilter, RerunReport, Run } from '../model/types.js';
 import { toFailure } from '../../failure.js';
 
 /** What a rerun needs from its runtime. */
 export interface RerunDeps {
   store: Store;
+  /** The runtime's agent: only its runs are rerun (another agent's runtimes rerun theirs). */
+  agent: string;
   fork(runId: string, request: ForkRequest): Promise<Run>;
 }
 
@@ -21,11 +24,13 @@ const PAGE = 200;
 
 /** The idempotency key of the rerun of run `runId` from step `step`. */
 export function rerunKey(runId: string, step: number): string {
-  return `rerun:${runId}:${step}`;
+  return `${RERUN_PREFIX}${runId}:${step}`;
 }
 
+const RERUN_PREFIX = 'rerun:';
+
 /** The finished runs the filter matches, newest first, at most `limit`. */
-async function matching(store: Store, filter: RerunFilter, limit: number): Promise<RunRow[]> {
+async function matching(store: Store, agent: string, filter: RerunFilter, limit: number): Promise<RunRow[]> {
   const found: RunRow[] = [];
   const sessionId = filter.sessionId === undefined ? undefined : scopeKey(filter.tenantId, filter.sessionId);
   let cursor: string | undefined;
@@ -38,6 +43,9 @@ async function matching(store: Store, filter: RerunFilter, limit: number): Promi
       cursor,
     });
     for (const row of rows) {
+      if (row.agent !== null && row.agent !== agent) continue;
+      // A run a rerun made is not rerun by the next one: the same command again makes nothing.
+      if (unscopeKey(row.tenant_id, row.idempotency_key)?.startsWith(RERUN_PREFIX)) continue;
       if (filter.since !== undefined && row.updated_at < filter.since) continue;
       if (filter.failureCode !== undefined) {
         const code = row.failure ? (JSON.parse(row.failure) as { code?: string }).code : undefined;
@@ -64,7 +72,7 @@ export async function rerunRuns(deps: RerunDeps, filter: RerunFilter): Promise<R
   if (!Number.isInteger(batchSize) || batchSize < 1 || !Number.isInteger(limit) || limit < 1) {
     fail('input.invalid', 'batchSize and limit are whole numbers of at least 1');
   }
-  const rows = await matching(deps.store, filter, limit);
+  const rows = await matching(deps.store, deps.agent, filter, limit);
   const report: RerunReport = {
     dryRun: filter.dryRun === true,
     matched: rows.length,

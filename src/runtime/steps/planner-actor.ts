@@ -109,14 +109,20 @@ export function createPlannerActor(env: RuntimeEnv) {
     await stepTurn(stepIndex);
     await env.hooks?.beforeActor?.({ actor: 'planner', runId, stepIndex, signal });
     const live = env.live(runId);
+    // A fork's step given its decision when it was forked: no model is asked, nothing is spent.
+    const given = live.fork && live.fork.step === stepIndex ? live.fork.decision : null;
     const journaled = live.driver.memory.journal.get(stepIndex);
     if (journaled) {
       // Answered before a crash: replayed, never asked again.
       const { decision, usage } = journaled;
-      return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
+      return {
+        type: 'plan_ready',
+        stepIndex,
+        usage,
+        final: decision.type === 'final',
+        ...(given ? { given: true } : {}),
+      };
     }
-    // A fork's step given its decision when it was forked: no model is asked, nothing is spent.
-    const given = live.fork && live.fork.step === stepIndex ? live.fork.decision : null;
     if (!given && limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
       return { type: 'budget_exceeded', budget: 'max_llm_calls' };
     }
@@ -187,6 +193,12 @@ export function createPlannerActor(env: RuntimeEnv) {
       await live.driver.flush();
       failpoint('planner.journaled');
     }
-    return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final' };
+    return {
+      type: 'plan_ready',
+      stepIndex,
+      usage,
+      final: decision.type === 'final',
+      ...(given ? { given: true } : {}),
+    };
   });
 }

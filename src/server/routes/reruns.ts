@@ -9,15 +9,13 @@ import { requireRole, type ServerDeps } from '../server-deps.js';
 import { toRerunReportJson } from '../to-json.js';
 import { rerunBodySchema, toRerunFilter } from './fork-body.js';
 
-const bodySchema = rerunBodySchema.optional();
-
 /** The rerun route, under `/v1`. */
 export function rerunRoutes(deps: ServerDeps): Hono<AppEnv> {
   const { runtime } = deps;
   const app = new Hono<AppEnv>();
   app.post('/reruns', async (c) => {
     const principal = requireRole(c, 'submit');
-    const body = (await readBody(c, bodySchema)) ?? {};
+    const body = await readBody(c, rerunBodySchema);
     // Dev mode reruns every tenant's runs; a token only its own.
     const report = await runtime.rerun(
       toRerunFilter(body, principal.name, principal.allTenants ? undefined : principal.tenant),
