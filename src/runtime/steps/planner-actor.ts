@@ -99,6 +99,11 @@ async function askPlanner(
   }
 }
 
+/** The event of a planned step (`given`: a fork's decision given by a person, no model call). */
+function planReady(stepIndex: number, usage: Usage, decision: Decision, given: boolean): PlannerOutcome {
+  return { type: 'plan_ready', stepIndex, usage, final: decision.type === 'final', ...(given ? { given } : {}) };
+}
+
 /** Creates the planner actor logic for a runtime. */
 export function createPlannerActor(env: RuntimeEnv) {
   return fromPromise<PlannerOutcome, PlannerActorInput>(async ({ input, signal }) => {
@@ -115,13 +120,7 @@ export function createPlannerActor(env: RuntimeEnv) {
     if (journaled) {
       // Answered before a crash: replayed, never asked again.
       const { decision, usage } = journaled;
-      return {
-        type: 'plan_ready',
-        stepIndex,
-        usage,
-        final: decision.type === 'final',
-        ...(given ? { given: true } : {}),
-      };
+      return planReady(stepIndex, usage, decision, given !== null);
     }
     if (!given && limits.maxLlmCalls !== null && input.llmCalls >= limits.maxLlmCalls) {
       return { type: 'budget_exceeded', budget: 'max_llm_calls' };
@@ -193,12 +192,6 @@ export function createPlannerActor(env: RuntimeEnv) {
       await live.driver.flush();
       failpoint('planner.journaled');
     }
-    return {
-      type: 'plan_ready',
-      stepIndex,
-      usage,
-      final: decision.type === 'final',
-      ...(given ? { given: true } : {}),
-    };
+    return planReady(stepIndex, usage, decision, given !== null);
   });
 }
