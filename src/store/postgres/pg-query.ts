@@ -41,13 +41,15 @@ export interface PgRows {
 export function pgRows(pool: pg.Pool): PgRows {
   const rows = async <T>(name: StatementName, values: Record<string, unknown>): Promise<T[]> => {
     const statement = SQL[name];
-    try {
-      return (await query(pool, statement, values)).rows as T[];
-    } catch (error) {
-      // A read that met a connection the server had just ended (a restart, an administrator) is
-      // asked again once, on a fresh one: it changes nothing, and the pool has dropped the dead one.
-      if (!READ.test(statement.sql) || !connectionLost(error)) throw error;
-      return (await query(pool, statement, values)).rows as T[];
+    // A read that met a connection the server had just ended (a restart, an administrator) is
+    // asked again: it changes nothing, and the pool has dropped the dead one. The server may have
+    // ended every idle connection of the pool at once, so it is asked again until one is fresh.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return (await query(pool, statement, values)).rows as T[];
+      } catch (error) {
+        if (!READ.test(statement.sql) || !connectionLost(error) || attempt >= pool.options.max) throw error;
+      }
     }
   };
   return {
