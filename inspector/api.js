@@ -32,22 +32,26 @@ export function setToken(token) {
 }
 
 const MAX_RATE_WAIT_MS = 5000;
-const RATE_RETRIES = 5;
+/** How long a read keeps waiting out 429s before the limit is shown as an error. */
+const RATE_PATIENCE_MS = 60_000;
 
 /**
- * One request to the API. A `429` on a read is waited out (its `Retry-After`, at most 5 s, a few times):
- * a page that reloads in bursts must not show a transient limit as an error.
+ * One request to the API. A `429` on a read is waited out (its `Retry-After`, at most 5 s a time,
+ * for up to a minute in all): a page that reloads in bursts must not show a transient limit as an
+ * error. A count of tries would not do: one reload sends several reads at once, and under a limit of
+ * one a second some of them lose the race again and again.
  * @param {string} method
  * @param {string} path starting with `/v1/`
  * @param {unknown} [body]
  * @returns {Promise<any>}
  */
 export async function request(method, path, body) {
-  for (let attempt = 1; ; attempt += 1) {
+  const giveUpAt = Date.now() + RATE_PATIENCE_MS;
+  for (;;) {
     try {
       return await send(method, path, body);
     } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 429 || method !== 'GET' || attempt > RATE_RETRIES)
+      if (!(error instanceof ApiError) || error.status !== 429 || method !== 'GET' || Date.now() > giveUpAt)
         throw error;
       const wait = Number(error.failure.details?.retry_after_ms ?? 1000);
       // Jitter, so the requests of one burst do not all come back at the same instant.
