@@ -18,4 +18,5 @@ export const EVENT_NAMES = [
   'artifact',
   'draft',
   'compensation',
+  'child',
 ];

@@ -60,6 +60,11 @@ export const runEventSchema = z.discriminatedUnion('type', [
     deadlineAt: z.number().nullable().optional(),
   }),
   z.object({ type: z.literal('expired'), approvalId: z.string(), outcome: z.enum(['reject', 'end']) }),
+  z.object({
+    type: z.literal('child_ended'),
+    approvalId: z.string(),
+    usage: z.object({ llmCalls: count, toolCalls: count, tokens: count, costUsd: z.number().nonnegative() }).strict(),
+  }),
   z.object({ type: z.literal('exec_error'), failure }),
   z.object({ type: z.literal('cancel'), reason: z.string().optional(), compensate: z.boolean().optional() }),
   z.object({ type: z.literal('timeout') }),

@@ -228,6 +228,16 @@ export const runMachine = setup({
       };
     }),
     nextStep: assign(({ context, event }) => nextStepCounters(context, event)),
+    /** A child run's usage becomes its parent's: the parent's limits hold for the whole tree. */
+    addChildUsage: assign(({ context, event }) => {
+      if (event.type !== 'child_ended') return {};
+      return {
+        llmCalls: context.llmCalls + event.usage.llmCalls,
+        toolCalls: context.toolCalls + event.usage.toolCalls,
+        tokens: context.tokens + event.usage.tokens,
+        costUsd: context.costUsd + event.usage.costUsd,
+      };
+    }),
     skipStep: assign(({ context }) => ({ stepIndex: context.stepIndex + 1 })),
     /** Leaves a wait: nothing is pending any more. */
     endWait: assign({ pendingApprovalId: null, waitReason: null, budgetWait: null }),
@@ -253,6 +263,7 @@ export const runMachine = setup({
     // A step's calls wait to be allowed: by the `approve` role, or by the role a policy escalated to.
     isStepWait: ({ context }) => context.waitReason === 'approval' || context.waitReason === 'policy',
     isInputWait: ({ context }) => context.waitReason === 'input',
+    isChildWait: ({ context }) => context.waitReason === 'child',
     isBudgetWait: ({ context }) => context.waitReason === 'budget' && Boolean(context.budgetWait),
     waitsOnDeadline: ({ context }) => context.waitReason === 'budget' && context.budgetWait?.budget === 'timeout',
     resumesPlanning: ({ context }) => context.budgetWait?.resume === 'planning',
@@ -423,6 +434,12 @@ export const runMachine = setup({
         responded: { guard: and(['isPendingApproval', 'isStepWait']), target: 'executing', actions: 'endWait' },
         // The question's answer is the asking call's result: the step goes on.
         answered: { guard: and(['isPendingApproval', 'isInputWait']), target: 'executing', actions: 'endWait' },
+        // The child run a call started ended: the call is settled with its outcome, the step goes on.
+        child_ended: {
+          guard: and(['isPendingApproval', 'isChildWait']),
+          target: 'executing',
+          actions: ['endWait', 'addChildUsage'],
+        },
         extended: [
           {
             guard: and(['isPendingApproval', 'isBudgetWait', 'resumesPlanning']),

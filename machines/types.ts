@@ -59,7 +59,9 @@ export type HandoverBudget = (typeof HANDOVER_BUDGETS)[number];
  * decided with one version of its tool would run another (deployed since); the planner asked a
  * question (`input`); a budget ran out and the run asks whether to go on (`budget`); a policy
  * escalated a call to a role that must allow it (`policy`); a fork's call would repeat an effect
- * its source run already had, the same call with the same arguments (`repeat_effect`).
+ * its source run already had, the same call with the same arguments (`repeat_effect`); a call of
+ * an agent as a tool waits for the child run it started to end (`child`: the child may itself wait
+ * for a person, whose wait the parent then shows).
  */
 export const WAIT_REASONS = [
   'approval',
@@ -69,11 +71,18 @@ export const WAIT_REASONS = [
   'budget',
   'policy',
   'repeat_effect',
+  'child',
 ] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 /** Waits on one call of a step (the step's other calls go on after it), not on a whole step. */
-export const CALL_WAIT_REASONS = ['uncertain_side_effect', 'tool_version_mismatch', 'input', 'repeat_effect'] as const;
+export const CALL_WAIT_REASONS = [
+  'uncertain_side_effect',
+  'tool_version_mismatch',
+  'input',
+  'repeat_effect',
+  'child',
+] as const;
 
 /**
  * What happens to a human wait no one decided before it expired: `reject` (the model is told; a
@@ -178,6 +187,14 @@ export interface Usage {
   costUsd?: number;
 }
 
+/** What a child run used, added to its parent's counters when it ends (its budget is a slice of the parent's). */
+export interface ChildUsage {
+  llmCalls: number;
+  toolCalls: number;
+  tokens: number;
+  costUsd: number;
+}
+
 /** Events the run machine accepts (docs/architecture.md §3). */
 export type RunEvent =
   | { type: 'start' }
@@ -202,6 +219,8 @@ export type RunEvent =
   | { type: 'answered'; approvalId: string; by?: string }
   /** A person approved a step with arguments of theirs for one of its calls. */
   | { type: 'edited'; approvalId: string; by?: string }
+  /** The child run a call started ended: its answer or failure is the call's result, its usage the parent's too. */
+  | { type: 'child_ended'; approvalId: string; usage: ChildUsage }
   /** A person gave a call's result instead of running it; the step's other calls run. */
   | { type: 'responded'; approvalId: string; by?: string }
   /** A person raised the limits of a budget wait (and the deadline, for `timeout`): the run goes on. */
@@ -241,6 +260,7 @@ export const MACHINE_EVENT_TYPES = [
   'responded',
   'extended',
   'expired',
+  'child_ended',
   'exec_error',
   'cancel',
   'timeout',

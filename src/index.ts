@@ -32,6 +32,7 @@ export type {
   Reconciliation,
   RunUserContext,
   ToolOrigin,
+  ChildBudget,
   ToolQuestion,
   ToolAnswer,
   ToolInput,
@@ -54,8 +55,8 @@ export { POLICY_DECISIONS } from './policy/index.js';
 export type { Policy, PolicyDecision, PolicyOutcome, PolicyRequest, PolicyVerdict } from './policy/index.js';
 export { BatonError, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
-export { defineAgent, resolveAgentPlanner } from './agent/index.js';
-export type { Agent, AgentSpec, ModelSettings } from './agent/index.js';
+export { defineAgent, resolveAgentPlanner, agentTool } from './agent/index.js';
+export type { Agent, AgentSpec, ModelSettings, AgentToolOptions } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';
 export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';
 export { RUN_STATUSES, STOP_REASONS, WAIT_REASONS } from '../machines/types.js';

@@ -13,6 +13,7 @@ import type { ToolInfo } from './ledger/tool-registry.js';
 import type { PruneOptions, PruneReport, RetentionOptions } from './retention/prune.js';
 import type { TracingOptions } from './observe/otel.js';
 import type { BackgroundErrorContext, StalledRun } from './registry/run-registry.js';
+import type { AgentDefinition } from './registry/agents.js';
 
 export type { BackgroundErrorContext, StalledRun } from './registry/run-registry.js';
 import type {
@@ -101,6 +102,12 @@ export interface RuntimeOptions {
    * `baton worker` use the agent module's name.
    */
   agent?: string;
+  /**
+   * Other agents whose runs this runtime drives besides its own (`defineAgent`s): those its agent
+   * tools (`agentTool`) hand work to are found by themselves, through their tools too; name
+   * others here. Each plans with its own planner (or its offline planner).
+   */
+  agents?: AgentDefinition[];
   /**
    * Told of every failure the runtime handles in the background, where no caller waits for it:
    * a run given up after failed commits, a waiting run that could not be woken, a lease renewal

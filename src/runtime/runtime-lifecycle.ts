@@ -5,7 +5,7 @@
  * before the store closes, in an order that keeps each step's writes ahead of the next.
  */
 import { toFailure } from '../failure.js';
-import type { OpenedStore } from '../store/index.js';
+import type { AgentSet, OpenedStore } from '../store/index.js';
 import { retireOwner } from './drive/leases.js';
 import type { EventHub } from './model/event-hub.js';
 import type { RunTracer } from './observe/otel.js';
@@ -23,8 +23,8 @@ export interface StartUpDeps {
   leaseMs: number;
   /** False for an API-only runtime: it neither recovers nor claims. */
   drive: boolean;
-  /** The runtime's agent: a worker claims its runs only. */
-  agent: string;
+  /** The agents the runtime drives (an `AgentSet`): a worker claims their runs only. */
+  agents: AgentSet;
   isClosed(): boolean;
   /** The runtime's own `recover()`. */
   recover(): Promise<unknown>;
@@ -55,7 +55,7 @@ export function startUp(options: RuntimeOptions, deps: StartUpDeps): StartUp {
       claim,
       claimEveryMs: options.claimEveryMs ?? (store.dialect === 'postgres' ? 1_000 : leaseMs / 3),
       maxRuns: options.maxRuns ?? 1_000,
-      agent: deps.agent,
+      agents: deps.agents,
       onError: (failure, where) => options.onError?.(failure, where),
     });
   });

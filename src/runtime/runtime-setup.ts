@@ -6,15 +6,17 @@
 import type { RunMachine } from '../../machines/run-machine.js';
 import { batonRunMachine, checkRunMachine, type RunMachineDefinition } from '../../machines/variants.js';
 import { DEFAULTS } from '../defaults.js';
-import { fail } from '../failure.js';
+import { fail, toFailure } from '../failure.js';
 import type { Store } from '../store/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
-import type { RuntimeEnv } from './drive/env.js';
+import type { AgentEnv, RuntimeEnv } from './drive/env.js';
 import { assertSupportedZod } from './ledger/supported-zod.js';
 import { plannerTools } from './ledger/tool-registry.js';
 import type { EventHub } from './model/event-hub.js';
 import { createRunTracer, type RunTracer } from './observe/otel.js';
-import { agentIdentity, type AgentIdentity } from './registry/agent-identity.js';
+import { agentIdentity, DEFAULT_AGENT, type AgentIdentity } from './registry/agent-identity.js';
+import { collectAgents } from './registry/agents.js';
+import { createChildRuns, type ChildRuns } from './registry/child-runs.js';
 import { expireWait } from './ledger/approvals.js';
 import { createRunRegistry, type RunRegistry } from './registry/run-registry.js';
 import type { RuntimeOptions } from './runtime-api.js';
@@ -27,6 +29,8 @@ export interface CheckedOptions {
   definition: RunMachineDefinition;
   tools: ReadonlyMap<string, AnyTool>;
   agent: AgentIdentity;
+  /** The other agents whose runs it drives (those its agent tools hand work to), by name. */
+  agents: ReadonlyMap<string, AgentEnv>;
 }
 
 /** Checks what can be refused before the database is opened; throws `machine.incompatible` or `input.invalid`. */
@@ -46,7 +50,9 @@ export function checkOptions(options: RuntimeOptions): CheckedOptions {
   if (options.agent !== undefined && !/^[a-z][a-z0-9-]{0,63}$/.test(options.agent)) {
     fail('input.invalid', `Agent name '${options.agent}' must match /^[a-z][a-z0-9-]{0,63}$/`);
   }
-  return { definition, tools, agent: agentIdentity(options.agent, options.tools) };
+  const own = options.agent ?? DEFAULT_AGENT;
+  const agents = collectAgents(own, options.tools, options.agents);
+  return { definition, tools, agents, agent: agentIdentity(own, options.tools, [...agents.keys()]) };
 }
 
 /** What the runs of a runtime are driven with, besides its checked options. */
@@ -62,6 +68,8 @@ export interface Wiring {
   env: RuntimeEnv;
   registry: RunRegistry;
   tracer: RunTracer | null;
+  /** The child runs of agent tools: started, handed to their parents, ended with them. */
+  children: ChildRuns;
 }
 
 /** Gives the machine its actors and builds the registry that drives runs with it. */
@@ -69,12 +77,19 @@ export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
   const { store, hub, definition } = base;
   const env: RuntimeEnv = {
     store,
+    name: base.agent.name,
+    agents: base.agents,
     planner: options.planner,
     tools: base.tools,
     toolSpecs: plannerTools(options.tools),
     policy: options.policy,
     hooks: options.hooks,
     contextTokens: options.contextTokens ?? DEFAULTS.contextTokens,
+    // Bound below, once the registry that drives the children exists.
+    children: {
+      start: (parent, request) => children.start(parent, request),
+      undoChildren: (parent, signal) => children.undoChildren(parent, signal),
+    },
     live(runId) {
       const run = registry.get(runId);
       if (!run) fail('run.closed', `Run '${runId}' is not driven by this runtime`);
@@ -110,6 +125,21 @@ export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
     },
     ...(options.onError ? { onError: options.onError } : {}),
     expire: (run, approvalId) => expireWait(env, run, approvalId),
+    childEnded: (child) => children.ended(child),
+    waitsOnChild: (parent) => children.check(parent),
+    runEnded: (run) => children.parentEnded(run),
+    childLoaded: (child) => children.checkOrphan(child),
   });
-  return { env, registry, tracer };
+  const children = createChildRuns({
+    store,
+    env,
+    registry,
+    owner: base.owner,
+    definition,
+    leaseMs: base.leaseMs,
+    defaults: options.defaults,
+    onError: (error, parentRunId) =>
+      options.onError?.(toFailure(error), { activity: "handing a child run's end to its parent", runId: parentRunId }),
+  });
+  return { env, registry, tracer, children };
 }

@@ -49,7 +49,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const drive = options.drive !== false;
   const hub = createEventHub();
   const owner = newOwner();
-  const { env, registry, tracer } = wireRuns(options, { ...checked, store, hub, owner, leaseMs });
+  const { env, registry, tracer, children } = wireRuns(options, { ...checked, store, hub, owner, leaseMs });
   let closed = false;
   const isClosed = () => closed;
   const assertOpen = (): void => {
@@ -82,6 +82,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const reads = createRunReads({ ...shared, tools, agent: agent.name });
   const decisions = createDecisions(shared);
   const commands = createRunCommands(shared);
+  // A run that ends takes its children with it: they are cancelled like any run.
+  children.useCancel((runId, opts) => commands.cancel(runId, opts));
   const pruning = createPruning({ ...shared, retention: options.retention });
 
   const runtime: Runtime = {
@@ -167,7 +169,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   };
   if (sqlite) registerStore(runtime, sqlite);
-  const started = startUp(options, { ...shared, opening, agent: agent.name, recover: () => runtime.recover() });
+  const started = startUp(options, { ...shared, opening, agents: agent.set, recover: () => runtime.recover() });
   return runtime;
 }
 

@@ -1,6 +1,7 @@
 /** The API's JSON shapes: snake_case keys; user data (args, results, event data) passes through untouched. */
 import type {
   Approval,
+  ChildRun,
   CompensationJson,
   PendingInput,
   QuestionSource,
@@ -40,9 +41,32 @@ export function toRunJson(run: Run) {
     agent: run.agent ? { name: run.agent.name, tools_fingerprint: run.agent.toolsFingerprint } : null,
     // The same shape as on the fork's `run.created` event.
     forked_from: run.forkedFrom ? { run_id: run.forkedFrom.runId, step: run.forkedFrom.step } : null,
+    // The same shape as on the child's `run.created` event.
+    parent: run.parent ? { run_id: run.parent.runId, tool_call_id: run.parent.toolCallId } : null,
+    children: run.children.map(toChildJson),
+    child_wait: run.childWait
+      ? {
+          ...toChildJson(run.childWait),
+          asking: run.childWait.asking
+            ? {
+                run_id: run.childWait.asking.runId,
+                wait_reason: run.childWait.asking.waitReason,
+                pending_approval_id: run.childWait.asking.pendingApprovalId,
+                pending_input: run.childWait.asking.pendingInput
+                  ? toPendingInputJson(run.childWait.asking.pendingInput)
+                  : null,
+              }
+            : null,
+        }
+      : null,
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };
+}
+
+/** A child run as its parent lists it. */
+function toChildJson(child: ChildRun) {
+  return { run_id: child.runId, tool_call_id: child.toolCallId, agent: child.agent, status: child.status };
 }
 
 /** The question a run waits on (`pending_input`); its JSON Schema passes through as written. */

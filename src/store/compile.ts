@@ -102,11 +102,28 @@ export function nowMs(p: <T = never>(name: string) => T, dialect: Dialect): RawB
 }
 
 /**
- * Runs of one agent (parameter `agent`), or of any when it is null; rows from before migration
- * 12 have no agent and belong to every agent.
+ * Runs of the agents a set names (parameter `agent`, an `AgentSet`), or of any when it is null;
+ * rows from before migration 12 have no agent and belong to every agent.
  */
 export function ofAgent(p: <T = never>(name: string) => T): RawBuilder<boolean> {
-  return sql<boolean>`(cast(${p('agent')} as text) is null or agent is null or agent = ${p('agent')})`;
+  return sql<boolean>`(cast(${p('agent')} as text) is null or agent is null or ${inAgentSet(p)})`;
+}
+
+/** True when the row's agent is one the set (parameter `agent`) names. */
+export function inAgentSet(p: <T = never>(name: string) => T): RawBuilder<boolean> {
+  // Agent names are `[a-z][a-z0-9-]*`: none holds a LIKE wildcard or the separator.
+  return sql<boolean>`(cast(${p('agent')} as text) like ('%|' || agent || '|%'))`;
+}
+
+/**
+ * The agents a runtime drives, as the statements take them: one text, each name between bars
+ * (`|main|researcher|`). A runtime of one agent passes a set of one.
+ */
+export type AgentSet = string;
+
+/** The set of `names`, as the statements that filter by agent take it. */
+export function agentSet(names: readonly string[]): AgentSet {
+  return `|${[...new Set(names)].sort().join('|')}|`;
 }
 
 /** The machine's status lists, under the names the statements filter by. */

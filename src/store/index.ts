@@ -12,6 +12,7 @@ export { createPostgresStore } from './postgres/pg-store.js';
 export { openStore, isPostgresUrl, type OpenedStore } from './open-store.js';
 export { isUniqueViolation, toWriteError, isWriteFailure } from './store-errors.js';
 export { zeroCounts } from './prune-statements.js';
+export { agentSet, type AgentSet } from './compile.js';
 export type * from './store-api.js';
 export {
   TOOL_CALL_STATUSES,

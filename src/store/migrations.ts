@@ -345,4 +345,22 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.alterTable('tool_calls').addColumn('idempotency_key', 'text').compile(),
     ],
   },
+  {
+    version: 16,
+    name: 'child runs',
+    // An agent called as a tool starts a child run: the child names its parent and the parent's
+    // call (its id is derived from that call's), indexed for a parent's children; the call's
+    // ledger row names the child it started.
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('parent_run_id', 'text').compile(),
+      db.schema.alterTable('runs').addColumn('parent_call_id', 'text').compile(),
+      db.schema
+        .createIndex('runs_parent')
+        .on('runs')
+        .columns(['parent_run_id', 'created_at', 'id'])
+        .where(sql<boolean>`parent_run_id is not null`)
+        .compile(),
+      db.schema.alterTable('tool_calls').addColumn('child_run_id', 'text').compile(),
+    ],
+  },
 ];

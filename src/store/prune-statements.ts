@@ -7,10 +7,15 @@
  * Never touched: a run that is not finished (the delete re-checks the status in the same
  * transaction, and a finished run never becomes active again: the unit that made it finished
  * was its last), and a run whose session has an active run (that run's planner reads the
- * session's history).
+ * session's history). A child run (an agent called as a tool) is kept while its parent is, and
+ * goes with it: a batch takes the finished children of its runs, theirs too; a run with a child
+ * still active is kept.
  */
 import { sql } from 'kysely';
 import { ACTIVE, FINISHED, idIn, idList, type Build, type Dialect } from './compile.js';
+
+/** How deep a tree of runs a batch follows down (a deeper one is a loop or a mistake). */
+const MAX_TREE_DEPTH = 32;
 
 export const PRUNE_BUILDS = {
   /** The newest finished runs of a status, newest first (the runs `keepLast` keeps). */
@@ -40,9 +45,36 @@ export const PRUNE_BUILDS = {
           ),
         ),
       )
+      // A child goes with its parent, never before it.
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs as parent')
+              .select(sql`1`.as('one'))
+              .whereRef('parent.id', '=', 'runs.parent_run_id'),
+          ),
+        ),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs as child')
+              .select(sql`1`.as('one'))
+              .whereRef('child.parent_run_id', '=', 'runs.id')
+              .where('child.status', 'in', ACTIVE),
+          ),
+        ),
+      )
       .orderBy('updated_at')
       .orderBy('id')
       .limit(p('limit')),
+  /** The finished children of the given runs (they go with their parents). */
+  finishedChildren: (db, p, dialect) =>
+    db
+      .selectFrom('runs')
+      .select(['id', 'session_id', 'updated_at'])
+      .where('parent_run_id', 'in', idIn(p, dialect))
+      .where('status', 'in', FINISHED),
   /**
    * Holds the batch's sessions until the unit commits (PostgreSQL): a run starting in one of
    * them waits, so it never reads a history this unit is deleting. SQLite's writer is alone.
@@ -233,6 +265,14 @@ export function* pruneBatch(
       runs = runs.filter((run) => !busy.has(run.session_id));
       sessionIds = sessionIds.filter((id) => !busy.has(id));
     }
+  }
+  // Children go with their parents (and theirs with them), in the same unit.
+  let frontier = runs.map((run) => run.id);
+  for (let depth = 0; frontier.length > 0 && depth < MAX_TREE_DEPTH; depth += 1) {
+    const children = (yield { name: 'finishedChildren', values: ids(frontier) }).rows as typeof candidates;
+    runs = [...runs, ...children];
+    sessionIds = [...new Set([...sessionIds, ...children.map((child) => child.session_id)])];
+    frontier = children.map((child) => child.id);
   }
   const runIds = runs.map((run) => run.id);
   const artifactShas = (yield { name: 'batchArtifacts', values: ids(runIds) }).rows.map((r) => String(r.sha256));

@@ -70,6 +70,10 @@ export interface RunTable {
   forked_from: string | null;
   /** The terms of a fork (JSON `ForkTerms`: the step, repeat_effects, a given decision; migration 15). */
   fork: string | null;
+  /** The run whose call started this one (an agent called as a tool; migration 16), else null. */
+  parent_run_id: string | null;
+  /** The ledger call of the parent that started this run (migration 16): this run's id is derived from it. */
+  parent_call_id: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -109,6 +113,8 @@ export interface ToolCallTable {
   copied_from: string | null;
   /** The idempotency key the call runs with when it is not its own id (a copy, a fork's repeat of an idempotent call; migration 15). */
   idempotency_key: string | null;
+  /** The child run this call started (an agent called as a tool; migration 16), else null. */
+  child_run_id: string | null;
 }
 
 export interface ApprovalTable {

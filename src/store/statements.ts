@@ -13,6 +13,7 @@ import {
   compileStatement,
   IN_FLIGHT,
   nowMs,
+  inAgentSet,
   ofAgent,
   type Build,
   type Compiled,
@@ -57,6 +58,8 @@ const RUN_COLUMNS = [
   'agent_tools',
   'forked_from',
   'fork',
+  'parent_run_id',
+  'parent_call_id',
   'created_at',
   'updated_at',
 ] as const;
@@ -80,6 +83,7 @@ const TOOL_CALL_COLUMNS = [
   'edited',
   'copied_from',
   'idempotency_key',
+  'child_run_id',
 ] as const;
 
 const APPROVAL_COLUMNS = [
@@ -161,14 +165,14 @@ const BUILDS = {
             : sql`(select unnest(${p('statuses')}::text[]))`
         }`,
       ),
-  /** Runs in flight of another agent than `agent` that no live lease holds: no process of theirs drives them. */
+  /** Runs in flight of agents the set `agent` does not name that no live lease holds: no process of theirs drives them. */
   orphansOfOtherAgents: (db, p, dialect) =>
     db
       .selectFrom('runs')
       .select(['id', 'agent'])
       .where('status', 'in', IN_FLIGHT)
       .where('agent', 'is not', null)
-      .where('agent', '<>', p('agent'))
+      .where(sql<boolean>`not ${inAgentSet(p)}`)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowMs(p, dialect))]))
       .orderBy('id')
       .limit(p('limit')),
@@ -230,6 +234,7 @@ const BUILDS = {
           edited: eb.ref('excluded.edited'),
           copied_from: eb.ref('excluded.copied_from'),
           idempotency_key: eb.ref('excluded.idempotency_key'),
+          child_run_id: eb.ref('excluded.child_run_id'),
         })),
       ),
   listToolCalls: (db, p) =>
@@ -352,6 +357,7 @@ export interface ListShape {
   session: boolean;
   tenant: boolean;
   forkedFrom: boolean;
+  parent: boolean;
   cursor: boolean;
 }
 
@@ -363,7 +369,7 @@ const listCache = new Map<string, Compiled>();
  * instead of scanned up to it). One compiled statement per dialect and filter shape.
  */
 export function listRunsStatement(dialect: Dialect, shape: ListShape): Compiled {
-  const key = `listRuns_${dialect}_${Number(shape.status)}${Number(shape.session)}${Number(shape.tenant)}${Number(shape.forkedFrom)}${Number(shape.cursor)}`;
+  const key = `listRuns_${dialect}_${Number(shape.status)}${Number(shape.session)}${Number(shape.tenant)}${Number(shape.forkedFrom)}${Number(shape.parent)}${Number(shape.cursor)}`;
   let compiled = listCache.get(key);
   if (!compiled) {
     compiled = compileStatement(key, dialect, (db, p) => {
@@ -372,6 +378,7 @@ export function listRunsStatement(dialect: Dialect, shape: ListShape): Compiled 
       if (shape.session) query = query.where('session_id', '=', p('session_id'));
       if (shape.tenant) query = query.where('tenant_id', '=', p('tenant_id'));
       if (shape.forkedFrom) query = query.where('forked_from', '=', p('forked_from'));
+      if (shape.parent) query = query.where('parent_run_id', '=', p('parent_run_id'));
       if (shape.cursor) query = query.where(sql<boolean>`(created_at, id) < (${p('at')}, ${p('cursor_id')})`);
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit'));
     });
@@ -388,6 +395,7 @@ export function listRunsQuery(
     sessionId?: string | undefined;
     tenantId?: string | undefined;
     forkedFrom?: string | undefined;
+    parentRunId?: string | undefined;
     limit?: number | undefined;
     cursor?: string | undefined;
   },
@@ -397,6 +405,7 @@ export function listRunsQuery(
     session: Boolean(filter.sessionId),
     tenant: Boolean(filter.tenantId),
     forkedFrom: Boolean(filter.forkedFrom),
+    parent: Boolean(filter.parentRunId),
     cursor: Boolean(filter.cursor),
   });
   const values: Record<string, unknown> = {
@@ -404,6 +413,7 @@ export function listRunsQuery(
     session_id: filter.sessionId,
     tenant_id: filter.tenantId,
     forked_from: filter.forkedFrom,
+    parent_run_id: filter.parentRunId,
     limit: filter.limit ?? 50,
   };
   if (filter.cursor) {

@@ -17,6 +17,7 @@ import type {
 import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
 import type { ApprovalResolution, ApprovalStatus } from './vocabulary.js';
 import type { PruneBatch, PruneSelection } from './prune-statements.js';
+import type { AgentSet } from './compile.js';
 
 export type { PruneBatch, PruneCounts, PruneSelection } from './prune-statements.js';
 
@@ -62,6 +63,8 @@ export interface RunFilter {
   tenantId?: string | undefined;
   /** Only the forks of this run (`runs.forked_from`). */
   forkedFrom?: string | undefined;
+  /** Only the child runs this run started (`runs.parent_run_id`: an agent called as a tool). */
+  parentRunId?: string | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -178,19 +181,19 @@ export interface StoreReads {
   runIdsWithStatusNotIn(statuses: readonly string[]): Promise<string[]>;
   /** Runs in flight (pending, planning, executing), oldest first: what recovery resumes. */
   inFlightRunIds(): Promise<string[]>;
-  /** Up to `limit` runs in flight of other agents than `agent` whose leases are free or lapsed. */
-  orphansOfOtherAgents(agent: string, limit: number): Promise<{ id: string; agent: string }[]>;
+  /** Up to `limit` runs in flight of agents the set does not name whose leases are free or lapsed. */
+  orphansOfOtherAgents(agents: AgentSet, limit: number): Promise<{ id: string; agent: string }[]>;
   /** Waiting runs after the `(created_at, id)` cursor, oldest first, a page at a time (an index seek each). */
   waitingRunsPage(after: { createdAt: number; id: string } | null, limit: number): Promise<RunRow[]>;
-  /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor; of `agent` only, when given. */
+  /** Waiting runs due at `now`, in wake order after the `(wake_at, id)` cursor; of the set's agents only, when given. */
   dueWaitingRuns(
     now: number,
     after: { wakeAt: number; id: string } | null,
     limit: number,
-    agent?: string | null,
+    agents?: AgentSet | null,
   ): Promise<{ id: string; wake_at: number }[]>;
-  /** The earliest wake-up of a waiting run after `now`, if any; of `agent`'s runs only, when given. */
-  nextWake(now: number, agent?: string | null): Promise<number | null>;
+  /** The earliest wake-up of a waiting run after `now`, if any; of the set's agents' runs only, when given. */
+  nextWake(now: number, agents?: AgentSet | null): Promise<number | null>;
 
   listSteps(runId: string): Promise<StepRow[]>;
   getToolCall(id: string): Promise<ToolCallRow | undefined>;
@@ -223,12 +226,12 @@ export interface StoreLeases {
    * times are the database's clock on PostgreSQL.
    */
   claimRun(id: string, owner: string, leaseMs: number, isDead: (owner: string) => boolean): Promise<number | null>;
-  /** Claims up to `limit` runs in flight that no one holds or whose lease lapsed (a worker's poll); of `agent` only, when given. */
-  claimRuns(owner: string, leaseMs: number, limit: number, agent?: string | null): Promise<Claim[]>;
+  /** Claims up to `limit` runs in flight that no one holds or whose lease lapsed (a worker's poll); of the set's agents only, when given. */
+  claimRuns(owner: string, leaseMs: number, limit: number, agents?: AgentSet | null): Promise<Claim[]>;
   /** The owners holding runs in flight. */
   inFlightOwners(): Promise<string[]>;
   /** Claims up to `limit` runs in flight held by `dead` (known to be gone), before their leases lapse. */
-  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number, agent?: string | null): Promise<Claim[]>;
+  claimRunsOf(dead: string, owner: string, leaseMs: number, limit: number, agents?: AgentSet | null): Promise<Claim[]>;
   /** Extends the leases `owner` holds on the given runs (the ones it drives): the runs it still holds, with any cancel asked of them. */
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<HeldRun[]>;
   /** Asks whoever drives an active run to cancel it (`request`: `{"reason","at"}` JSON); false if the run is not active. */

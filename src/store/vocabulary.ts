@@ -49,9 +49,11 @@ export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<To
  * of them to a role), how to resolve an interrupted call (`uncertain`), whether to run a call
  * decided with another version of its tool (`version`), the answer to a question (`input`), or
  * whether a run whose budget ran out goes on (`budget`), or whether a fork repeats an effect its
- * source already had (`repeat`: the same call with the same arguments). The table is `approvals` for all.
+ * source already had (`repeat`: the same call with the same arguments), or the end of a child run an
+ * agent called as a tool started (`child`: decided by the runtime when the child ends, never by a
+ * person). The table is `approvals` for all.
  */
-export const APPROVAL_KINDS = ['tool', 'uncertain', 'version', 'input', 'budget', 'policy', 'repeat'] as const;
+export const APPROVAL_KINDS = ['tool', 'uncertain', 'version', 'input', 'budget', 'policy', 'repeat', 'child'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** An approval is pending until one decision settles it, or its `expires_at` passes (`expired`). */
@@ -97,6 +99,8 @@ export const LOG_EVENT_TYPES = [
   'draft',
   /** A compensation of a completed call: started, and how it ended (or why none was made). */
   'compensation',
+  /** A call of an agent tool started a child run, or its child run ended (with its answer or failure). */
+  'child',
 ] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 

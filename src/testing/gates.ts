@@ -12,12 +12,13 @@ export interface GateHit {
   release(): void;
 }
 
-/** A set of gates that queues every actor start until the harness takes it. */
-export function createGates() {
+/** A set of gates that queues every actor start (of the runs `holds` names) until the harness takes it. */
+export function createGates(holds: (runId: string) => boolean = () => true) {
   const waiting: GateHit[] = [];
   let notify: (() => void) | undefined;
   const hooks: RuntimeHooks = {
     beforeActor({ actor, runId, stepIndex, signal }) {
+      if (!holds(runId)) return;
       return new Promise<void>((resolve, reject) => {
         const hit: GateHit = { actor, runId, stepIndex, release: resolve };
         signal.addEventListener(

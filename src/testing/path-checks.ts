@@ -100,7 +100,8 @@ export async function checkLedger(runtime: Runtime, runId: string, effects: stri
     }
   }
   for (const row of rows) {
-    if (row.effect === 'read') continue;
+    // A call of an agent tool has no effect of its own: its child run did the work.
+    if (row.effect === 'read' || row.childRunId) continue;
     const happened = effects.includes(`${row.tool}:${row.id}`);
     if (row.result?.given) {
       // A person gave this call's result: it never ran.

@@ -81,6 +81,13 @@ export async function applyPathEvent(
     case 'expired':
       await expiry(runtime, runId, event, where);
       break;
+    case 'child_ended': {
+      // The child run answers; its end reaches the parent by itself.
+      const child = (await waiting()).childWait;
+      if (!child) throw new PathMismatchError(`${where}: the run waits on no child`);
+      session.scenario.endChild(child.runId);
+      break;
+    }
     case 'need_approval':
       hit!.release();
       if (event.reason === 'uncertain_side_effect') {

@@ -12,6 +12,8 @@ import type { Policy } from '../policy/index.js';
 import type { Budget, RunOptions } from '../runtime/model/types.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import { createPathTools, type PathToolTerms } from './path-tools.js';
+import { agentTool } from '../agent/agent-tool.js';
+import { defineAgent, type Agent } from '../agent/define-agent.js';
 import { LOOP_SIGNATURE, MODEL_LIMITS, type RunPath } from './run-model.js';
 
 /** Deadline of runs whose path ends in `timeout`: long enough to reach the held actor first. */
@@ -23,7 +25,8 @@ export const MODEL_EXPIRES_MS = 1_000;
 /** The time a person gives a run that waits on its deadline: well past the end of its path. */
 export const MODEL_EXTENSION_MS = 60_000;
 
-type StepPlan = 'final' | 'ok' | 'invalid' | 'guarded' | 'destroy' | 'timed' | 'fragile' | 'explode' | 'ask' | 'throw';
+type StepPlan =
+  'final' | 'ok' | 'invalid' | 'guarded' | 'destroy' | 'timed' | 'fragile' | 'explode' | 'ask' | 'delegate' | 'throw';
 
 /** The tools, planner, policy and limits that make the runtime follow one path. */
 export interface PathScenario {
@@ -38,6 +41,10 @@ export interface PathScenario {
   effects: string[];
   /** Resolves when the `fragile` tool's first attempt has started (and hangs). */
   fragileStarted: Promise<void>;
+  /** The agent the `delegate` step calls as a tool: its child runs answer once the path lets them. */
+  helper: Agent;
+  /** Lets a child run answer (the path's `child_ended`), now or as soon as it asks its planner. */
+  endChild(runId: string): void;
 }
 
 /** What the planner decides at a step so that the executor produces `next` (`expires`: its wait expires). */
@@ -49,6 +56,7 @@ function planFor(next: RunEvent | undefined, expires: boolean): StepPlan {
     case 'done':
       return 'final';
     case 'need_approval':
+      if (next.reason === 'child') return 'delegate';
       if (next.reason !== 'approval') return 'fragile';
       if (expires) return 'timed';
       return next.risk === 'destructive' ? 'destroy' : 'guarded';
@@ -73,6 +81,7 @@ const DECISIONS: Record<Exclude<StepPlan, 'throw'>, (step: number) => PlannerDec
   ask: (n) => ({ type: 'ask', question: `Which number for step ${n}?` }),
   fragile: (n) => ({ type: 'tool_calls', calls: [{ tool: 'fragile', args: { n } }] }),
   explode: () => ({ type: 'tool_calls', calls: [{ tool: 'explode', args: {} }] }),
+  delegate: (n) => ({ type: 'tool_calls', calls: [{ tool: 'agent.helper', args: { input: `help with step ${n}` } }] }),
 };
 
 /** True when a step enters a wait for a person. */
@@ -124,6 +133,8 @@ function budgetOf(path: RunPath): Budget {
   for (const { event, before } of path.steps) {
     if (event.type === 'plan_ready') plannerCalls += 1;
     if (event.type === 'next_step' && event.loopSignature === null) executedCalls += 1;
+    // A child's usage is its parent's: its planner calls count against the parent's budget.
+    if (event.type === 'child_ended') plannerCalls += event.usage.llmCalls;
     if (event.type === 'timeout') budget.timeoutMs = MODEL_TIMEOUT_MS;
     if (event.type === 'budget_exceeded') {
       if (statusOf(before.value) === 'planning') budget.maxLlmCalls ??= plannerCalls;
@@ -163,7 +174,30 @@ export function createPathScenario(path: RunPath): PathScenario {
   const record = (tool: string, key: string) => {
     if (!effects.includes(`${tool}:${key}`)) effects.push(`${tool}:${key}`);
   };
-  const tools = createPathTools(toolTerms, record, () => startedFragile());
+  // Each child run answers only once the path says it ends (after any restart too).
+  const ended = new Set<string>();
+  const waitingChildren = new Map<string, () => void>();
+  const endChild = (runId: string) => {
+    ended.add(runId);
+    waitingChildren.get(runId)?.();
+  };
+  const helper = defineAgent({
+    name: 'helper',
+    instructions: 'Helps with a step.',
+    tools: [],
+    planner: {
+      async next(request) {
+        if (!ended.has(request.runId)) {
+          await new Promise<void>((resolve) => waitingChildren.set(request.runId, resolve));
+        }
+        return {
+          decision: { type: 'final', answer: `helped: ${request.input}` },
+          usage: { inputTokens: 1, outputTokens: 1 },
+        };
+      },
+    },
+  });
+  const tools = [...createPathTools(toolTerms, record, () => startedFragile()), agentTool(helper)];
   const policy: Policy = ({ tool }) => {
     if (tool.name === 'explode') throw new Error('policy bug: explode');
     return tool.risk === 'destructive' ? 'needs_approval' : undefined;
@@ -174,5 +208,5 @@ export function createPathScenario(path: RunPath): PathScenario {
     if (plan === 'throw') throw new Error(`scripted planner failure at step ${request.stepIndex}`);
     return DECISIONS[plan](request.stepIndex);
   });
-  return { planner, tools, policy, maxSteps, budget, options, effects, fragileStarted };
+  return { planner, tools, policy, maxSteps, budget, options, effects, fragileStarted, helper, endChild };
 }

@@ -29,13 +29,15 @@ export interface PathSession {
 /** Opens the path's runtime; rejects when the file already has runs. */
 export async function openPathSession(path: RunPath, options: PathSessionOptions): Promise<PathSession> {
   const scenario = createPathScenario(path);
-  const gates = createGates();
+  // The path's run is held; the child runs of its agent tool go on by themselves (their planner waits for the path).
+  const gates = createGates((runId) => !runId.endsWith('.child'));
   const open = () =>
     createRuntime({
       database: options.database,
       planner: scenario.planner,
       tools: scenario.tools,
       policy: scenario.policy,
+      agents: [scenario.helper],
       hooks: gates.hooks,
       ...(options.machine ? { machine: options.machine } : {}),
     });

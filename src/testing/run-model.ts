@@ -43,6 +43,8 @@ export type RunPath = ModelPath<RunSnapshot, RunEvent>;
 
 const failure: Failure = { code: 'internal.error', kind: 'system', message: 'modelled failure' };
 const usage = { inputTokens: 1, outputTokens: 1 };
+/** What the model's child run uses: the one planner call that answers. */
+export const CHILD_USAGE = { llmCalls: 1, toolCalls: 0, tokens: 2, costUsd: 0 };
 
 /** The events worth trying in a state: one per way the runtime can produce each event type. */
 export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
@@ -84,6 +86,9 @@ export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
     { type: 'compensated', report: { compensated: [], failed: [], notCompensated: [] } },
     { type: 'timeout' },
     { type: 'budget_exceeded', budget: statusOf(snapshot.value) === 'planning' ? 'max_llm_calls' : 'max_tool_calls' },
+    // A call of an agent tool starts a child run and waits for it; the child ends (one planner call).
+    { type: 'need_approval', approvalId: `child-${stepIndex}`, reason: 'child', toolCalls: 1, risk: 'low' },
+    { type: 'child_ended', approvalId, usage: CHILD_USAGE },
     // The planner asks a question (a `human.ask` call), and what a person does with each wait.
     { type: 'need_input', approvalId: `input-${stepIndex}`, toolCalls: 0 },
     { type: 'answered', approvalId, by: MODEL_APPROVERS[0] },
@@ -128,6 +133,8 @@ const DECIDED_BY: Record<WaitReason, readonly RunEvent['type'][]> = {
   budget: ['extended', 'rejected', 'expired'],
   // No expiry: whether to repeat an effect the source run had is a person's to say.
   repeat_effect: ['approved', 'rejected'],
+  // Decided by the child run's end, never by a person.
+  child: ['child_ended'],
 };
 const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(DECIDED_BY).flat());
 

@@ -109,6 +109,31 @@ export interface ToolOrigin {
   overridden: string[];
 }
 
+/** The limits of a child run an agent tool starts: each one a slice of what its parent has left, never more. */
+export interface ChildBudget {
+  maxSteps?: number;
+  maxLlmCalls?: number;
+  maxToolCalls?: number;
+  maxTokens?: number;
+  maxCostUsd?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * The agent a call of an agent tool (`agentTool`) hands its work to: a call starts a child run of
+ * that agent instead of running `execute`, and the child's answer is the call's result. Declared
+ * here loosely (an agent's planner and policy belong to layers above the tools); the runtime
+ * checks it when it is created.
+ */
+export interface AgentDelegate {
+  /** The agent, as `defineAgent` declares it: a name, instructions, tools, a planner, a policy. */
+  agent: { readonly name: string; readonly tools: readonly AnyTool[]; readonly [key: string]: unknown };
+  /** The child's limits (a slice of what the parent has left). */
+  budget?: ChildBudget | undefined;
+  /** The child run's input, from the call's parsed arguments. */
+  toInput(args: unknown): string;
+}
+
 /** A tool as declared by its author. */
 export interface ToolSpec<I, O> {
   name: string;
@@ -125,6 +150,8 @@ export interface ToolSpec<I, O> {
   parameters?: Record<string, unknown>;
   /** Set for tools that come from elsewhere (an MCP server). */
   origin?: ToolOrigin;
+  /** Set by `agentTool`: a call starts a child run of this agent (its answer is the result); `execute` is not called. */
+  delegate?: AgentDelegate;
   output?: z.ZodType<O>;
   effect: Effect;
   risk: Risk;

@@ -51,6 +51,7 @@ const startedCall = (id: string, toolVersion: string | null) => ({
   edited: null,
   copied_from: null,
   idempotency_key: null,
+  child_run_id: null,
 });
 
 const progress = (id: string, expected: number) =>

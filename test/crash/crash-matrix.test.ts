@@ -26,8 +26,15 @@ import { scaled } from '../helpers/limits.js';
 // `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
 // planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
 // A fork's creation has its own crash test (test/crash/fork-kill.test.ts): this matrix starts runs.
-const POINTS = [...FAILPOINTS.filter((p) => p !== 'planner.journaled' && p !== 'fork.copying'), 'tool.effect'] as const;
-type Point = Exclude<(typeof POINTS)[number], 'planner.journaled' | 'fork.copying'>;
+// So do the points of a child run an agent tool starts (test/crash/child-kill.test.ts).
+const ELSEWHERE = ['planner.journaled', 'fork.copying', 'child.starting', 'child.created', 'child.ended'] as const;
+type Point = Exclude<(typeof FAILPOINTS)[number], (typeof ELSEWHERE)[number]> | 'tool.effect';
+const POINTS: readonly Point[] = [
+  ...FAILPOINTS.filter(
+    (p): p is Exclude<typeof p, (typeof ELSEWHERE)[number]> => !(ELSEWHERE as readonly string[]).includes(p),
+  ),
+  'tool.effect',
+];
 const MODES = ['throw', 'kill'] as const;
 type Mode = (typeof MODES)[number];
 

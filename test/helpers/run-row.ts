@@ -34,6 +34,8 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     agent_tools: null,
     forked_from: null,
     fork: null,
+    parent_run_id: null,
+    parent_call_id: null,
     wake_at: null,
     epoch: 0,
     owner: null,

@@ -71,17 +71,19 @@ describe('chart layout', () => {
     // for executing; a cancel goes there only to undo calls (its usual arrow is to failed); a
     // rejection only to undo calls or past an uncertain call or a question, an expiry only past
     // those (their usual arrow is back to planning).
+    // So does a child run's end (`child_ended`), for a run that waited on it.
     expect(edge('waiting_human', 'executing')?.events).toEqual([
       'approved',
       'edited',
       'responded',
       'answered',
+      'child_ended',
       'extended',
       'cancel',
       'rejected',
       'expired',
     ]);
-    expect(edge('waiting_human', 'executing')?.label).toBe('approved +7');
+    expect(edge('waiting_human', 'executing')?.label).toBe('approved +8');
     // An extension goes back to planning only when the wait stopped a plan (its usual arrow is to executing).
     expect(edge('waiting_human', 'planning')?.events).toEqual(['rejected', 'expired', 'extended']);
     // A rejection or an expiry fails the run on a budget wait, an ending rejection, the last step.

@@ -166,6 +166,7 @@ describe('runtime API for services', () => {
         'expiresToEnd',
         'isBudgetWait',
         'isInputWait',
+        'isChildWait',
         'isStepWait',
         'resumesPlanning',
         'waitsOnDeadline',

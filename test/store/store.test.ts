@@ -59,6 +59,8 @@ describe('openDatabase', () => {
     delete row.agent_tools;
     delete row.forked_from;
     delete row.fork;
+    delete row.parent_run_id;
+    delete row.parent_call_id;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)

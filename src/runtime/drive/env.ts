@@ -2,7 +2,7 @@
 import type { Decision, Planner, PlannerTool } from '../../planner/types.js';
 import type { Policy } from '../../policy/index.js';
 import type { MessageRow, Store } from '../../store/index.js';
-import type { AnyTool, RunUserContext } from '../../tools/define-tool.js';
+import type { AnyTool, ChildBudget, RunUserContext } from '../../tools/define-tool.js';
 import type { Transcript, WaitExpiryOptions } from '../model/types.js';
 import type { RunDriver } from './run-driver.js';
 
@@ -20,6 +20,10 @@ export interface LiveRun {
   waits?: WaitExpiryOptions | undefined;
   /** For a fork: its source, and the terms it was made with (a given decision, whether it may repeat effects). */
   fork?: LiveFork | undefined;
+  /** The agent the run belongs to (its planner and tools plan and run its steps); null: the runtime's own. */
+  agent?: string | null | undefined;
+  /** For a child run (an agent called as a tool): its parent and the parent's call that started it. */
+  parent?: { runId: string; callId: string } | undefined;
 }
 
 /** What a fork's actors read of its terms. */
@@ -29,6 +33,30 @@ export interface LiveFork {
   repeatEffects: 'ask' | 'allow';
   decision: Decision | null;
   by: string | null;
+}
+
+/** What a call of an agent tool asks for: the child run of that call (its id is the call's). */
+export interface ChildRequest {
+  /** The parent's ledger call that starts the child. */
+  callId: string;
+  /** The agent the child belongs to. */
+  agent: string;
+  input: string;
+  /** The child's own limits, each cut to what the parent has left. */
+  budget?: ChildBudget | undefined;
+  /** Tool calls the parent has made, this one included (its context does not count them yet). */
+  toolCalls: number;
+}
+
+/** Starting child runs, for the executor: the registry's, given to the actors through the environment. */
+export interface ChildStarter {
+  /** Creates and commits the child of a call (once: a second call finds the first) and drives it; its id. */
+  start(parent: LiveRun, request: ChildRequest): Promise<string>;
+  /**
+   * Cancels the parent's children still active, newest first, each undoing its own completed
+   * calls first (and its children theirs), and resolves once all of them have ended.
+   */
+  undoChildren(parent: LiveRun, signal: AbortSignal): Promise<void>;
 }
 
 /** Where a test harness may hold a run: at the start of each actor, before it produces its event. */
@@ -41,15 +69,32 @@ export interface RuntimeHooks {
   }): Promise<void> | void;
 }
 
-/** The runtime's shared dependencies, as its actors see them. */
-export interface RuntimeEnv {
-  store: Store;
+/** An agent whose runs a runtime drives: what plans its steps, the tools they call, who may run what. */
+export interface AgentEnv {
+  name: string;
   planner: Planner;
   tools: ReadonlyMap<string, AnyTool>;
   toolSpecs: PlannerTool[];
   policy: Policy | undefined;
+}
+
+/** The agent that drives a run: the one its row names, else the runtime's own. */
+export function agentOf(env: RuntimeEnv, live: Pick<LiveRun, 'agent'>): AgentEnv {
+  return (live.agent ? env.agents.get(live.agent) : undefined) ?? env;
+}
+
+/**
+ * The runtime's shared dependencies, as its actors see them. Its own planner, tools and policy
+ * are its agent's; `agents` has every agent it drives runs of (its own, and those its agent tools
+ * call), by name.
+ */
+export interface RuntimeEnv extends AgentEnv {
+  store: Store;
+  agents: ReadonlyMap<string, AgentEnv>;
   hooks: RuntimeHooks | undefined;
   /** Token budget of the context a planner is given at each step. */
   contextTokens: number;
+  /** Starts the child runs of agent tools (wired once the registry exists). */
+  children: ChildStarter;
   live(runId: string): LiveRun;
 }

@@ -35,6 +35,8 @@ export interface DriverDeps {
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** Called in the transition to `succeeded`, to stage the answer's commit to the session. */
   onSucceeded(driver: RunDriver): void;
+  /** Called in the transition to a terminal status, to stage what goes with the run's end. */
+  onEnded?(driver: RunDriver): void;
   /** Called once the run's terminal snapshot is durable, or when the driver breaks. */
   onRetired(driver: RunDriver, failure: Failure | null): void;
   /** Called when the run is durably waiting for a human with nothing left to write. */
@@ -166,6 +168,7 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     snapshots,
     emit,
     succeeded: () => deps.onSucceeded(driver),
+    ended: () => deps.onEnded?.(driver),
     budgetWait: (id) => {
       if (!memory.approvals.has(id)) deps.onBudgetWait?.(driver);
     },

@@ -21,6 +21,8 @@ export interface RunTransitionsDeps {
   emit(type: LogEventType, data: Record<string, unknown>): void;
   /** Called in the transition to `succeeded`. */
   succeeded(): void;
+  /** Called in the transition to a terminal status, after the calls it cut off are settled. */
+  ended(): void;
   /** Called in a transition into a budget wait (its row is made once, with the transition). */
   budgetWait(approvalId: string): void;
   flush(): Promise<void>;
@@ -53,6 +55,7 @@ export function createRunTransitions(deps: RunTransitionsDeps): RunTransitions {
             if (TERMINAL.has(status)) cutOff.settle(ctx.stopReason);
             deps.emit('state', stateEventData(last, status, ctx, cutOff));
             if (status === 'succeeded') deps.succeeded();
+            if (TERMINAL.has(status)) deps.ended();
             if (status === 'waiting_human' && ctx.waitReason === 'budget' && ctx.pendingApprovalId) {
               deps.budgetWait(ctx.pendingApprovalId);
             }

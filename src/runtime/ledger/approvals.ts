@@ -27,8 +27,11 @@ import {
 
 export { approves, type DecisionInput } from './decision-effects.js';
 
-/** True when a snapshot waits for a human on this approval. */
-function waitsOn(snapshot: { value: StateValue; context: { pendingApprovalId: string | null } }, id: string): boolean {
+/** True when a snapshot waits on this approval (for a human, or for a child run). */
+export function waitsOn(
+  snapshot: { value: StateValue; context: { pendingApprovalId: string | null } },
+  id: string,
+): boolean {
   return statusOf(snapshot.value) === 'waiting_human' && snapshot.context.pendingApprovalId === id;
 }
 

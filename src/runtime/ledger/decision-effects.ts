@@ -247,6 +247,21 @@ export function storedDecision(env: RuntimeEnv, live: LiveRun, approval: Approva
 export function storedEvent(approval: ApprovalRow): RunEvent | undefined {
   const by = approval.decided_by ?? undefined;
   const answer = approval.answer ? (JSON.parse(approval.answer) as Record<string, unknown>) : {};
+  if (approval.kind === 'child') {
+    // Decided by the child run's end (`child-wait.ts`): its usage becomes the parent's.
+    if (approval.status === 'pending') return undefined;
+    const used = (answer.usage ?? {}) as Partial<Record<'llm_calls' | 'tool_calls' | 'tokens' | 'cost_usd', number>>;
+    return {
+      type: 'child_ended',
+      approvalId: approval.id,
+      usage: {
+        llmCalls: used.llm_calls ?? 0,
+        toolCalls: used.tool_calls ?? 0,
+        tokens: used.tokens ?? 0,
+        costUsd: used.cost_usd ?? 0,
+      },
+    };
+  }
   if (approval.status === 'expired') {
     return { type: 'expired', approvalId: approval.id, outcome: approval.resolution === 'end' ? 'end' : 'reject' };
   }

@@ -12,7 +12,7 @@ import { createFailure, type Failure } from '../../failure.js';
 import type { ApprovalKind, ApprovalRow, ToolCallRow, ToolCallStatus } from '../../store/index.js';
 import type { AnyTool } from '../../tools/define-tool.js';
 import type { ToolResult } from '../../tools/tool-result.js';
-import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { agentOf, type AgentEnv, type LiveRun, type RuntimeEnv } from '../drive/env.js';
 import { hashOf, stepApprovalId, toolCallId } from '../model/ids.js';
 import { askHuman, HUMAN_ASK } from '../../tools/human-ask.js';
 import { loadDecision } from '../drive/run-memory.js';
@@ -83,7 +83,7 @@ export function stepCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepInd
       id,
       index,
       toolName: call.tool,
-      tool: toolOf(env, call.tool),
+      tool: toolOf(agentOf(env, live), call.tool),
       args: call.args,
       argsHash: hashOf(call.args),
       argsError: call.argsError,
@@ -95,9 +95,9 @@ export function stepCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepInd
 
 const BUILT_IN_ASK = askHuman();
 
-/** A tool of the runtime by name; `human.ask` is known even to an agent that does not list it (a scripted `ask`). */
-export function toolOf(env: RuntimeEnv, name: string): AnyTool | undefined {
-  return env.tools.get(name) ?? (name === HUMAN_ASK ? BUILT_IN_ASK : undefined);
+/** A tool of an agent by name; `human.ask` is known even to an agent that does not list it (a scripted `ask`). */
+export function toolOf(agent: Pick<AgentEnv, 'tools'>, name: string): AnyTool | undefined {
+  return agent.tools.get(name) ?? (name === HUMAN_ASK ? BUILT_IN_ASK : undefined);
 }
 
 /** The ledger row of a call in a given status. */
@@ -125,6 +125,7 @@ export function callRow(
     edited: call.edited ?? call.row?.edited ?? null,
     copied_from: call.row?.copied_from ?? null,
     idempotency_key: call.idempotencyKey ?? call.row?.idempotency_key ?? null,
+    child_run_id: call.row?.child_run_id ?? null,
     ...patch,
   };
 }

@@ -5,7 +5,7 @@
 import { createFailure, type Failure } from '../../failure.js';
 import { decide, type PolicyOutcome } from '../../policy/index.js';
 import { HUMAN_ASK, unusableSchema, type HumanAskInput } from '../../tools/human-ask.js';
-import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { agentOf, type LiveRun, type RuntimeEnv } from '../drive/env.js';
 import { stepCalls, type LedgerCall } from './ledger.js';
 
 /** Statuses of a call that ran and whose output (a result, an error) the model was shown. */
@@ -26,6 +26,7 @@ export interface PreparedCall extends LedgerCall {
 
 /** Validates and applies policy to each call of a step (the executor's view; decisions use `stepCalls`). */
 export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): PreparedCall[] {
+  const agent = agentOf(env, live);
   // Output of a tool that does not vouch for it, taken in by an earlier step: whatever the call
   // returned, or the error it failed with (the model reads both), from any call that ran.
   const untrusted = [...live.driver.memory.ledger.values()].some(
@@ -33,12 +34,12 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       row.step_index < stepIndex &&
       row.started_at !== null &&
       TAINTING.has(row.status) &&
-      env.tools.get(row.tool)?.trustedOutput === false,
+      agent.tools.get(row.tool)?.trustedOutput === false,
   );
   return stepCalls(env, live, runId, stepIndex).map((base): PreparedCall => {
     const { tool } = base;
     if (!tool) {
-      const known = [...env.tools.keys()].join(', ');
+      const known = [...agent.tools.keys()].join(', ');
       const failure = createFailure('tool.not_found', `Unknown tool '${base.toolName}'. Available tools: ${known}`);
       return { ...base, tool, parsed: undefined, verdict: 'not_found', failure };
     }
@@ -62,7 +63,7 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       if (failure) return { ...base, tool, parsed: undefined, verdict: 'invalid', failure };
       return { ...base, tool, parsed: parsed.data, verdict: 'ask', failure: null };
     }
-    const outcome = decide(env.policy, {
+    const outcome = decide(agent.policy, {
       tool,
       args: parsed.data,
       context: live.context,

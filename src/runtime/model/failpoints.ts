@@ -31,6 +31,12 @@ export const FAILPOINTS = [
   'run.terminal',
   /** Inside the unit that creates a fork: its row and events are written, its copied steps and ledger not yet. */
   'fork.copying',
+  /** A call of an agent tool is about to create its child run: nothing of the child is written. */
+  'child.starting',
+  /** The child run's row and `run.created` are committed; the parent does not wait on it yet. */
+  'child.created',
+  /** A child run's end is durable; its parent has not taken its outcome. */
+  'child.ended',
 ] as const;
 export type FailpointName = (typeof FAILPOINTS)[number];
 

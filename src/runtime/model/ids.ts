@@ -40,6 +40,16 @@ export function repeatApprovalId(callId: string): string {
   return `${callId}.repeat`;
 }
 
+/** The id of the child run a call of an agent tool starts: the call's, so a call never starts two. */
+export function childRunId(callId: string): string {
+  return `${callId}.child`;
+}
+
+/** The wait of a parent run on the child run its call `callId` started. */
+export function childWaitId(callId: string): string {
+  return `${callId}.await`;
+}
+
 /** The ledger id of the compensation of a call (its idempotency key too): the call's id and this suffix. */
 export const COMPENSATION_SUFFIX = '.undo';
 

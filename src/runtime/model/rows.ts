@@ -81,6 +81,10 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     compensation,
     agent: row.agent === null ? null : { name: row.agent, toolsFingerprint: row.agent_tools },
     forkedFrom: row.forked_from === null ? null : { runId: row.forked_from, step: forkTermsOf(row)?.step ?? 0 },
+    parent: row.parent_run_id === null ? null : { runId: row.parent_run_id, toolCallId: row.parent_call_id ?? '' },
+    // Read beyond the row (`read/run-tree.ts`): the run's children, and what it waits on.
+    children: [],
+    childWait: null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -194,6 +198,7 @@ export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
     origin: tool?.origin ?? null,
     compensates: compensatedCallOf(row),
     copiedFrom: row.copied_from,
+    childRunId: row.child_run_id,
     idempotencyKey: row.idempotency_key ?? row.id,
     args: JSON.parse(row.args) as unknown,
     edited: row.edited ? toEdited(row.edited) : null,

@@ -151,8 +151,42 @@ export interface Run {
   agent: { name: string; toolsFingerprint: string | null } | null;
   /** The run this one was forked from, and the step it was forked at (its steps before it are the source's, copied); null otherwise. */
   forkedFrom: ForkedFrom | null;
+  /** For a child run (an agent called as a tool): the parent run and its call that started this one; null otherwise. */
+  parent: RunParent | null;
+  /** The child runs this run's agent tools started, oldest first (at most 100). */
+  children: ChildRun[];
+  /**
+   * While the run waits on a child (`waitReason: 'child'`): that child, and the wait of a person
+   * down the tree (the child's, or its own child's…) that it shows, if any; null otherwise.
+   */
+  childWait: ChildWait | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** Where a child run comes from: the parent run and the call that started it. */
+export interface RunParent {
+  runId: string;
+  toolCallId: string;
+}
+
+/** A child run, as its parent lists it. */
+export interface ChildRun {
+  runId: string;
+  toolCallId: string;
+  agent: string | null;
+  status: RunStatus;
+}
+
+/** What a run that waits on its child shows: the child, and a person's wait down the tree. */
+export interface ChildWait extends ChildRun {
+  /** The run down the tree that waits for a person (decide it on either run's id), or null while none does. */
+  asking: {
+    runId: string;
+    waitReason: WaitReason;
+    pendingApprovalId: string;
+    pendingInput: PendingInput | null;
+  } | null;
 }
 
 /** Where a fork comes from: its source run and the first step it ran itself. */
@@ -344,6 +378,8 @@ export interface ToolCall {
   compensates: string | null;
   /** For a row a fork copied from its source: the source's call (its effect is the source's: it did not run here). */
   copiedFrom: string | null;
+  /** For a call of an agent tool: the child run it started (its answer is this call's result). */
+  childRunId: string | null;
   /** The key the tool is given as `ctx.idempotencyKey`: the call's id, or the source's key for a copy or a fork's repeat of an idempotent call. */
   idempotencyKey: string;
   args: unknown;

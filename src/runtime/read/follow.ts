@@ -9,6 +9,7 @@ import type { EventHub } from '../model/event-hub.js';
 import { isTerminalEvent } from '../../../machines/run-status.js';
 import { toEvent, toRun } from '../model/rows.js';
 import { pendingInputRow } from './pending-input.js';
+import { withTree } from './run-tree.js';
 import type { Run, RunEventRecord } from '../model/types.js';
 
 const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATUSES);
@@ -228,7 +229,7 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
         const question = await pendingInputRow(store, row);
         if (done) return true;
         if (!question) return false;
-        resolve(toRun(row, question));
+        resolve(await withTree(store, row, toRun(row, question)));
         return true;
       }
       if (!SETTLED.has(row.status) || (current !== undefined && current !== row.status)) return false;
@@ -238,8 +239,11 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       // Loaded here to apply its wait's expiry, which has not committed yet: about to move too.
       if (due && (await expiring(store, row))) return false;
       const pending = await pendingInputRow(store, row);
+      const run = await withTree(store, row, toRun(row, pending));
       if (done) return true;
-      resolve(toRun(row, pending));
+      // Waiting on a child run is no wait for a person until one is asked down the tree.
+      if (run.childWait && !run.childWait.asking) return false;
+      resolve(run);
       return true;
     };
     const finish = () => {

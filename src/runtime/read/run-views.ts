@@ -11,6 +11,7 @@ import { checkListFilter, toRun } from '../model/rows.js';
 import { scopeKey } from '../model/tenant-keys.js';
 import type { Run, RunEventRecord } from '../model/types.js';
 import { pendingInputRow } from './pending-input.js';
+import { withTree } from './run-tree.js';
 import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
 import type { RunRegistry } from '../registry/run-registry.js';
 
@@ -48,7 +49,7 @@ export function createRunViews(deps: RunViewsDeps): RunViews {
     async get(runId) {
       const row = await store.getRun(runId);
       if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
-      return registry.withQuarantine(toRun(row, await pendingInputRow(store, row)));
+      return registry.withQuarantine(await withTree(store, row, toRun(row, await pendingInputRow(store, row))));
     },
 
     /** Runs, newest first, filtered by status and session; page with `cursor`. */
@@ -61,7 +62,9 @@ export function createRunViews(deps: RunViewsDeps): RunViews {
       const last = rows[rows.length - 1];
       return {
         runs: await Promise.all(
-          rows.map(async (row) => registry.withQuarantine(toRun(row, await pendingInputRow(store, row)))),
+          rows.map(async (row) =>
+            registry.withQuarantine(await withTree(store, row, toRun(row, await pendingInputRow(store, row)))),
+          ),
         ),
         nextCursor: rows.length === limit && last ? `${last.created_at}:${last.id}` : null,
       };

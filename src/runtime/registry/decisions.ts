@@ -8,9 +8,9 @@
  */
 import type { ExtendedLimits } from '../../../machines/types.js';
 import { BatonError, fail, quoteId } from '../../failure.js';
-import type { ApprovalRow, RunRow } from '../../store/index.js';
+import type { ApprovalRow, RunRow, Store } from '../../store/index.js';
 import { answerSchemaOf, type HumanAskInput } from '../../tools/human-ask.js';
-import type { RuntimeEnv } from '../drive/env.js';
+import { agentOf, type RuntimeEnv } from '../drive/env.js';
 import { approves, assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
 import { decidedRow } from '../ledger/question-rows.js';
 import { toolOf } from '../ledger/ledger.js';
@@ -57,6 +57,8 @@ const TAKES: Record<ApprovalRow['kind'], readonly HumanDecision['decision'][]> =
   budget: ['extend', 'end'],
   // A fork's repeat of its source's effect: run it again (`retry`), take the source's result (`done`), or not.
   repeat: ['approve', 'reject'],
+  // A child run's end decides it: no person does (a person decides the child's own waits).
+  child: [],
 };
 
 function issuesOf(error: { issues: { path: PropertyKey[]; message: string; code?: string }[] }) {
@@ -80,13 +82,15 @@ function boundCall(approval: ApprovalRow, toolCallId: string | undefined, decisi
   return toolCallId;
 }
 
-/** The tool a call of the run's ledger or journal names. */
+/** The tool a call of the run's ledger or journal names (a tool of the run's agent). */
 async function toolOfCall(env: RuntimeEnv, runId: string, stepIndex: number, callId: string) {
+  const run = await env.store.getRun(runId);
+  const agent = agentOf(env, { agent: run?.agent ?? null });
   const step = (await env.store.listSteps(runId)).find((s) => s.step_index === stepIndex);
   const decision = step ? (JSON.parse(step.decision) as { type: string; calls?: { tool: string }[] }) : null;
   const index = Number(callId.slice(callId.lastIndexOf('.c') + 2));
   const name = decision?.calls?.[index]?.tool;
-  const tool = name === undefined ? undefined : toolOf(env, name);
+  const tool = name === undefined ? undefined : toolOf(agent, name);
   if (!tool) fail('tool.not_found', `The tool of call ${quoteId(callId)} is not one this runtime has`);
   return tool;
 }
@@ -160,6 +164,25 @@ async function decideInFlight(env: RuntimeEnv, pending: ApprovalRow, input: Deci
     fail('approval.already_decided', `Input '${pending.id}' was already decided`);
   }
   return toApproval(decidedRow(pending, decided));
+}
+
+/** How far up a wait's run is looked for the run a decision names (a tree deeper than this is a mistake). */
+const MAX_TREE_DEPTH = 32;
+
+/**
+ * The run a wait belongs to when a decision names it on `runId`: `runId` itself, or a run below
+ * it (its child, its child's child…), whose wait the parent shows. Any other run's wait is not
+ * found on `runId` (the check that follows says so).
+ */
+async function ownerBelow(store: Store, runId: string, approvalId: string): Promise<string> {
+  const approval = await store.getApproval(approvalId);
+  if (!approval || approval.run_id === runId) return runId;
+  let row = await store.getRun(approval.run_id);
+  for (let depth = 0; row?.parent_run_id && depth < MAX_TREE_DEPTH; depth += 1) {
+    if (row.parent_run_id === runId) return approval.run_id;
+    row = await store.getRun(row.parent_run_id);
+  }
+  return runId;
 }
 
 /** Creates the decision members of a runtime. */
@@ -271,6 +294,8 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
       });
     }
     if (typeof decision.by !== 'string' || decision.by === '') fail('input.invalid', "A decision needs 'by'");
+    // A wait of a child run (or its child's) that the parent shows is decided on either id.
+    runId = await ownerBelow(env.store, runId, approvalId);
     const pending = await assertPendingApproval(env.store, runId, approvalId);
     if (!TAKES[pending.kind].includes(decision.decision)) {
       fail(

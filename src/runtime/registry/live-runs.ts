@@ -36,6 +36,10 @@ export function createLiveRuns(): LiveRuns {
         input: row.input,
         context: parseColumn(row, 'context', row.context) as RunUserContext,
         waits: runWaitTerms(parseColumn(row, 'options', row.options)),
+        agent: row.agent,
+        ...(row.parent_run_id !== null && row.parent_call_id !== null
+          ? { parent: { runId: row.parent_run_id, callId: row.parent_call_id } }
+          : {}),
       };
       const terms = row.forked_from === null ? null : forkTermsOf(row);
       if (row.forked_from !== null && terms) {

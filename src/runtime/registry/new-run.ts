@@ -147,6 +147,8 @@ export function toNewRow(
     agent_tools: agent.tools,
     forked_from: null,
     fork: null,
+    parent_run_id: null,
+    parent_call_id: null,
     owner,
     // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
     lease_until: run.now + leaseMs,
@@ -207,6 +209,7 @@ export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow): void
       limits: toLimitsData(run.limits),
       deadline_at: run.deadlineAt,
       ...(row.agent ? { agent: row.agent } : {}),
+      ...(row.parent_run_id ? { parent: { run_id: row.parent_run_id, tool_call_id: row.parent_call_id } } : {}),
       ...(run.request.traceparent && parseTraceparent(run.request.traceparent)
         ? { traceparent: run.request.traceparent.trim() }
         : {}),

@@ -59,7 +59,7 @@ export function createRecovery(deps: RecoveryDeps): () => Promise<string[]> {
       report: (id, problem) => deps.reports.report(id, problem),
     }).catch((error: unknown) => deps.onError(toFailure(error), 'checking the rows of waiting runs'));
     // Runs in flight of an agent no live process has: reported (a batch), never adopted here.
-    for (const orphan of await deps.store.orphansOfOtherAgents(deps.agent.name, RECOVER_BATCH)) {
+    for (const orphan of await deps.store.orphansOfOtherAgents(deps.agent.set, RECOVER_BATCH)) {
       deps.reports.report(orphan.id, agentMismatchOf(orphan, deps.agent)!);
     }
     return deps.store.dialect === 'postgres' ? claimInFlight(deps) : resumeInFlight(deps);
@@ -77,10 +77,10 @@ async function reportUnknownStatuses(deps: RecoveryDeps): Promise<void> {
 /** Shared by many workers: claims what no one holds (a batch; the claim loop takes the rest). */
 async function claimInFlight(deps: RecoveryDeps): Promise<string[]> {
   const { store, owner, leaseMs, agent } = deps;
-  const claims = await store.claimRuns(owner, leaseMs, RECOVER_BATCH, agent.name);
+  const claims = await store.claimRuns(owner, leaseMs, RECOVER_BATCH, agent.set);
   // A process of this host that is gone (a restart after a crash) need not wait for its leases.
   for (const dead of (await store.inFlightOwners()).filter((o) => o !== owner && isDeadOwner(o))) {
-    claims.push(...(await store.claimRunsOf(dead, owner, leaseMs, RECOVER_BATCH, agent.name)));
+    claims.push(...(await store.claimRunsOf(dead, owner, leaseMs, RECOVER_BATCH, agent.set)));
   }
   await Promise.all(claims.map(deps.adopt));
   return claims.map((claim) => claim.id).filter((id) => deps.table.runs.has(id));

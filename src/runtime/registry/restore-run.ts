@@ -35,6 +35,10 @@ export interface RestoreDeps {
   cancelAsked(runId: string, request: string): void;
   /** Applies the expiry of a wait whose instant has passed. */
   expire?: (run: LiveRun, approvalId: string) => Promise<void>;
+  /** A run loaded waiting on a child: taken now if the child has ended. */
+  waitsOnChild?: (run: LiveRun) => void;
+  /** A child run was loaded: if its parent has ended, it ends too. */
+  childLoaded?: (run: LiveRun) => void;
 }
 
 /**
@@ -93,6 +97,8 @@ function catchUp(deps: RestoreDeps, run: LiveRun, current: RunRow, memory: RunMe
   if (driver.status === 'pending') driver.actor.send({ type: 'start' });
   // A cancel asked while another runtime held the run is this one's to carry out.
   if (current.cancel_requested) deps.cancelAsked(current.id, current.cancel_requested);
+  // A child whose parent ended while no process drove it (a crash) ends too.
+  if (run.parent) deps.childLoaded?.(run);
   if (driver.status !== 'waiting_human') return;
   const approvalId = driver.context().pendingApprovalId;
   const approval = approvalId ? memory.approvals.get(approvalId) : undefined;
@@ -106,6 +112,7 @@ function catchUp(deps: RestoreDeps, run: LiveRun, current: RunRow, memory: RunMe
     deps.expire(run, approval.id).catch(() => undefined);
     return;
   }
+  if (approval?.kind === 'child') deps.waitsOnChild?.(run);
   const at = wakeAtOf(driver.context(), memory.approvals);
   if (current.wake_at !== at) {
     // A wake-up that is no longer due (stored by an older version, or left behind): set it right.

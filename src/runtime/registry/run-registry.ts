@@ -15,6 +15,7 @@ import type { RunMachineDefinition } from '../../../machines/variants.js';
 import type { Failure } from '../../failure.js';
 import type { Claim, RunRow, Store } from '../../store/index.js';
 import type { LiveRun } from '../drive/env.js';
+import { TERMINAL } from '../drive/snapshot-saver.js';
 import { openBudgetWait } from '../steps/human-waits.js';
 import type { DriverDeps, RunDriver } from '../drive/run-driver.js';
 import type { EventHub } from '../model/event-hub.js';
@@ -47,6 +48,14 @@ export interface RegistryDeps {
   onError?: (failure: Failure, where: BackgroundErrorContext) => void;
   /** Applies the expiry of a wait whose instant has passed (found when the run is loaded). */
   expire?: (run: LiveRun, approvalId: string) => Promise<void>;
+  /** A child run driven here ended, durably: its parent takes the outcome (`child-runs.ts`). */
+  childEnded?: (child: LiveRun & { parent: NonNullable<LiveRun['parent']> }) => void;
+  /** A run waits on a child (it came to wait, or was loaded waiting): taken now if the child has ended. */
+  waitsOnChild?: (parent: LiveRun) => void;
+  /** A run driven here ended, durably: its children still active end with it. */
+  runEnded?: (run: LiveRun) => void;
+  /** A child run was loaded here: if its parent has ended, it ends too. */
+  childLoaded?: (child: LiveRun) => void;
 }
 
 /** Where a background error happened, for the runtime's `onError`. */
@@ -125,7 +134,11 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
   const driverDeps = withRegistryCallbacks(deps, live, {
     failed: (runId, failure) => (closed ? stalls.clear(runId) : stalls.readopt(runId, failure)),
     settled: (runId) => stalls.clear(runId),
-    idle: (driver) => letGo.evict(driver),
+    idle: (driver) => {
+      const run = live.get(driver.runId);
+      if (run?.driver === driver && driver.context().waitReason === 'child') deps.waitsOnChild?.(run);
+      letGo.evict(driver);
+    },
   });
 
   const letGo = createLetGo({ live, store, hub, owner, isClosed, parked: (at) => scheduler.consider(at) });
@@ -140,6 +153,8 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
     restored: (runId) => reports.clear(runId),
     cancelAsked: letGo.cancelAsked,
     ...(deps.expire ? { expire: deps.expire } : {}),
+    ...(deps.waitsOnChild ? { waitsOnChild: deps.waitsOnChild } : {}),
+    ...(deps.childLoaded ? { childLoaded: deps.childLoaded } : {}),
   });
   const loader = createLoader({ store, agent, definition, machine: driverDeps.machine, table, restore, reports });
   const adoption = createAdoption({ store, agent, definition, table, restore, reports, isClosed });
@@ -158,7 +173,7 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
     store,
     wake: (runId) => loader.load(runId, 'wake').then(() => undefined),
     leaseMs,
-    agent: agent.name,
+    agents: agent.set,
     isLive: (runId) => live.has(runId),
     report: (runId, failure) => {
       reports.report(runId, failure);
@@ -234,12 +249,22 @@ function withRegistryCallbacks(deps: RegistryDeps, live: Map<string, LiveRun>, o
       const run = live.get(driver.runId);
       if (run) stageAnswer(driver, run);
     },
+    onEnded(driver) {
+      // A child's end makes its parent due in the same unit: a crash before the parent takes the
+      // outcome leaves it woken on open, wherever it is driven.
+      const parent = live.get(driver.runId)?.parent;
+      if (parent) driver.stage((writer) => writer.setWakeAt(parent.runId, 0));
+    },
     onRetired(driver, failure) {
       // A driver never registered (a new run whose insert failed) is its caller's to report.
-      if (live.get(driver.runId)?.driver !== driver) return;
+      const run = live.get(driver.runId);
+      if (run?.driver !== driver) return;
       live.delete(driver.runId);
       if (failure) on.failed(driver.runId, failure);
       else on.settled(driver.runId);
+      if (failure || !TERMINAL.has(driver.status)) return;
+      if (run.parent) deps.childEnded?.({ ...run, parent: run.parent });
+      deps.runEnded?.(run);
     },
     onBudgetWait(driver) {
       openBudgetWait(driver, live.get(driver.runId)?.waits);

@@ -6,7 +6,7 @@
  * actor fires at once if the deadline has passed). Invariant: no timer, no memory per waiting run.
  */
 import { toFailure, type Failure } from '../../failure.js';
-import type { Store } from '../../store/index.js';
+import type { AgentSet, Store } from '../../store/index.js';
 
 /** Runs loaded per turn of the event loop. */
 const BATCH = 64;
@@ -16,8 +16,8 @@ export interface WakeDeps {
   store: Store;
   /** How long another runtime's claim lasts: a run it holds is not tried again sooner. */
   leaseMs: number;
-  /** The runtime's agent: only its runs are woken here. */
-  agent: string;
+  /** The agents this runtime drives (`AgentSet`): only their runs are woken here. */
+  agents: AgentSet;
   /** Loads a run into this runtime (rejects when it cannot). */
   wake(runId: string): Promise<void>;
   isLive(runId: string): boolean;
@@ -63,7 +63,7 @@ export function createWakeScheduler(deps: WakeDeps) {
     try {
       let after: { wakeAt: number; id: string } | null = null;
       for (;;) {
-        const due = await store.dueWaitingRuns(now, after, BATCH, deps.agent);
+        const due = await store.dueWaitingRuns(now, after, BATCH, deps.agents);
         const waking: Promise<void>[] = [];
         for (const row of due) {
           after = { wakeAt: row.wake_at, id: row.id };
@@ -108,7 +108,7 @@ export function createWakeScheduler(deps: WakeDeps) {
     }
     if (complete) for (const id of notBefore.keys()) if (!seen.has(id)) notBefore.delete(id);
     if (stopped) return;
-    const next = await store.nextWake(now, deps.agent).catch(() => null);
+    const next = await store.nextWake(now, deps.agents).catch(() => null);
     const at = next === null ? retryAt : retryAt === null ? next : Math.min(next, retryAt);
     arm(again ? Date.now() : at);
   }
@@ -116,7 +116,7 @@ export function createWakeScheduler(deps: WakeDeps) {
   return {
     /** Arms for the earliest wake-up in the file. */
     start(): void {
-      void store.nextWake(-1, deps.agent).then(arm, () => undefined);
+      void store.nextWake(-1, deps.agents).then(arm, () => undefined);
     },
     /** Something may be due now (another process decided a run): look at once. */
     poke(): void {

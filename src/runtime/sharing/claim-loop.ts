@@ -5,7 +5,7 @@
  * followed by another on the next turn, so a backlog drains without waiting for the timer.
  * Invariant: one round at a time; a poke during a round starts one more right after it.
  */
-import type { Claim, Store } from '../../store/index.js';
+import type { AgentSet, Claim, Store } from '../../store/index.js';
 
 /** Runs claimed per round. */
 const CLAIM_BATCH = 50;
@@ -16,8 +16,8 @@ export interface ClaimLoopDeps {
   owner: string;
   leaseMs: number;
   everyMs: number;
-  /** The agent whose runs are claimed (no other agent's). */
-  agent: string;
+  /** The agents whose runs are claimed (an `AgentSet`; no other agent's). */
+  agents: AgentSet;
   /** How many more runs this runtime may drive now. */
   room(): number;
   /** Drives a claimed run. */
@@ -45,7 +45,7 @@ export function startClaimLoop(deps: ClaimLoopDeps) {
         again = false;
         const room = Math.min(CLAIM_BATCH, deps.room());
         if (room <= 0 || stopped) break;
-        const claims = await deps.store.claimRuns(deps.owner, deps.leaseMs, room, deps.agent);
+        const claims = await deps.store.claimRuns(deps.owner, deps.leaseMs, room, deps.agents);
         rounds += 1;
         await Promise.all(claims.map((claim) => deps.adopt(claim)));
         if (claims.length < room && !again) break;

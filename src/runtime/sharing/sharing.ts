@@ -7,7 +7,7 @@
  */
 import { toFailure, type Failure } from '../../failure.js';
 import type { BackgroundErrorContext } from '../registry/run-registry.js';
-import type { Store, StoreNote } from '../../store/index.js';
+import type { AgentSet, Store, StoreNote } from '../../store/index.js';
 import { startClaimLoop } from './claim-loop.js';
 import { startHeartbeat } from '../drive/leases.js';
 import type { EventHub } from '../model/event-hub.js';
@@ -25,8 +25,8 @@ export interface SharingDeps {
   claim: boolean;
   claimEveryMs: number;
   maxRuns: number;
-  /** The runtime's agent: a worker claims its runs only. */
-  agent: string;
+  /** The agents the runtime drives (an `AgentSet`): a worker claims their runs only. */
+  agents: AgentSet;
   /** Told of what failed in the background (a renewal, a claim round, a relayed notification). */
   onError(failure: Failure, where: BackgroundErrorContext): void;
 }
@@ -56,7 +56,7 @@ export function startSharing(deps: SharingDeps): Sharing {
         owner: deps.owner,
         leaseMs: deps.leaseMs,
         everyMs: deps.claimEveryMs,
-        agent: deps.agent,
+        agents: deps.agents,
         room: () => deps.maxRuns - registry.size,
         adopt: (claim) => registry.adopt(claim),
         onError: (error) => deps.onError(toFailure(error), { activity: 'claiming runs' }),

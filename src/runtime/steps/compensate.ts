@@ -15,7 +15,7 @@ import type { ToolCallRow, ToolCallStatus } from '../../store/index.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/define-tool.js';
 import { reconcileTool, runTool } from '../../tools/run-tool.js';
 import type { ToolResult } from '../../tools/tool-result.js';
-import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { agentOf, type LiveRun, type RuntimeEnv } from '../drive/env.js';
 import { toSettledCall } from '../drive/settled-call.js';
 import { compensationId } from '../model/ids.js';
 
@@ -32,6 +32,9 @@ export async function compensateRun(
   const reason = driver.context().compensation?.reason ?? 'cancelled';
   // Calls the cancel cut off mid-way: their outcome is unknown, as at any run's end.
   driver.settleInterrupted(reason);
+  // Children first: what they did came after the calls of this run that started them.
+  await env.children.undoChildren(live, signal);
+  if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
   const calls = driver.memory
     .toolCalls()
     .filter((row) => row.call_index >= 0 && row.effect !== null && row.effect !== 'read')
@@ -42,7 +45,7 @@ export async function compensateRun(
     .sort((a, b) => b.step_index - a.step_index || b.call_index - a.call_index);
   const report: CompensationReport = { compensated: [], failed: [], notCompensated: [] };
   for (const call of calls) {
-    const tool = env.tools.get(call.tool);
+    const tool = agentOf(env, live).tools.get(call.tool);
     const entry = { toolCallId: call.id, tool: call.tool };
     const why = call.status !== 'succeeded' ? 'outcome_unknown' : !tool?.compensate ? 'no_compensator' : null;
     if (why) {
@@ -83,6 +86,7 @@ function compensationRow(
     edited: null,
     copied_from: null,
     idempotency_key: null,
+    child_run_id: null,
     result: null,
     attempts: previous?.attempts ?? 0,
     started_at: previous?.started_at ?? null,

@@ -20,6 +20,7 @@ import { FAILED_TOOL_CALL_STATUSES, SETTLED_TOOL_CALL_STATUSES, type ToolCallSta
 import { prepareCalls, type PreparedCall } from '../ledger/prepared-call.js';
 import { compensateRun } from './compensate.js';
 import { checkRepeat } from './repeat-effect.js';
+import { callChild } from './child-call.js';
 
 /** Creates the executor actor logic for a runtime. */
 export function createExecutorActor(env: RuntimeEnv) {
@@ -97,7 +98,7 @@ export function createExecutorActor(env: RuntimeEnv) {
       ) => ({ type: 'need_approval', approvalId, reason, toolCalls: executed, risk: highestRisk([call]) }) as const;
       if (version.kind === 'wait') return waitOn(version.approvalId, 'tool_version_mismatch');
       // A fork's call that would repeat its source's effect (only forks: no await for other runs).
-      if (live.fork) {
+      if (live.fork && !call.tool?.delegate) {
         const repeat = await checkRepeat(scope, call);
         if (repeat.kind === 'wait') return waitOn(repeat.approvalId, 'repeat_effect');
         if (repeat.repeatOf) call.repeatOf = repeat.repeatOf;
@@ -105,6 +106,13 @@ export function createExecutorActor(env: RuntimeEnv) {
       }
       if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
         return { type: 'budget_exceeded', budget: 'max_tool_calls', toolCalls: executed };
+      }
+      if (call.tool?.delegate) {
+        // An agent called as a tool: its child run does the work, the run waits for its end.
+        const child = await callChild(scope, call, { before: input.toolCalls, executed });
+        if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
+        if (child) return child;
+        continue;
       }
       const ran = await executeCall(scope, call);
       if (ran.kind === 'aborted') return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };

@@ -16,7 +16,7 @@ import {
 } from '../../planner/types.js';
 import type { ContextReport } from '../model/types.js';
 import { HUMAN_ASK } from '../../tools/human-ask.js';
-import type { LiveRun, RuntimeEnv } from '../drive/env.js';
+import { agentOf, type AgentEnv, type LiveRun, type RuntimeEnv } from '../drive/env.js';
 import { failpoint } from '../model/failpoints.js';
 import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from '../model/event-data.js';
@@ -40,10 +40,10 @@ function journaledDecision(decision: PlannerDecision): Decision {
 }
 
 /** The versions of the (known) tools a decision calls, by name. */
-function versionsOf(env: RuntimeEnv, calls: readonly { tool: string }[]): Record<string, string> {
+function versionsOf(agent: AgentEnv, calls: readonly { tool: string }[]): Record<string, string> {
   const versions: Record<string, string> = {};
   for (const call of calls) {
-    const tool = env.tools.get(call.tool);
+    const tool = agent.tools.get(call.tool);
     if (tool) versions[call.tool] = tool.version;
   }
   return versions;
@@ -75,7 +75,7 @@ async function askPlanner(
 ): Promise<{ decision: Decision; usage: Usage } | PlannerOutcome> {
   const { stepIndex, signal } = request;
   try {
-    const response = await env.planner.next({
+    const response = await agentOf(env, live).planner.next({
       ...request,
       onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
     });
@@ -134,10 +134,11 @@ export function createPlannerActor(env: RuntimeEnv) {
       (live.transcript ??= createTranscript()),
     );
     // A model that accepts images gets the bytes of those the context names (read outside any write).
-    if (env.planner.images) await withImageData(env, live, messages);
-    const request = { runId, stepIndex, input: live.input, messages, tools: env.toolSpecs, context: live.context };
+    const agent = agentOf(env, live);
+    if (agent.planner.images) await withImageData(env, live, messages);
+    const request = { runId, stepIndex, input: live.input, messages, tools: agent.toolSpecs, context: live.context };
     // Budgets are checked against what the next call may cost, so usage does not overshoot.
-    const estimate = given ? undefined : env.planner.estimate?.(request);
+    const estimate = given ? undefined : agent.planner.estimate?.(request);
     if (!given && limits.maxTokens != null) {
       const next = estimate ? estimate.inputTokens + estimate.maxOutputTokens : 0;
       if (estimate ? input.tokens + next > limits.maxTokens : input.tokens >= limits.maxTokens) {
@@ -166,7 +167,7 @@ export function createPlannerActor(env: RuntimeEnv) {
     failpoint('planner.answered');
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
     // The versions of the tools it was offered: a call of this decision runs with these, or asks.
-    const toolVersions = decision.type === 'final' ? null : versionsOf(env, decision.calls);
+    const toolVersions = decision.type === 'final' ? null : versionsOf(agent, decision.calls);
     live.driver.memory.journal.set(stepIndex, { decision, usage, toolVersions });
     live.driver.stage((writer) =>
       writer.insertStep({
@@ -184,11 +185,11 @@ export function createPlannerActor(env: RuntimeEnv) {
       decision: summarize(decision),
       usage: toUsageData(usage),
       ...(given ? { given_by: live.fork?.by ?? null } : {}),
-      ...(env.planner.model ? { model: env.planner.model } : {}),
-      ...(env.planner.provider ? { provider: env.planner.provider } : {}),
+      ...(agent.planner.model ? { model: agent.planner.model } : {}),
+      ...(agent.planner.provider ? { provider: agent.planner.provider } : {}),
     });
     // A model's answer is durable before it is acted on: a restored run never asks again.
-    if (!env.planner.cheap) {
+    if (!agent.planner.cheap) {
       await live.driver.flush();
       failpoint('planner.journaled');
     }

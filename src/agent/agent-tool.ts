@@ -1,0 +1,64 @@
+/**
+ * An agent called as a tool: each call starts a child run of the agent (durable, with its own
+ * ledger, events and budget), the parent waits for it holding nothing, and the child's answer is
+ * the call's result (its failure the call's failure, told to the model).
+ */
+import { z } from 'zod';
+import { fail } from '../failure.js';
+import { defineTool, type ChildBudget, type Risk, type Tool } from '../tools/define-tool.js';
+import type { Agent } from './define-agent.js';
+
+/** What an agent tool's call takes by default: the task for the agent, in words. */
+const taskInput = z.object({ input: z.string().min(1).describe('The task for the agent, in words') }).strict();
+
+/** How an agent is offered as a tool. */
+export interface AgentToolOptions<I> {
+  /** The tool's name (default `agent.<agent name>`). */
+  name?: string;
+  /** What the model is told the agent does (default: from its instructions). */
+  description?: string;
+  /**
+   * The call's arguments (default `{ input: string }`, the child's input). With a schema of its
+   * own, the child's input is the parsed arguments as JSON, unless they have an `input` string.
+   */
+  input?: z.ZodType<I>;
+  /** The child's limits, each a slice of what the parent has left (never more than that). */
+  budget?: ChildBudget;
+  /** Who must approve a call before the child starts (default `low`: none). */
+  risk?: Risk;
+}
+
+/**
+ * Offers an agent to another agent as a tool. The runtime of the calling agent drives the
+ * child runs too: the called agent needs a planner of its own (`planner` or `offlinePlanner`).
+ * @example
+ * const researcher = defineAgent({ name: 'researcher', instructions: 'Find facts.', tools: [search], planner });
+ * const runtime = createRuntime({ database: './baton.db', planner, tools: [agentTool(researcher)] });
+ */
+export function agentTool<I = { input: string }>(agent: Agent, options: AgentToolOptions<I> = {}): Tool<I, string> {
+  if (!agent.planner && !agent.offlinePlanner) {
+    fail('input.invalid', `Agent '${agent.name}' has no planner: an agent called as a tool plans with its own`);
+  }
+  const firstLine = agent.instructions.split('\n')[0]?.slice(0, 200) ?? '';
+  return defineTool<I, string>({
+    name: options.name ?? `agent.${agent.name}`,
+    description: options.description ?? `Hands a task to agent '${agent.name}' and returns its answer. ${firstLine}`,
+    input: (options.input ?? taskInput) as z.ZodType<I>,
+    // A call that is interrupted finds the same child again (its id is the call's): never two.
+    effect: 'idempotent',
+    risk: options.risk ?? 'low',
+    execute() {
+      throw new Error(`Tool 'agent.${agent.name}' runs as a child run, never in place`);
+    },
+    delegate: {
+      agent: agent as unknown as { readonly name: string; readonly tools: readonly Tool[] },
+      ...(options.budget ? { budget: options.budget } : {}),
+      toInput: (args) => {
+        const input = (args as { input?: unknown } | null)?.input;
+        return typeof input === 'string' && (options.input === undefined || Object.keys(args as object).length === 1)
+          ? input
+          : JSON.stringify(args);
+      },
+    },
+  });
+}
