@@ -85,16 +85,42 @@ export function forkControl({ runId, stepIndex, decision, errors, where }) {
 }
 
 /**
- * A run's lineage: the run it was forked from (and at which step), and its own forks.
+ * A run's lineage: the run it was forked from (and at which step), and its own forks; the parent
+ * whose call started it (an agent called as a tool), its own children, and, while it waits on a
+ * child, the wait of a person down the tree (decided here on this run's id, or on the run that asks).
  * @param {HTMLElement} root
  * @param {RunJson} run
  * @param {RunJson[]} forks
+ * @param {(approvalId: string, body: Record<string, unknown>) => Promise<unknown>} [decide]
  */
-export function renderLineage(root, run, forks) {
+export function renderLineage(root, run, forks, decide) {
   const link = (/** @type {string} */ id) => h('a', { href: `#/runs/${encodeURIComponent(id)}`, class: 'mono' }, id);
   const from = run.forked_from;
+  const children = run.children ?? [];
   fill(
     root,
+    run.parent
+      ? h(
+          'p',
+          { 'data-testid': 'parent-run' },
+          'Child of ',
+          link(run.parent.run_id),
+          ` (its call ${run.parent.tool_call_id})`,
+        )
+      : null,
+    children.length > 0
+      ? h(
+          'p',
+          { 'data-testid': 'children' },
+          `Children (${children.length}): `,
+          ...children.flatMap((child, i) => [
+            i > 0 ? ', ' : '',
+            h('span', { 'data-child': child.run_id, 'data-status': child.status }, link(child.run_id)),
+            ` agent ${child.agent ?? '?'} (${child.status.replace('_', ' ')})`,
+          ]),
+        )
+      : null,
+    run.child_wait ? childWait(run.child_wait, link, decide) : null,
     from ? h('p', { 'data-testid': 'forked-from' }, 'Forked from ', link(from.run_id), ` at step ${from.step}`) : null,
     forks.length > 0
       ? h(
@@ -109,7 +135,66 @@ export function renderLineage(root, run, forks) {
         )
       : null,
   );
-  root.hidden = !from && forks.length === 0;
+  root.hidden = !from && forks.length === 0 && !run.parent && children.length === 0;
+}
+
+/**
+ * What a run waiting on its child shows: the child, and the person's wait down the tree with
+ * Approve / Reject for an approval (a question or a budget is answered on the run that asks).
+ * @param {NonNullable<RunJson['child_wait']>} wait
+ * @param {(id: string) => HTMLElement} link
+ * @param {((approvalId: string, body: Record<string, unknown>) => Promise<unknown>) | undefined} decide
+ */
+function childWait(wait, link, decide) {
+  const asking = wait.asking;
+  const buttons =
+    asking && decide && (asking.wait_reason === 'approval' || asking.wait_reason === 'policy')
+      ? [
+          h(
+            'button',
+            {
+              type: 'button',
+              'data-testid': 'child-approve',
+              onclick: () => void decide(asking.pending_approval_id, { decision: 'approve' }),
+            },
+            'Approve',
+          ),
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              'data-testid': 'child-reject',
+              onclick: () => void decide(asking.pending_approval_id, { decision: 'reject' }),
+            },
+            'Reject',
+          ),
+        ]
+      : [];
+  return h(
+    'div',
+    { class: 'child-wait', 'data-testid': 'child-wait', 'data-child': wait.run_id },
+    h(
+      'p',
+      {},
+      'Waiting on child run ',
+      link(wait.run_id),
+      ` (agent ${wait.agent ?? '?'}, ${wait.status.replace('_', ' ')})`,
+    ),
+    asking
+      ? h(
+          'p',
+          { 'data-testid': 'child-asking', 'data-approval': asking.pending_approval_id },
+          'Run ',
+          link(asking.run_id),
+          asking.pending_input
+            ? ` asks: ${asking.pending_input.question}`
+            : ` waits for ${asking.wait_reason === 'budget' ? 'more budget' : 'approval'} (${asking.pending_approval_id})`,
+          ' — decide it here or on that run. ',
+          ...buttons,
+        )
+      : h('p', { class: 'muted' }, 'No person is asked down the tree: the child is working.'),
+  );
 }
 
 /**

@@ -36,6 +36,10 @@ export function summarize(event) {
       return `created: ${brief(d.input, 100)}${d.forked_from ? ` — forked from ${d.forked_from.run_id} at step ${d.forked_from.step} (${d.copied?.events ?? 0} events copied)` : ''}`;
     case 'state':
       return `${d.from} → ${d.to}${d.stop_reason ? ` (${d.stop_reason})` : ''}${d.wait_reason ? ` (${d.wait_reason})` : ''}${d.compensation ? ` — ${compensationSummary(d.compensation)}` : ''}`;
+    case 'child':
+      return d.status === 'started'
+        ? `handed ${d.tool} to agent ${d.agent}: child run ${d.child_run_id}`
+        : `child run ${d.child_run_id} (agent ${d.agent}) ${d.status}${d.failure ? `: ${d.failure.message}` : ''}`;
     case 'compensation':
       return `undo ${d.tool} (call ${String(d.compensates)}): ${COMPENSATION_LABELS[/** @type {keyof typeof COMPENSATION_LABELS} */ (d.status)] ?? d.status}${d.reason ? ` — ${d.reason === 'no_compensator' ? 'it has no compensator' : 'its outcome is unknown, a human must check it'}` : ''}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}${d.failure ? `: ${d.failure.message}` : ''}`;
     case 'step': {

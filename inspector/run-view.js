@@ -25,6 +25,8 @@ import { openStream } from './stream.js';
 /** @typedef {import('./types.js').FoldState} FoldState */
 
 const REFRESH_MS = 400;
+/** How often a run waiting on its child run is read again (the child's progress writes nothing of the parent's). */
+const CHILD_POLL_MS = 1_000;
 
 /**
  * Mounts a run's view; the returned function unmounts it.
@@ -94,7 +96,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     const actions = { live: following, decide, answer, errors: el.errors };
     renderApprovals(el.approvals, { ...state, status }, approvals, following ? toolCalls : [], actions);
     if (run && replaySeq === null) renderOutcome(el, run);
-    if (run) renderLineage(el.lineage, run, forks);
+    if (run) renderLineage(el.lineage, run, forks, replaySeq === null ? decideBelow : undefined);
   }
 
   /** @param {EventJson} event */
@@ -131,6 +133,8 @@ export function mountRunView(root, runId, machine, onConnection) {
 
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let refreshTimer;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let childPoll;
   function scheduleRefresh() {
     refreshTimer ??= setTimeout(() => {
       refreshTimer = undefined;
@@ -159,6 +163,11 @@ export function mountRunView(root, runId, machine, onConnection) {
       renderState();
       // What the API data on the page reflects, for whoever waits for the page to settle.
       if (refreshTimer === undefined) section.dataset.syncedSeq = String(upTo);
+      // Waiting on a child, the run writes nothing while the child works or asks: read again.
+      if (t.run.status === 'waiting_human' && t.run.wait_reason === 'child') {
+        clearTimeout(childPoll);
+        childPoll = setTimeout(() => void refresh(), CHILD_POLL_MS);
+      }
       return undefined;
     } catch (error) {
       if (!gone) showError(error, el.errors);
@@ -167,6 +176,9 @@ export function mountRunView(root, runId, machine, onConnection) {
   }
 
   const { decide, answer } = decisionRequests(runId, refresh);
+  /** A decision on a wait down the tree, named on this run's id (the server finds the run that asks). */
+  const decideBelow = (/** @type {string} */ approvalId, /** @type {Record<string, unknown>} */ body) =>
+    decide(approvalId, body).catch((/** @type {unknown} */ error) => showError(error, el.errors));
 
   wireCancel(
     { button: cancelButton, reason: cancelReason, compensate: cancelCompensate },
@@ -206,5 +218,6 @@ export function mountRunView(root, runId, machine, onConnection) {
     gone = true;
     stream.close();
     clearTimeout(refreshTimer);
+    clearTimeout(childPoll);
   };
 }

@@ -39,8 +39,30 @@ export interface RunJson {
   deadline_at: number | null;
   /** The run this one was forked from, and the first step it ran itself. */
   forked_from?: { run_id: string; step: number } | null;
+  /** For a child run (an agent called as a tool): the parent and its call that started it. */
+  parent?: { run_id: string; tool_call_id: string } | null;
+  /** The child runs this run's agent tools started, oldest first. */
+  children?: ChildRunJson[];
+  /** While the run waits on a child: the child, and the person's wait down the tree it shows. */
+  child_wait?:
+    | (ChildRunJson & {
+        asking: {
+          run_id: string;
+          wait_reason: string;
+          pending_approval_id: string;
+          pending_input: PendingInputJson | null;
+        } | null;
+      })
+    | null;
   created_at: number;
   updated_at: number;
+}
+
+export interface ChildRunJson {
+  run_id: string;
+  tool_call_id: string;
+  agent: string | null;
+  status: string;
 }
 
 export interface EventJson {
@@ -55,7 +77,7 @@ export interface ApprovalJson {
   id: string;
   run_id: string;
   step_index: number;
-  kind: 'tool' | 'uncertain' | 'version' | 'input' | 'budget' | 'policy' | 'repeat';
+  kind: 'tool' | 'uncertain' | 'version' | 'input' | 'budget' | 'policy' | 'repeat' | 'child';
   tool_call_ids: string[];
   args_hash: string;
   status: 'pending' | 'approved' | 'rejected' | 'expired';

@@ -66,4 +66,12 @@ describe('README', () => {
     expect(stdout.trim().split('\n')).toEqual(['approval.refused', 'old_orders is gone']);
     expect(example.expected).toEqual(['approval.refused', 'old_orders is gone']);
   });
+
+  it('runs its agents-that-call-agents example: the child answers, the parent reports it', async () => {
+    const example = readmeExample(join(tempDir(), 'tree.db'), '## Agents that call agents');
+    const { code, stdout, stderr } = await runExample(example.code);
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim().split('\n')).toEqual(example.expected);
+    expect(example.expected).toEqual(['Report: Zog has 3 moons', 'researcher succeeded', '4']);
+  });
 });

@@ -29,7 +29,12 @@ export async function waitIdOf(
   kind: 'approval' | 'input',
 ): Promise<string> {
   if (given !== undefined) return given;
-  const run = await backend.get(runId);
+  const got = await backend.get(runId);
+  // A run waiting on its child: the wait a person decides is the one down the tree (on either id).
+  const asking = got.child_wait?.asking;
+  const run = asking
+    ? { ...got, pending_approval_id: asking.pending_approval_id, pending_input: asking.pending_input }
+    : got;
   // A question a call asks in flight is the run's only wait (the run executes meanwhile).
   const id = kind === 'input' ? run.pending_input?.id : (run.pending_approval_id ?? run.pending_input?.id);
   if (!id) {

@@ -155,9 +155,19 @@ export async function followRun(
     if (!source && io.piped) source = pipedLines(io.stdin, io.stdout, options.signal);
     return source;
   };
+  /** The child run the last call of an agent tool started. */
+  let child: string | undefined;
   try {
     for await (const event of backend.events(runId, { follow: true, signal: options.signal })) {
       printer.print(event);
+      if (event.type === 'child' && event.data.status === 'started') child = String(event.data.child_run_id);
+      if (event.type === 'state' && event.data.to === 'waiting_human' && event.data.wait_reason === 'child' && child) {
+        // The child does the work (and asks what it asks): followed, its waits decided, until it ends.
+        printer.breakLine();
+        const inner = await followRun(backend, child, options, io);
+        if (inner.kind !== 'ended') return inner;
+        continue;
+      }
       if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
       if (event.type === 'input_request') requests.set(String(event.data.input_id), event);
       // Decide once the run is durably waiting: the `state` event carries the wait's id. A

@@ -16,6 +16,7 @@ const WAITING_FOR: Record<string, string> = {
   input: 'an answer',
   budget: 'more budget',
   policy: 'an escalated approval',
+  child: 'its child run',
 };
 
 /** What the person gave with a decision, in a few words. */
@@ -85,6 +86,12 @@ function describe(event: EventLike): string {
       return `error: ${args(data)}`;
     case 'draft':
       return `draft: ${String(data.text)}`;
+    case 'child': {
+      const who = `agent ${String(data.agent)} (run ${String(data.child_run_id)})`;
+      if (data.status === 'started') return `  hand ${String(data.tool)} to ${who}`;
+      const failure = data.failure as { message?: string } | undefined;
+      return `  ${who} ${String(data.status)}${failure?.message ? `: ${failure.message}` : ''}`;
+    }
   }
   // Events of a newer runtime still get a line.
   return `${String((event as { type: unknown }).type)} ${args(data)}`;

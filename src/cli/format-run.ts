@@ -37,6 +37,13 @@ export function toRunsTable(runs: RunJson[]): string {
 /** What a waiting run waits on, and the command that decides it. */
 function waitOf(run: RunJson): string {
   if (run.pending_input) return `input ${run.pending_input.id} (baton answer ${run.id} <text>)`;
+  if (run.child_wait) {
+    const asking = run.child_wait.asking;
+    const below = asking
+      ? `; run ${asking.run_id} waits for ${asking.pending_input ? `input ${asking.pending_input.id}` : `approval ${asking.pending_approval_id}`} (decide it on either run)`
+      : '';
+    return `child run ${run.child_wait.run_id} (agent ${String(run.child_wait.agent)}, ${run.child_wait.status})${below}`;
+  }
   if (run.wait_reason === 'budget') return `approval ${String(run.pending_approval_id)} (baton extend or baton end)`;
   return `approval ${String(run.pending_approval_id)}`;
 }
@@ -49,6 +56,17 @@ export function toRunDetails(run: RunJson): string {
     ['session', run.session_id],
     ...(run.forked_from
       ? [['forked', `from ${run.forked_from.run_id} at step ${run.forked_from.step}`] as [string, string]]
+      : []),
+    ...(run.parent
+      ? [['parent', `${run.parent.run_id} (its call ${run.parent.tool_call_id})`] as [string, string]]
+      : []),
+    ...(run.children.length > 0
+      ? [
+          ['children', run.children.map((c) => `${c.run_id} (agent ${String(c.agent)}, ${c.status})`).join(', ')] as [
+            string,
+            string,
+          ],
+        ]
       : []),
     ['input', run.input],
     ['answer', run.answer ?? '-'],
