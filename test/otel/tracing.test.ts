@@ -20,6 +20,7 @@ import { startTestServer, token } from '../helpers/server.js';
 import { spawnChild } from '../helpers/spawn-child.js';
 import { tempFiles } from '../helpers/temp.js';
 import { tracedRun } from '../helpers/traced-run.js';
+import { treeOptions } from '../helpers/tree-agents.js';
 import { createShop, SHOP_SCRIPT } from '../helpers/shop.js';
 import { createMcpTools } from '../../src/tools/mcp/index.js';
 import { stdioNotes } from '../helpers/mcp.js';
@@ -246,6 +247,37 @@ describe('OpenTelemetry spans', () => {
         'baton.tool.attempt': 1,
       });
     }
+  });
+
+  it("puts a child run's spans under the execute_tool span of the call that started it, in one trace", async () => {
+    exporter.reset();
+    const { db, effects } = tempFiles();
+    const runtime = openRuntime({ ...treeOptions(db, effects), tracing: true });
+    const parent = await runtime.wait((await runtime.start({ input: 'tidy up' })).id);
+    const childId = `${parent.id}.s0.c0.child`;
+    await runtime.approve(parent.id, parent.childWait!.asking!.pendingApprovalId, { by: 'alice' });
+    expect((await runtime.wait(parent.id)).status).toBe('succeeded');
+    await runtime.close();
+    const spans = exporter.getFinishedSpans().map(toLine);
+    const trace = runTraceIds(parent.id).traceId;
+    // Every span of both runs is in the parent's trace.
+    const ofTree = spans.filter(
+      (s) => s.attributes['baton.run.id'] === parent.id || s.attributes['baton.run.id'] === childId,
+    );
+    expect(ofTree.length).toBeGreaterThan(6);
+    for (const span of ofTree) expect(span.traceId).toBe(trace);
+    const call = ofTree.find((s) => s.name === 'execute_tool agent.clerk')!;
+    expect(call).toMatchObject({ parentSpanId: runTraceIds(parent.id).spanId });
+    expect(call.attributes).toMatchObject({ 'baton.child_run.id': childId, 'baton.tool.outcome': 'succeeded' });
+    const child = ofTree.find((s) => s.name === 'invoke_agent baton' && s.attributes['baton.run.id'] === childId)!;
+    expect(child).toMatchObject({ spanId: runTraceIds(childId).spanId, parentSpanId: call.spanId });
+    expect(child.attributes).toMatchObject({ 'gen_ai.agent.name': 'clerk', 'baton.run.status': 'succeeded' });
+    // The child's own spans (its model calls, its archive, its approval) are under its run span.
+    const inner = ofTree.filter((s) => s.attributes['baton.run.id'] === childId && s !== child);
+    expect(inner.map((s) => s.name).sort()).toEqual(
+      ['baton.approval', 'chat planner', 'chat planner', 'execute_tool files.archive'].sort(),
+    );
+    for (const span of inner) expect(span.parentSpanId).toBe(child.spanId);
   });
 
   it('names the MCP server and tool of an MCP call on its span', async () => {

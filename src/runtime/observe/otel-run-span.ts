@@ -5,7 +5,7 @@
 import { SpanKind, SpanStatusCode, type Attributes, type Link } from '@opentelemetry/api';
 import type { RunEventRecord } from '../model/types.js';
 import { baseAttributes, type EventHandler, type SpanDeps } from './otel-spans.js';
-import { runTraceIds, underRun, withRunIds } from './trace-ids.js';
+import { runTraceIds, underCall, underRun, withRunIds } from './trace-ids.js';
 import type { TracedRun } from './traced-run.js';
 import { parseTraceparent } from './traceparent.js';
 
@@ -16,6 +16,11 @@ export const onRunCreated: EventHandler = (_deps, _runId, run, event) => {
   run.sessionId = typeof data.session_id === 'string' ? data.session_id : null;
   run.agent = typeof data.agent === 'string' ? data.agent : null;
   run.link = parseTraceparent(typeof data.traceparent === 'string' ? data.traceparent : null);
+  const parent = data.parent as { run_id?: unknown; tool_call_id?: unknown } | undefined;
+  run.parent =
+    typeof parent?.run_id === 'string' && typeof parent.tool_call_id === 'string'
+      ? { runId: parent.run_id, callId: parent.tool_call_id }
+      : null;
 };
 
 /** `state`: a transition to remember; planning is where the next `chat` span starts; an end writes the run's span. */
@@ -41,14 +46,22 @@ function writeRunSpan(deps: SpanDeps, runId: string, run: TracedRun, event: RunE
     'baton.step': Number(data.step_index ?? 0),
   };
   const ids = runTraceIds(runId);
+  const parent = run.parent;
   let span = withRunIds(ids, () =>
-    tracer.startSpan('invoke_agent baton', {
-      kind: SpanKind.INTERNAL,
-      startTime: run.createdAt,
-      attributes,
-      links,
-      root: true,
-    }),
+    parent
+      ? // A child run: under the `execute_tool` span of the call that started it, in its root's trace.
+        tracer.startSpan(
+          'invoke_agent baton',
+          { kind: SpanKind.INTERNAL, startTime: run.createdAt, attributes, links },
+          underCall(parent.runId, parent.callId),
+        )
+      : tracer.startSpan('invoke_agent baton', {
+          kind: SpanKind.INTERNAL,
+          startTime: run.createdAt,
+          attributes,
+          links,
+          root: true,
+        }),
   );
   if (span.isRecording() && span.spanContext().spanId !== ids.spanId) {
     // No `batonIdGenerator` in the provider: the run's span joins its trace like its children.

@@ -4,10 +4,16 @@
  */
 import type { RunEventRecord } from '../model/types.js';
 import { baseAttributes, writeChildSpan, type EventHandler } from './otel-spans.js';
+import { callSpanIds, withRunIds } from './trace-ids.js';
 
 /** `action`: a tool call started; its span is written when its result comes. */
 export const onAction: EventHandler = (_deps, _runId, run, event) => {
   run.actions.set(String(event.data.tool_call_id), event);
+};
+
+/** `child` started: a call of an agent tool began (its span, the child run's parent, is written at its result). */
+export const onChild: EventHandler = (_deps, _runId, run, event) => {
+  if (event.data.status === 'started') run.actions.set(String(event.data.tool_call_id), event);
 };
 
 /** `result`: the `execute_tool` span of the call, from its start to its result. */
@@ -17,26 +23,32 @@ export const onResult: EventHandler = (deps, runId, run, event, emit) => {
   run.actions.delete(String(data.tool_call_id));
   if (!emit) return;
   const failure = data.failure as { code?: string } | undefined;
-  writeChildSpan(
-    deps,
-    runId,
-    `execute_tool ${String(data.tool)}`,
-    started?.createdAt ?? event.createdAt,
-    event.createdAt,
-    {
-      ...baseAttributes(runId, run),
-      ...toolAttributes(data, started),
-      'gen_ai.operation.name': 'execute_tool',
-      'baton.step': Number(data.step_index ?? started?.data.step_index ?? stepOfCall(data.tool_call_id)),
-      ...(started?.data.risk ? { 'baton.tool.risk': String(started.data.risk) } : {}),
-      ...mcpOrigin(started?.data.origin),
-      ...(deps.content
-        ? {
-            'gen_ai.tool.call.arguments': deps.content(started?.data.args),
-          }
-        : {}),
-    },
-    failure?.code,
+  // The span of a call that started a child run has the id the child's span names as parent.
+  const write = (start: () => void) =>
+    started?.type === 'child' ? withRunIds(callSpanIds(runId, String(data.tool_call_id)), start) : start();
+  write(() =>
+    writeChildSpan(
+      deps,
+      runId,
+      `execute_tool ${String(data.tool)}`,
+      started?.createdAt ?? event.createdAt,
+      event.createdAt,
+      {
+        ...baseAttributes(runId, run),
+        ...toolAttributes(data, started),
+        'gen_ai.operation.name': 'execute_tool',
+        'baton.step': Number(data.step_index ?? started?.data.step_index ?? stepOfCall(data.tool_call_id)),
+        ...(started?.data.risk ? { 'baton.tool.risk': String(started.data.risk) } : {}),
+        ...(started?.type === 'child' ? { 'baton.child_run.id': String(started.data.child_run_id) } : {}),
+        ...mcpOrigin(started?.data.origin),
+        ...(deps.content
+          ? {
+              'gen_ai.tool.call.arguments': deps.content(started?.data.args),
+            }
+          : {}),
+      },
+      failure?.code,
+    ),
   );
 };
 

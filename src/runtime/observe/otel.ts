@@ -24,7 +24,7 @@ import { onApprovalRequest, onApprovalResult } from './otel-approval-span.js';
 import { onStep } from './otel-chat-span.js';
 import { onRunCreated, onState } from './otel-run-span.js';
 import { cappedContent, type EventHandler, type SpanDeps } from './otel-spans.js';
-import { onAction, onCompensation, onResult } from './otel-tool-spans.js';
+import { onAction, onChild, onCompensation, onResult } from './otel-tool-spans.js';
 import { newTracedRun, replayLog, type TracedRun } from './traced-run.js';
 import { flushRegisteredProvider, providerRegistered } from './tracer-provider.js';
 
@@ -53,6 +53,7 @@ const HANDLERS: Partial<Record<LogEventType, EventHandler>> = {
   state: onState,
   step: onStep,
   action: onAction,
+  child: onChild,
   result: onResult,
   compensation: onCompensation,
   approval_request: onApprovalRequest,

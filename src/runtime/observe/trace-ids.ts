@@ -10,7 +10,28 @@ import { context, trace, TraceFlags, type Context } from '@opentelemetry/api';
 /** The ids of a run's trace: derived from its id, the same in every process. */
 export function runTraceIds(runId: string): { traceId: string; spanId: string } {
   const digest = createHash('sha256').update(`baton.run:${runId}`).digest('hex');
-  return { traceId: digest.slice(0, 32), spanId: digest.slice(32, 48) };
+  // A child run (an agent called as a tool: `<root>.s<n>.c<m>.child…`) is in its root's trace.
+  const root = runId.endsWith('.child') ? runId.slice(0, runId.indexOf('.')) : runId;
+  const traceId = root === runId ? digest.slice(0, 32) : runTraceIds(root).traceId;
+  return { traceId, spanId: digest.slice(32, 48) };
+}
+
+/**
+ * The `execute_tool` span of a call that started a child run: its id derived from the call's, so
+ * the child's `invoke_agent` span, written by whichever process ends the child, names it as parent.
+ */
+export function callSpanIds(runId: string, callId: string): { traceId: string; spanId: string } {
+  const digest = createHash('sha256').update(`baton.call:${callId}`).digest('hex');
+  return { traceId: runTraceIds(runId).traceId, spanId: digest.slice(0, 16) };
+}
+
+/** A context whose parent is the `execute_tool` span of the call that started a child run. */
+export function underCall(runId: string, callId: string): Context {
+  return trace.setSpanContext(context.active(), {
+    ...callSpanIds(runId, callId),
+    traceFlags: TraceFlags.SAMPLED,
+    isRemote: false,
+  });
 }
 
 /** The ids the generator hands out while a run's own span starts; null the rest of the time. */

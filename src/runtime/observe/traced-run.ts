@@ -14,6 +14,8 @@ export interface TracedRun {
   /** The agent the run belongs to (from `run.created`), for `gen_ai.agent.name`. */
   agent: string | null;
   link: SpanContext | null;
+  /** For a child run: its parent and the call that started it (from `run.created`); its span goes under that call's. */
+  parent: { runId: string; callId: string } | null;
   planningSince: number | null;
   actions: Map<string, RunEventRecord>;
   approvals: Map<string, RunEventRecord>;
@@ -28,6 +30,7 @@ export function newTracedRun(createdAt: number): TracedRun {
     sessionId: null,
     agent: null,
     link: null,
+    parent: null,
     planningSince: null,
     actions: new Map(),
     approvals: new Map(),
