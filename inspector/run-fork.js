@@ -194,6 +194,13 @@ function childWait(wait, link, decide) {
           ...buttons,
         )
       : h('p', { class: 'muted' }, 'No person is asked down the tree: the child is working.'),
+    asking && asking.tool_calls.length > 0
+      ? h(
+          'ul',
+          { class: 'child-calls', 'data-testid': 'child-asking-calls' },
+          ...asking.tool_calls.map((c) => h('li', { class: 'mono' }, `${c.tool} ${JSON.stringify(c.args)}`)),
+        )
+      : null,
   );
 }
 

@@ -51,6 +51,7 @@ export interface RunJson {
           wait_reason: string;
           pending_approval_id: string;
           pending_input: PendingInputJson | null;
+          tool_calls: { id: string; tool: string; args: unknown }[];
         } | null;
       })
     | null;

@@ -17,6 +17,11 @@ export const DEFAULTS = {
    * crash mid-call) before a human decides; an `unsafe` one goes to a human after its first.
    */
   maxToolAttempts: 3,
+  /**
+   * How deep agents called as tools nest: a run this many child runs below its root calls no
+   * agent tool (the call fails, and the model is told), so an agent that calls itself stops.
+   */
+  maxChildDepth: 8,
   /** Retries of a tool that reports itself unavailable (transient). */
   toolUnavailableRetries: 2,
   /** First backoff for those retries; doubles each time. */

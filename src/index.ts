@@ -55,7 +55,7 @@ export { POLICY_DECISIONS } from './policy/index.js';
 export type { Policy, PolicyDecision, PolicyOutcome, PolicyRequest, PolicyVerdict } from './policy/index.js';
 export { BatonError, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
-export { defineAgent, resolveAgentPlanner, agentTool } from './agent/index.js';
+export { defineAgent, resolveAgentPlanner, agentTool, subAgentsOf } from './agent/index.js';
 export type { Agent, AgentSpec, ModelSettings, AgentToolOptions } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';
 export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';

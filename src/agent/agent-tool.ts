@@ -4,9 +4,8 @@
  * the call's result (its failure the call's failure, told to the model).
  */
 import { z } from 'zod';
-import { fail } from '../failure.js';
-import { defineTool, type ChildBudget, type Risk, type Tool } from '../tools/define-tool.js';
-import type { Agent } from './define-agent.js';
+import { defineTool, type AnyTool, type ChildBudget, type Risk, type Tool } from '../tools/define-tool.js';
+import { resolveAgentPlanner, type Agent, type ModelSettings } from './define-agent.js';
 
 /** What an agent tool's call takes by default: the task for the agent, in words. */
 const taskInput = z.object({ input: z.string().min(1).describe('The task for the agent, in words') }).strict();
@@ -29,26 +28,25 @@ export interface AgentToolOptions<I> {
 }
 
 /**
- * Offers an agent to another agent as a tool. The runtime of the calling agent drives the
- * child runs too: the called agent needs a planner of its own (`planner` or `offlinePlanner`).
+ * Offers an agent to another agent as a tool. The runtime of the calling agent drives the child
+ * runs too, with the called agent's planner (`planner`, else `offlinePlanner`; `baton serve`,
+ * `worker` and `run --agent` give it the model they are configured with, as to the module's own).
  * @example
  * const researcher = defineAgent({ name: 'researcher', instructions: 'Find facts.', tools: [search], planner });
  * const runtime = createRuntime({ database: './baton.db', planner, tools: [agentTool(researcher)] });
  */
 export function agentTool<I = { input: string }>(agent: Agent, options: AgentToolOptions<I> = {}): Tool<I, string> {
-  if (!agent.planner && !agent.offlinePlanner) {
-    fail('input.invalid', `Agent '${agent.name}' has no planner: an agent called as a tool plans with its own`);
-  }
+  const name = options.name ?? `agent.${agent.name}`;
   const firstLine = agent.instructions.split('\n')[0]?.slice(0, 200) ?? '';
   return defineTool<I, string>({
-    name: options.name ?? `agent.${agent.name}`,
+    name,
     description: options.description ?? `Hands a task to agent '${agent.name}' and returns its answer. ${firstLine}`,
     input: (options.input ?? taskInput) as z.ZodType<I>,
     // A call that is interrupted finds the same child again (its id is the call's): never two.
     effect: 'idempotent',
     risk: options.risk ?? 'low',
     execute() {
-      throw new Error(`Tool 'agent.${agent.name}' runs as a child run, never in place`);
+      throw new Error(`Tool '${name}' runs as a child run, never in place`);
     },
     delegate: {
       agent: agent as unknown as { readonly name: string; readonly tools: readonly Tool[] },
@@ -61,4 +59,23 @@ export function agentTool<I = { input: string }>(agent: Agent, options: AgentToo
       },
     },
   });
+}
+
+/**
+ * The agents an agent's tools hand work to, and theirs, each with the planner it plans with under
+ * these model settings (`resolveAgentPlanner`): what the command line gives `createRuntime` as
+ * `agents`, so a child agent plans with the configured model too.
+ */
+export function subAgentsOf(agent: Agent, settings: ModelSettings = {}): Agent[] {
+  const found = new Map<string, Agent>();
+  const visit = (tools: readonly AnyTool[]): void => {
+    for (const tool of tools) {
+      const sub = tool.delegate?.agent as unknown as Agent | undefined;
+      if (!sub || sub.name === agent.name || found.has(sub.name)) continue;
+      found.set(sub.name, sub);
+      visit(sub.tools);
+    }
+  };
+  visit(agent.tools);
+  return [...found.values()].map((sub) => ({ ...sub, planner: resolveAgentPlanner(sub, settings).planner }));
 }

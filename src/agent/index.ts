@@ -3,4 +3,4 @@
  * Invariant: an agent is data (instructions, tools, policy, planner); the runtime runs it.
  */
 export { defineAgent, resolveAgentPlanner, type Agent, type AgentSpec, type ModelSettings } from './define-agent.js';
-export { agentTool, type AgentToolOptions } from './agent-tool.js';
+export { agentTool, subAgentsOf, type AgentToolOptions } from './agent-tool.js';

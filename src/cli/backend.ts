@@ -53,7 +53,12 @@ export interface Backend {
   readonly inProcess: boolean;
   start(body: StartBody): Promise<RunJson>;
   get(runId: string): Promise<RunJson>;
-  list(filter: { status?: RunStatus | undefined; limit?: number | undefined; forkedFrom?: string }): Promise<RunPage>;
+  list(filter: {
+    status?: RunStatus | undefined;
+    limit?: number | undefined;
+    forkedFrom?: string;
+    parentRunId?: string;
+  }): Promise<RunPage>;
   steps(runId: string): Promise<unknown[]>;
   /** The tools runs can call, as `GET /v1/tools` lists them (in process: the agent's). */
   tools(): Promise<ToolJson[]>;

@@ -100,7 +100,7 @@ function hintOf(command: string, failure: CliFailure): string | undefined {
     case 'run.version_conflict':
       return `Another process drives this run (is 'baton serve' running on this file?): use --url.`;
     case 'run.agent_mismatch':
-      return `Pass --agent <the module of agent '${String(failure.details?.run_agent ?? '?')}'>, or --url for a server that runs it.`;
+      return `Pass --agent <the module of agent '${String(failure.details?.run_agent ?? '?')}', or of an agent that calls it as a tool>, or --url for a server that runs it.`;
     case 'server.listen_failed':
       return failure.details?.cause === 'EADDRNOTAVAIL'
         ? 'Choose an address of this machine with --host.'

@@ -4,8 +4,11 @@ import type { CliIo } from './cli-io.js';
 import { toEventLine } from './format-event.js';
 import { terminalText } from './terminal-text.js';
 
-/** Prints events to `io.stdout`: readable lines, or with `json` one JSON object per line. */
-export function createEventPrinter(io: CliIo, json: boolean) {
+/**
+ * Prints events to `io.stdout`: readable lines, or with `json` one JSON object per line (each
+ * names its run). `indent` sets a child run's lines apart from its parent's.
+ */
+export function createEventPrinter(io: CliIo, json: boolean, indent = '') {
   let drafting = false;
   return {
     print(event: EventJson): void {
@@ -20,7 +23,7 @@ export function createEventPrinter(io: CliIo, json: boolean) {
         return;
       }
       this.breakLine();
-      io.stdout.write(`${toEventLine(event)}\n`);
+      io.stdout.write(`${indent}${toEventLine(event)}\n`);
     },
     /** Ends a line of draft text, before anything else is written. */
     breakLine(): void {

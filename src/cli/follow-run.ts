@@ -51,6 +51,8 @@ interface FollowOptions {
   decider: Decider;
   json: boolean;
   signal: AbortSignal;
+  /** How deep in a tree of runs the followed run is (0: the one asked for): its lines are indented by it. */
+  depth?: number;
 }
 
 /** `forbidden`: the caller may not decide this wait (a role it lacks); it is left for one who may. */
@@ -146,7 +148,7 @@ export async function followRun(
   options: FollowOptions,
   io: CliIo,
 ): Promise<FollowOutcome> {
-  const printer = createEventPrinter(io, options.json);
+  const printer = createEventPrinter(io, options.json, '    '.repeat(options.depth ?? 0));
   const requests = new Map<string, EventJson>();
   let source: LineSource | undefined;
   // Made on the first question: reading stdin before then would take lines meant for later.
@@ -164,7 +166,7 @@ export async function followRun(
       if (event.type === 'state' && event.data.to === 'waiting_human' && event.data.wait_reason === 'child' && child) {
         // The child does the work (and asks what it asks): followed, its waits decided, until it ends.
         printer.breakLine();
-        const inner = await followRun(backend, child, options, io);
+        const inner = await followRun(backend, child, { ...options, depth: (options.depth ?? 0) + 1 }, io);
         if (inner.kind !== 'ended') return inner;
         continue;
       }

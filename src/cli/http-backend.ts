@@ -18,6 +18,7 @@ export function createHttpBackend(target: HttpTarget): Backend {
       if (filter.status) query.set('status', filter.status);
       if (filter.limit) query.set('limit', String(filter.limit));
       if (filter.forkedFrom) query.set('forked_from', filter.forkedFrom);
+      if (filter.parentRunId) query.set('parent_run_id', filter.parentRunId);
       const search = query.size > 0 ? `?${query}` : '';
       return client.request<RunPage>('GET', `/v1/runs${search}`);
     },

@@ -10,6 +10,7 @@ import {
   createRuntime,
   createScriptedPlanner,
   resolveAgentPlanner,
+  subAgentsOf,
   type Agent,
   type ModelSettings,
   type Runtime,
@@ -69,6 +70,8 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       // described by its tools, as `baton serve` describes them: a call's risk is the same in
       // process as over HTTP. Its tools are never run here: nothing reads without an agent drives.
       tools: options.agent?.tools ?? DEMO_AGENT.tools,
+      // The agents its tools call plan with the same model settings.
+      ...(options.agent ? { agents: subAgentsOf(options.agent, options.model) } : {}),
       ...(options.agent?.policy ? { policy: options.agent.policy } : {}),
       agent: options.agent?.name ?? DEMO_AGENT.name,
       recover: false,
@@ -118,6 +121,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
         ...(filter.status ? { status: filter.status } : {}),
         ...(filter.limit ? { limit: filter.limit } : {}),
         ...(filter.forkedFrom ? { forkedFrom: filter.forkedFrom } : {}),
+        ...(filter.parentRunId ? { parentRunId: filter.parentRunId } : {}),
       });
       return { runs: page.runs.map(toRunJson), next_cursor: page.nextCursor };
     },

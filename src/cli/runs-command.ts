@@ -11,7 +11,7 @@ import { TARGET_HELP, TARGET_OPTIONS, takePositionals, toPositiveInt, HELP_FLAG 
 const MAX_LIMIT = 200;
 
 /** The usage text of `baton runs`. */
-export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--forked-from <run>] [--json]
+export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--forked-from <run>] [--parent <run>] [--json]
                   [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Lists runs, newest first.
@@ -20,6 +20,7 @@ Options:
   --status <status>  only runs in this state: ${RUN_STATUSES.join(', ')}
   --limit <n>        at most n runs, 1-200 (default 20)
   --forked-from <run>  only the forks of that run
+  --parent <run>     only the child runs that run's agent tools started
 ${TARGET_HELP}
 ${HELP_FLAG}
 
@@ -37,6 +38,7 @@ export const runRunsCommand = defineCommand({
     status: { type: 'string' },
     limit: { type: 'string' },
     'forked-from': { type: 'string' },
+    parent: { type: 'string' },
   },
   async run({ values, positionals }, { io, open }) {
     takePositionals(positionals, { required: [] });
@@ -47,7 +49,14 @@ export const runRunsCommand = defineCommand({
     const backend = await open(values, { drive: false });
     const forkedFrom = values['forked-from'];
     if (forkedFrom === '') throw usageError('--forked-from needs a run id');
-    const page = await backend.list({ status, limit, ...(forkedFrom ? { forkedFrom } : {}) });
+    const parentRunId = values.parent;
+    if (parentRunId === '') throw usageError('--parent needs a run id');
+    const page = await backend.list({
+      status,
+      limit,
+      ...(forkedFrom ? { forkedFrom } : {}),
+      ...(parentRunId ? { parentRunId } : {}),
+    });
     io.stdout.write(values.json ? `${JSON.stringify(page)}\n` : toRunsTable(page.runs));
     return EXIT.ok;
   },

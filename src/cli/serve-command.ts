@@ -4,7 +4,7 @@
  * until SIGTERM or SIGINT, then stops accepting, ends open event streams and closes the runtime;
  * runs still in flight resume on the next start (or on another worker).
  */
-import { createRuntime, resolveAgentPlanner, type PruneReport, type Runtime } from '../index.js';
+import { createRuntime, resolveAgentPlanner, subAgentsOf, type PruneReport, type Runtime } from '../index.js';
 import { createServer, loadAuthConfig, type Listening } from '../server/index.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
@@ -140,11 +140,14 @@ export const runServeCommand = defineCommand({
     let runtime: Runtime | undefined;
     let listening: Listening | undefined;
     try {
-      const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
+      const settings = { model: values.model, baseURL: values['base-url'] };
+      const { planner, description } = resolveAgentPlanner(agent, settings);
       runtime = createRuntime({
         database,
         planner,
         tools: agent.tools,
+        // The agents its tools call plan with the same model settings.
+        agents: subAgentsOf(agent, settings),
         ...(agent.policy ? { policy: agent.policy } : {}),
         recover: false,
         claim: worker,

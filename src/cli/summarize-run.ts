@@ -31,11 +31,16 @@ export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
     }
   }
   if (run.pending_input) io.stdout.write(terminalText(`Question: ${describeQuestion(run.pending_input)}\n`));
-  const pending = run.pending_input
-    ? `, input ${run.pending_input.id}`
-    : run.pending_approval_id
-      ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
-      : '';
+  const asking = run.child_wait?.asking;
+  const pending = asking
+    ? `, waiting on child run ${run.child_wait!.run_id}: ${asking.pending_input ? `input ${asking.pending_input.id}` : `${asking.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${asking.pending_approval_id}`}${asking.run_id === run.child_wait!.run_id ? '' : ` of run ${asking.run_id}`}`
+    : run.child_wait
+      ? `, waiting on child run ${run.child_wait.run_id} (${run.child_wait.status})`
+      : run.pending_input
+        ? `, input ${run.pending_input.id}`
+        : run.pending_approval_id
+          ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
+          : '';
   io.stdout.write(`Run ${run.id} ${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}${pending}\n`);
 }
 

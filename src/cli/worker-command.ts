@@ -5,7 +5,7 @@
  * with its agent's planner and tools, and on SIGTERM or Ctrl-C releases what it holds, so
  * another worker takes it over at once.
  */
-import { createRuntime, resolveAgentPlanner, type Runtime } from '../index.js';
+import { createRuntime, resolveAgentPlanner, subAgentsOf, type Runtime } from '../index.js';
 import { logBackgroundErrors } from './background-errors.js';
 import { usageError } from './cli-error.js';
 import { defineCommand } from './define-command.js';
@@ -72,11 +72,14 @@ export const runWorkerCommand = defineCommand({
     const { agent } = mcp;
     let runtime: Runtime | undefined;
     try {
-      const { planner, description } = resolveAgentPlanner(agent, { model: values.model, baseURL: values['base-url'] });
+      const settings = { model: values.model, baseURL: values['base-url'] };
+      const { planner, description } = resolveAgentPlanner(agent, settings);
       runtime = createRuntime({
         database,
         planner,
         tools: agent.tools,
+        // The agents its tools call plan with the same model settings.
+        agents: subAgentsOf(agent, settings),
         ...(agent.policy ? { policy: agent.policy } : {}),
         leaseMs,
         maxRuns,

@@ -81,7 +81,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const views = createRunViews(shared);
   const reads = createRunReads({ ...shared, tools, agent: agent.name });
   const decisions = createDecisions(shared);
-  const commands = createRunCommands(shared);
+  const commands = createRunCommands({ ...shared, endChildren: (runId) => children.endChildrenOf(runId) });
   // A run that ends takes its children with it: they are cancelled like any run.
   children.useCancel((runId, opts) => commands.cancel(runId, opts));
   const pruning = createPruning({ ...shared, retention: options.retention });

@@ -55,6 +55,8 @@ export function toRunJson(run: Run) {
                 pending_input: run.childWait.asking.pendingInput
                   ? toPendingInputJson(run.childWait.asking.pendingInput)
                   : null,
+                // The arguments are the caller's own data: as given.
+                tool_calls: run.childWait.asking.toolCalls,
               }
             : null,
         }

@@ -45,6 +45,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['writ
       fenced();
       run('setWakeAt', { id, at });
     },
+    askCancel(id, request) {
+      fenced();
+      run('askCancel', { id, request });
+    },
     insertStep(row) {
       fenced();
       run('insertStep', rowOf(row));

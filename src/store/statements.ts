@@ -210,6 +210,16 @@ const BUILDS = {
       .updateTable('runs')
       .set({ wake_at: p('at') })
       .where('id', '=', p('id')),
+  /** A cancel asked of an active run (a child whose parent ended); a waiting one is due at once, to carry it out. */
+  askCancel: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({
+        cancel_requested: p('request'),
+        wake_at: sql`case when status = 'waiting_human' then 0 else wake_at end`,
+      })
+      .where('id', '=', p('id'))
+      .where('status', 'in', ACTIVE),
   insertStep: (db, p) =>
     db
       .insertInto('steps')

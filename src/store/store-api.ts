@@ -119,6 +119,8 @@ export interface UnitWriter {
   setAnswer(runId: string, answer: string): void;
   /** Sets when a run must be loaded again (0: at once). */
   setWakeAt(id: string, at: number | null): void;
+  /** Asks whoever drives another active run to cancel it (`request` as `requestCancel` stores it); a waiting one becomes due. */
+  askCancel(id: string, request: string): void;
   /** Journals a planner decision (once per step). */
   insertStep(row: StepRow): void;
   /** Inserts or replaces a ledger row. */

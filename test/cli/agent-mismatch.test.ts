@@ -32,7 +32,9 @@ describe('baton and a run of another agent', () => {
       });
       expect(outcome.code, outcome.stderr).toBe(1);
       expect(outcome.stderr).toContain("belongs to agent 'support'");
-      expect(outcome.stderr).toContain("(run.agent_mismatch)\nPass --agent <the module of agent 'support'>");
+      expect(outcome.stderr).toContain(
+        "(run.agent_mismatch)\nPass --agent <the module of agent 'support', or of an agent that calls it as a tool>",
+      );
     }
     const again = openRuntime({
       database: db,

@@ -39,6 +39,10 @@ describe('a tree of runs in the inspector', () => {
     expect(await page.locator(`[data-testid=children] [data-child="${child}"]`).getAttribute('data-status')).toBe(
       'waiting_human',
     );
+    // What the approval is for: the call and its arguments, as the child would run them.
+    expect(await page.locator('[data-testid=child-asking-calls] li').allTextContents()).toEqual([
+      'files.archive {"file":"a.json"}',
+    ]);
     // The parent's own wait is no approval a person gives: its page offers none.
     expect(await page.locator('[data-testid=pending-approval]').count()).toBe(0);
 

@@ -157,6 +157,43 @@ describe.each(ALL_DIALECTS)('agents called as tools (%s)', (dialect) => {
     }
   });
 
+  it('stops an agent that calls itself at the depth limit, the deepest call failing and the model told', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const echo = defineAgent({
+      name: 'echo',
+      instructions: 'Ask yourself.',
+      tools: [],
+      planner: createScriptedPlanner([
+        { type: 'tool_calls', calls: [{ tool: 'agent.echo', args: { input: 'deeper' } }] },
+        (request) => ({ type: 'final', answer: `echo(${lastObservation(request)})` }),
+      ]),
+    });
+    // An agent whose tool is itself (its tools are a list it can be added to once it exists).
+    (echo.tools as unknown[]).push(agentTool(echo));
+    const runtime = openRuntime({
+      database,
+      planner: createScriptedPlanner([
+        { type: 'tool_calls', calls: [{ tool: 'agent.echo', args: { input: 'go' } }] },
+        (request) => ({ type: 'final', answer: lastObservation(request) }),
+      ]),
+      tools: [agentTool(echo)],
+    });
+    const root = await runtime.start({ input: 'go' });
+    const done = await runtime.wait(root.id);
+    expect(done.status).toBe('succeeded');
+    let deepest = root.id;
+    for (let depth = 1; depth <= 8; depth += 1) deepest = `${deepest}.s0.c0.child`;
+    const [refused] = await runtime.toolCalls(deepest);
+    expect(refused).toMatchObject({ tool: 'agent.echo', status: 'failed', childRunId: null });
+    expect(refused!.result?.failure?.message).toMatch(
+      /8 child runs deep, and agents called as tools nest at most 8 deep/,
+    );
+    expect(await runtime.get(`${deepest}.s0.c0.child`).catch((error: unknown) => (error as BatonError).code)).toBe(
+      'run.not_found',
+    );
+    expect(done.answer).toMatch(/^(echo\(){8}.*nest at most 8 deep/);
+  });
+
   it('gives a child no more budget than its parent has left', async () => {
     const effects: string[] = [];
     const { database } = await freshDatabaseOf(dialect);

@@ -147,6 +147,37 @@ describe.each(ALL_DIALECTS)('a tree of runs (%s)', (dialect) => {
     }
   });
 
+  it('answers a cancel of the parent once its children have ended too', async () => {
+    const world: World = [];
+    const { runtime, parent, manager, clerk } = await waitingTree(world);
+    await runtime.cancel(parent, { reason: 'not today' });
+    // No waiting: by the time cancel answers, the whole tree has ended.
+    for (const id of [manager, clerk]) expect((await runtime.get(id)).status, id).toBe('failed');
+  });
+
+  it('ends a child whose parent ended in a runtime that could not end it, once a runtime that can opens', async () => {
+    const world: World = [];
+    const { database } = await freshDatabaseOf(dialect);
+    const first = openRuntime({ database, ...threeLevels(world) });
+    const parent = (await first.start({ input: 'tidy up' })).id;
+    const manager = `${parent}.s1.c0.child`;
+    const clerk = `${manager}.s1.c0.child`;
+    expect((await first.wait(parent)).childWait?.asking?.runId).toBe(clerk);
+    await first.close();
+    // A runtime of the parent's agent without the agent tools: it ends the parent, not its children.
+    const bare = openRuntime({ database, planner: createScriptedPlanner([]), tools: [], recover: false });
+    expect(await bare.cancel(parent, { reason: 'not today' })).toMatchObject({ status: 'failed' });
+    expect((await bare.get(manager)).status).toBe('waiting_human');
+    await bare.close();
+    // The parent's end asked its child to end, durably: the next runtime that can, does, down the tree.
+    const next = openRuntime({ database, ...threeLevels(world) });
+    for (const id of [manager, clerk]) {
+      expect(await ended(next, id)).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
+    }
+    expect((await next.get(manager)).failure?.message).toContain(`its parent run '${parent}' ended (cancelled)`);
+    expect(world).toEqual(['write parent', 'write manager', 'write clerk']);
+  });
+
   it("tells the parent's model when a child is cancelled on its own", async () => {
     const world: World = [];
     const { runtime, parent, manager, clerk } = await waitingTree(world);

@@ -6,7 +6,7 @@
  * same unit, so no restart can run a call a human refused.
  */
 import { getNextSnapshot, type StateValue } from 'xstate';
-import { stateName, statusOf } from '../../../machines/run-status.js';
+import { isTerminalStatus, stateName, statusOf } from '../../../machines/run-status.js';
 import type { ExpiryOutcome } from '../../../machines/types.js';
 import { BatonError, createFailure, fail, quoteId, type Failure } from '../../failure.js';
 import { isWriteFailure, type ApprovalRow, type Store } from '../../store/index.js';
@@ -35,7 +35,7 @@ export function waitsOn(
   return statusOf(snapshot.value) === 'waiting_human' && snapshot.context.pendingApprovalId === id;
 }
 
-type Outcome = 'final' | 'vote' | 'refused' | 'decided' | 'expired';
+type Outcome = 'final' | 'vote' | 'refused' | 'decided' | 'expired' | 'ended';
 
 /**
  * Decides an approval of a live run; resolves once the decision and the resumed transition are
@@ -60,12 +60,23 @@ export async function decideApproval(
     fail('approval.not_found', `Approval ${quoteId(approvalId)} does not exist on run ${quoteId(runId)}`);
   }
   const event = decisionEvent(approvalId, input);
+  if (driver.retired || isTerminalStatus(driver.status)) {
+    fail('run.invalid_transition', `Run '${runId}' ended (${driver.status}): no decision on it counts any more`, {
+      details: { state: driver.status, event: event.type },
+    });
+  }
   const decision = approves(input) ? ('approved' as const) : ('rejected' as const);
   // Set inside the write unit below; read once it has committed.
   let outcome = 'decided' as Outcome;
   let refusedIn = '';
   driver.stage((writer) => {
     const snapshot = driver.actor.getSnapshot();
+    // Ended since it was loaded (a child whose parent ended is cancelled as it loads): no decision counts.
+    if (isTerminalStatus(statusOf(snapshot.value))) {
+      outcome = 'ended';
+      refusedIn = stateName(snapshot.value);
+      return;
+    }
     const waiting = waitsOn(snapshot, approvalId);
     if (waiting && !snapshot.can(event)) {
       outcome = 'refused';
@@ -140,7 +151,15 @@ export async function decideApproval(
     }
     settleWithoutRunning(env, live, current, input);
   });
-  await driver.flush();
+  await driver.flush().catch((error: unknown) => {
+    // The run ended in this very unit's turn and its driver retired: the decision was not written.
+    if (!(outcome === 'ended' && error instanceof BatonError && error.code === 'run.closed')) throw error;
+  });
+  if (outcome === 'ended') {
+    fail('run.invalid_transition', `Run '${runId}' ended (${refusedIn}): no decision on it counts any more`, {
+      details: { state: refusedIn, event: decisionEvent(approvalId, input).type },
+    });
+  }
   if (outcome === 'refused') {
     throw new BatonError(
       createFailure(

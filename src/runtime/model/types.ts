@@ -186,6 +186,8 @@ export interface ChildWait extends ChildRun {
     waitReason: WaitReason;
     pendingApprovalId: string;
     pendingInput: PendingInput | null;
+    /** The calls the wait is bound to, with the arguments they would run with (none for a question or a budget). */
+    toolCalls: { id: string; tool: string; args: unknown }[];
   } | null;
 }
 

@@ -5,7 +5,7 @@
  * index lookup for the children, and a walk down the waiting children only while it waits on one.
  */
 import type { RunStatus } from '../../../machines/types.js';
-import type { RunRow, Store } from '../../store/index.js';
+import type { ApprovalRow, RunRow, Store } from '../../store/index.js';
 import { toPendingInput } from '../model/rows.js';
 import type { ChildRun, ChildWait, Run } from '../model/types.js';
 
@@ -16,6 +16,18 @@ const MAX_DEPTH = 32;
 
 function toChild(row: RunRow): ChildRun {
   return { runId: row.id, toolCallId: row.parent_call_id ?? '', agent: row.agent, status: row.status as RunStatus };
+}
+
+/** The calls a wait is bound to, with the arguments they would run with (from the step's decision). */
+async function boundCalls(store: Store, wait: ApprovalRow): Promise<{ id: string; tool: string; args: unknown }[]> {
+  const ids = JSON.parse(wait.tool_call_ids) as string[];
+  if (ids.length === 0) return [];
+  const step = (await store.listSteps(wait.run_id)).find((s) => s.step_index === wait.step_index);
+  const calls = step ? ((JSON.parse(step.decision) as { calls?: { tool: string; args: unknown }[] }).calls ?? []) : [];
+  return ids.map((id) => {
+    const call = calls[Number(id.slice(id.lastIndexOf('.c') + 2))];
+    return { id, tool: call?.tool ?? '?', args: call?.args ?? null };
+  });
 }
 
 /** The run down the tree under `row` (a run waiting on a child) that waits for a person, if any. */
@@ -30,6 +42,7 @@ async function askingBelow(store: Store, child: RunRow): Promise<ChildWait['aski
         waitReason: row.wait_reason,
         pendingApprovalId: row.pending_approval_id,
         pendingInput: wait ? toPendingInput(wait) : null,
+        toolCalls: wait ? await boundCalls(store, wait) : [],
       };
     }
     const next = await store.getApproval(row.pending_approval_id);
@@ -51,10 +64,9 @@ export async function childWaitOf(store: Store, row: RunRow): Promise<ChildWait 
 
 /** The run with its children and what it waits on, read from the store. */
 export async function withTree(store: Store, row: RunRow, run: Run): Promise<Run> {
-  const [children, childWait] = await Promise.all([
-    store.listRuns({ parentRunId: row.id, limit: MAX_CHILDREN }),
-    childWaitOf(store, row),
-  ]);
+  // What it waits on first, then the children: a child listed is never older than the wait shown.
+  const childWait = await childWaitOf(store, row);
+  const children = await store.listRuns({ parentRunId: row.id, limit: MAX_CHILDREN });
   // Listed newest first by the store: a parent shows them in the order its calls made them.
   return { ...run, children: children.reverse().map(toChild), childWait };
 }

@@ -46,8 +46,9 @@ export function toAgentEnv(definition: AgentDefinition): AgentEnv {
 }
 
 /**
- * The other agents a runtime drives: those `tools` hand work to, and theirs, and `extra`. A name
- * taken twice by different agents (or by the runtime's own agent) is refused.
+ * The other agents a runtime drives: those `tools` hand work to, and theirs, and `extra` (which
+ * stand for the agents of their names). A name taken twice by different agents (or by the
+ * runtime's own agent) is refused.
  */
 export function collectAgents(
   own: string,
@@ -55,7 +56,10 @@ export function collectAgents(
   extra: readonly AgentDefinition[] = [],
 ): Map<string, AgentEnv> {
   const found = new Map<string, AgentDefinition>();
-  const visit = (agent: AgentDefinition): void => {
+  // An agent named in `extra` stands for the agent of that name its tools name (with another planner, say).
+  const given = new Map(extra.map((agent) => [agent.name, agent]));
+  const visit = (named: AgentDefinition): void => {
+    const agent = given.get(named.name) ?? named;
     if (!NAME.test(agent.name)) fail('input.invalid', `Agent name '${agent.name}' must match ${NAME}`);
     if (agent.name === own) {
       fail('input.invalid', `Agent '${own}' is the runtime's own agent: an agent tool cannot hand work to it`);

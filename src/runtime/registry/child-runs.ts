@@ -35,11 +35,16 @@ export interface ChildRuns extends ChildStarter {
   checkOrphan(child: LiveRun): void;
   /** Binds the runtime's cancel (made after the registry). */
   useCancel(cancel: CancelRun): void;
+  /** Cancels the children still active of a run that ended, newest first, and resolves once each has. */
+  endChildrenOf(parentRunId: string): Promise<void>;
   /** A child driven here ended (durably): its parent takes its outcome, if this runtime can load it. */
   ended(child: LiveRun & { parent: NonNullable<LiveRun['parent']> }): void;
   /** A parent waits on a child (it came to wait, or was loaded): if the child has ended, the parent takes it now. */
   check(parent: LiveRun): void;
 }
+
+/** How deep a tree of runs is followed down (a deeper one is a loop or a mistake). */
+const MAX_TREE_DEPTH = 32;
 
 /** Why a parent cannot take its child's outcome here, none of them a fault. */
 const ELSEWHERE: ReadonlySet<string> = new Set([
@@ -114,11 +119,27 @@ export function createChildRuns(deps: ChildRunsDeps): ChildRuns {
     }
   }
 
+  /**
+   * Cancels the active runs below a run that ended and resolves once they have ended (cancelled
+   * here, or by the cascade already under way; one driven elsewhere is waited for until `patience`).
+   */
+  async function endSubtree(parentRunId: string, patience: AbortSignal, depth: number): Promise<void> {
+    if (depth >= MAX_TREE_DEPTH) return;
+    const rows = await store.listRuns({ parentRunId, limit: 100 });
+    const ids = rows.filter((row) => !isTerminalStatus(row.status)).map((row) => row.id);
+    await endChildren(parentRunId, ids, false);
+    for (const id of ids) {
+      await ended(id, patience);
+      await endSubtree(id, patience, depth + 1);
+    }
+  }
+
   return {
     start,
     useCancel(given) {
       cancel = given;
     },
+    endChildrenOf: (parentRunId) => endSubtree(parentRunId, AbortSignal.timeout(2 * deps.leaseMs), 0),
     parentEnded(parent) {
       const ids = childrenOf(parent);
       if (ids.length === 0) return;

@@ -9,7 +9,7 @@ import { isUniqueViolation, type RunRow } from '../../store/index.js';
 import type { ChildBudget } from '../../tools/define-tool.js';
 import { createDriver } from '../drive/run-driver.js';
 import type { ChildRequest, LiveRun } from '../drive/env.js';
-import { childRunId } from '../model/ids.js';
+import { childRunId, hashOf } from '../model/ids.js';
 import { agentIdentity } from './agent-identity.js';
 import type { RunMachineDefinition } from '../../../machines/variants.js';
 import type { Store } from '../../store/index.js';
@@ -67,7 +67,8 @@ export function createChildStart(deps: ChildStartDeps): (parent: LiveRun, reques
     const run = planNewRun(
       {
         input: request.input,
-        sessionId: id,
+        // A session of its own, named after it (briefly: a deep child's id is long).
+        sessionId: `ses_child_${hashOf(id).slice(0, 32)}`,
         context: parent.context,
         options: {
           ...(own?.maxSteps !== undefined ? { maxSteps: own.maxSteps } : {}),

@@ -297,6 +297,14 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
     // A wait of a child run (or its child's) that the parent shows is decided on either id.
     runId = await ownerBelow(env.store, runId, approvalId);
     const pending = await assertPendingApproval(env.store, runId, approvalId);
+    if (pending.kind === 'child') {
+      const child = (JSON.parse(pending.request ?? '{}') as { child_run_id?: string }).child_run_id ?? '?';
+      fail(
+        'approval.wrong_decision',
+        `Run '${runId}' waits on its child run '${child}': no person decides that wait; decide the wait the child shows (child_wait.asking), on either run`,
+        { details: { kind: pending.kind, decisions: [], child_run_id: child } },
+      );
+    }
     if (!TAKES[pending.kind].includes(decision.decision)) {
       fail(
         'approval.wrong_decision',

@@ -33,6 +33,8 @@ export interface RunCommandsDeps {
   handOffUnlessDriving(runId: string): Promise<void>;
   /** The run as `Runtime.get` reports it. */
   get(runId: string): Promise<Run>;
+  /** Ends the children still active of a run that ended (agents called as tools), and waits for them. */
+  endChildren?(runId: string): Promise<void>;
 }
 
 /** The runtime's `cancel` and `send` (see `Runtime`). */
@@ -92,7 +94,13 @@ export function createRunCommands(deps: RunCommandsDeps): RunCommands {
       // A cancel the database refused is the caller's to know: the run is as it was.
       await run.driver.flush();
       await deps.handOffUnlessDriving(runId);
-      return deps.get(runId);
+      const ended = await deps.get(runId);
+      // Its children end with it before the caller is answered (their end was asked durably already).
+      if (ended.children.length > 0 && (ended.status === 'failed' || ended.status === 'succeeded')) {
+        await deps.endChildren?.(runId);
+        return deps.get(runId);
+      }
+      return ended;
     },
 
     /**

@@ -23,6 +23,7 @@ import type { Run } from '../model/types.js';
 import { createAdoption } from './adopt-run.js';
 import type { AgentIdentity } from './agent-identity.js';
 import { stageAnswer } from './commit-answer.js';
+import { cancelRequest } from './cancel-request.js';
 import { createLetGo } from './let-go.js';
 import { createLiveRuns } from './live-runs.js';
 import { createLoader } from './load-run.js';
@@ -254,6 +255,15 @@ function withRegistryCallbacks(deps: RegistryDeps, live: Map<string, LiveRun>, o
       // outcome leaves it woken on open, wherever it is driven.
       const parent = live.get(driver.runId)?.parent;
       if (parent) driver.stage((writer) => writer.setWakeAt(parent.runId, 0));
+      // And a parent's end asks its children still active to end, in the same unit: whoever drives
+      // one carries it out, and a waiting one is due, so no crash leaves a child of an ended run.
+      const children = driver.memory.toolCalls().filter((row) => row.child_run_id !== null);
+      if (children.length === 0) return;
+      const why = driver.context().stopReason;
+      const request = cancelRequest(`its parent run '${driver.runId}' ended${why ? ` (${why})` : ''}`);
+      driver.stage((writer) => {
+        for (const row of children) writer.askCancel(row.child_run_id!, request);
+      });
     },
     onRetired(driver, failure) {
       // A driver never registered (a new run whose insert failed) is its caller's to report.

@@ -6,6 +6,9 @@
  * settles the call (`ledger/child-wait.ts`).
  */
 import type { ExecutorOutcome } from '../../../machines/types.js';
+import { DEFAULTS } from '../../defaults.js';
+import { createFailure } from '../../failure.js';
+import { toErrorResult } from '../../tools/tool-result.js';
 import { callRow, highestRisk, pendingApproval } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import { failpoint } from '../model/failpoints.js';
@@ -33,6 +36,16 @@ export async function callChild(
   // Its child ended and settled the call in the same unit: nothing more to do.
   if (wait && wait.status !== 'pending') return null;
   if (wait) return waiting(toolCalls.executed);
+  const depth = runId.split('.child').length - 1;
+  if (depth >= DEFAULTS.maxChildDepth) {
+    const failure = createFailure(
+      'tool.failed',
+      `Tool '${call.toolName}' was not run: run '${runId}' is ${depth} child runs deep, and agents called as tools nest at most ${DEFAULTS.maxChildDepth} deep`,
+      { details: { depth, max_depth: DEFAULTS.maxChildDepth } },
+    );
+    scope.settle(call, 'failed', toErrorResult(failure));
+    return null;
+  }
   failpoint('child.starting');
   const childId = await env.children.start(live, {
     callId: call.id,

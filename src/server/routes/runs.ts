@@ -24,6 +24,8 @@ const listQuerySchema = z.object({
   cursor: z.string().min(1).optional(),
   /** Only the forks of this run. */
   forked_from: z.string().min(1).max(300).optional(),
+  /** Only the child runs this run's agent tools started. */
+  parent_run_id: z.string().min(1).max(1000).optional(),
 });
 
 const cancelBodySchema = z
@@ -66,6 +68,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
       ...(query.limit ? { limit: query.limit } : {}),
       ...(query.cursor ? { cursor: query.cursor } : {}),
       ...(query.forked_from ? { forkedFrom: query.forked_from } : {}),
+      ...(query.parent_run_id ? { parentRunId: query.parent_run_id } : {}),
     });
     return c.json({ runs: page.runs.map(toRunJson), next_cursor: page.nextCursor });
   });

@@ -40,6 +40,11 @@ export function notesOf(ops: readonly RecordedWrite[]): [string, string][] {
   if (ops.some((op) => op.name === 'insertRun' || (op.name === 'setWakeAt' && op.values.at === 0))) {
     notes.push([RUNS_CHANNEL, '']);
   }
+  // A cancel asked of another run: whoever drives it carries it out; a waiting one is due.
+  for (const op of ops.filter((each) => each.name === 'askCancel')) {
+    notes.push([CANCEL_CHANNEL, String(op.values.id)]);
+    notes.push([RUNS_CHANNEL, '']);
+  }
   return notes;
 }
 
