@@ -19,8 +19,11 @@ export function lastObservation(request: PlannerRequest): string {
   return request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
 }
 
-/** The clerk: it archives the file its task names (an unsafe effect a person approves), then says so. */
-export function clerkAgent(effects: string) {
+/**
+ * The clerk: it archives the file its task names (an unsafe effect a person approves), then says
+ * so. Each effect is a line of the `effects` file (`<file> <idempotency key>`), or an entry of the list.
+ */
+export function clerkAgent(effects: string | string[]) {
   const archive = defineTool({
     name: 'files.archive',
     description: 'Archives a file',
@@ -28,7 +31,8 @@ export function clerkAgent(effects: string) {
     effect: 'unsafe',
     risk: 'high',
     execute: ({ file }, ctx) => {
-      appendFileSync(effects, `${file} ${ctx.idempotencyKey}\n`);
+      if (Array.isArray(effects)) effects.push(file);
+      else appendFileSync(effects, `${file} ${ctx.idempotencyKey}\n`);
       return { archived: file };
     },
   });

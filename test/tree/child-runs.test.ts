@@ -13,56 +13,17 @@ import {
   createScriptedPlanner,
   defineAgent,
   defineTool,
-  type PlannerRequest,
+  type Planner,
   type Runtime,
 } from '../../src/index.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
-
-/** The last tool observation the planner was shown. */
-function lastObservation(request: PlannerRequest): string {
-  return request.messages.filter((m) => m.role === 'tool').at(-1)?.content ?? '';
-}
-
-/** A clerk agent whose archive tool needs approval and counts its effects. */
-function clerkAgent(effects: string[]) {
-  const archive = defineTool({
-    name: 'files.archive',
-    description: 'Archives a file',
-    input: z.object({ file: z.string() }),
-    effect: 'unsafe',
-    risk: 'high',
-    execute: ({ file }) => {
-      effects.push(file);
-      return { archived: file };
-    },
-  });
-  return defineAgent({
-    name: 'clerk',
-    instructions: 'You archive files.',
-    tools: [archive],
-    planner: createScriptedPlanner([
-      (request) => ({
-        type: 'tool_calls',
-        calls: [{ tool: 'files.archive', args: { file: request.input.replace('archive ', '') } }],
-      }),
-      (request) => ({ type: 'final', answer: `clerk: ${lastObservation(request)}` }),
-    ]),
-  });
-}
-
-/** A parent that hands the task to the clerk, then answers with what the clerk said. */
-function parentPlanner(task = 'archive a.json') {
-  return createScriptedPlanner([
-    { type: 'tool_calls', calls: [{ tool: 'agent.clerk', args: { input: task } }] },
-    (request) => ({ type: 'final', answer: `parent: ${lastObservation(request)}` }),
-  ]);
-}
+import { clerkAgent, lastObservation, parentPlanner } from '../helpers/tree-agents.js';
 
 describe.each(ALL_DIALECTS)('agents called as tools (%s)', (dialect) => {
   skipUnlessAvailable(dialect);
 
-  async function open(effects: string[], extra: { planner?: ReturnType<typeof parentPlanner> } = {}) {
+  async function open(effects: string[], extra: { planner?: Planner } = {}) {
     const { database } = await freshDatabaseOf(dialect);
     const clerk = clerkAgent(effects);
     return openRuntime({ database, planner: extra.planner ?? parentPlanner(), tools: [agentTool(clerk)] });
