@@ -173,10 +173,12 @@ export async function* followEvents(
   }
 }
 
-/** True when the wait a run waits on has passed its expiry instant and is still pending. */
+/** True when the wait a run waits on is about to be applied: decided since the row was read, or past its expiry instant. */
 async function expiring(store: Store, row: RunRow): Promise<boolean> {
   if (!row.pending_approval_id) return false;
   const wait = await store.getApproval(row.pending_approval_id);
+  // Decided (or expired) since the row was read, and not yet applied: the run is about to move too.
+  if (wait && wait.status !== 'pending') return true;
   return wait?.status === 'pending' && wait.expires_at !== null && wait.expires_at <= Date.now();
 }
 
@@ -243,6 +245,9 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       if (done) return true;
       // Waiting on a child run is no wait for a person until one is asked down the tree.
       if (run.childWait && !run.childWait.asking) return false;
+      // Moved on here while this was read (an expiry or a decision applied): not what the file said.
+      const now = ctx.liveStatus(runId);
+      if (now !== undefined && now !== row.status) return false;
       resolve(run);
       return true;
     };

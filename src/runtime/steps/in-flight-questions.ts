@@ -67,9 +67,10 @@ export function inFlightAsker(scope: CallScope, call: PreparedCall, attempt: num
     await driver.flush();
     if (ended) return { action: 'cancel', reason: 'the call ended before it was answered' };
     driver.announceQuestion();
-    const decided = await waitForDecision(scope, id, (stop) => open.set(id, stop));
+    const waited = await waitForDecision(scope, id, (stop) => open.set(id, stop));
     open.delete(id);
     if (ended) return { action: 'cancel', reason: 'the call ended before it was answered' };
+    const decided = waited === 'expired' ? null : waited;
     if (decided?.elsewhere && !scope.signal.aborted) {
       // Decided by another runtime on the row itself: its event is written here, with the run's.
       writeDecidedElsewhere(scope, decided.row);
@@ -78,7 +79,10 @@ export function inFlightAsker(scope: CallScope, call: PreparedCall, attempt: num
     if (decided) return answerOf(decided.row);
     // Expired or stopped before anyone decided: closed here, so no one can answer it later.
     const row = driver.memory.approvals.get(id);
-    const expired = row?.expires_at !== null && row?.expires_at !== undefined && row.expires_at <= Date.now();
+    // Its own timer says so (a timer may wake a millisecond before the wall clock reaches the instant).
+    const expired =
+      waited === 'expired' ||
+      (row?.expires_at !== null && row?.expires_at !== undefined && row.expires_at <= Date.now());
     const reason = expired ? 'no one answered before it expired' : 'the run stopped the call';
     if (!scope.signal.aborted) {
       // Another runtime may have decided it on the row a moment ago: that decision stands.
@@ -125,17 +129,17 @@ function writeDecidedElsewhere(scope: Pick<CallScope, 'live'>, row: ApprovalRow)
   );
 }
 
-/** The decided question (`elsewhere`: by another runtime), or null at its expiry or when the call is stopped. */
+/** The decided question (`elsewhere`: by another runtime), `expired` at its expiry, or null when the call is stopped. */
 function waitForDecision(
   scope: CallScope,
   id: string,
   onWaiting: (stop: () => void) => void,
-): Promise<{ row: ApprovalRow; elsewhere: boolean } | null> {
+): Promise<{ row: ApprovalRow; elsewhere: boolean } | 'expired' | null> {
   const { live, env, signal } = scope;
   const { driver } = live;
   return new Promise((resolve) => {
     const timers: NodeJS.Timeout[] = [];
-    const done = (decided: { row: ApprovalRow; elsewhere: boolean } | null) => {
+    const done = (decided: { row: ApprovalRow; elsewhere: boolean } | 'expired' | null) => {
       unlisten();
       for (const timer of timers) clearTimeout(timer);
       clearInterval(poll);
@@ -160,7 +164,7 @@ function waitForDecision(
     const row = driver.memory.approvals.get(id);
     if (row && row.status !== 'pending') return done({ row, elsewhere: false });
     const expiresAt = row?.expires_at ?? null;
-    if (expiresAt !== null) timers.push(setTimeout(() => done(null), Math.max(0, expiresAt - Date.now())));
+    if (expiresAt !== null) timers.push(setTimeout(() => done('expired'), Math.max(0, expiresAt - Date.now())));
   });
 }
 
