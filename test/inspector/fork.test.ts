@@ -5,6 +5,7 @@
  * row of the timeline, and in replay at the step the scrubber shows; each run shows where it was
  * forked from, and the source lists its forks.
  */
+import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { openPage, type WatchedPage } from '../helpers/browser.js';
 import { startDemoServer } from '../helpers/demo-server.js';
@@ -18,6 +19,15 @@ function expectClean(watched: WatchedPage) {
   expect(watched.pageErrors).toEqual([]);
   expect(watched.consoleErrors).toEqual([]);
   expect(watched.outside()).toEqual([]);
+}
+
+/**
+ * The text of a fork form's decision once the form has filled it: a <details> element's `toggle`
+ * event, which fills it, comes a task after the click that opened it.
+ */
+async function filledValue(field: Locator): Promise<string> {
+  await expect.poll(() => field.inputValue(), WAIT).not.toBe('');
+  return field.inputValue();
 }
 
 /** The run the page shows, from its URL. */
@@ -48,7 +58,7 @@ describe('forks in the inspector', () => {
     await fork.locator('summary').click();
     const decision = fork.getByLabel('Decision of step 2 for the fork, editable');
     await decision.waitFor(WAIT);
-    const proposed = JSON.parse(await decision.inputValue()) as { calls: { args: { files: string[] } }[] };
+    const proposed = JSON.parse(await filledValue(decision)) as { calls: { args: { files: string[] } }[] };
     expect(proposed.calls[0]!.args.files).toEqual(['service-b.json', 'service-d.json', 'service-f.json']);
     proposed.calls[0]!.args.files = ['service-d.json'];
     await decision.fill(JSON.stringify(proposed));
@@ -101,7 +111,7 @@ describe('forks in the inspector', () => {
     const row = page.locator('[data-testid=timeline] tr[data-type=step]').filter({ hasText: 'step 3:' });
     const control = row.locator('[data-testid=fork-timeline]');
     await control.locator('summary').click();
-    const text = await control.getByLabel('Decision of step 3 for the fork, editable').inputValue();
+    const text = await filledValue(control.getByLabel('Decision of step 3 for the fork, editable'));
     expect(JSON.parse(text)).toMatchObject({ type: 'final' });
     await control.locator('[data-testid=fork-submit]').click();
     const fromTimeline = await shownRun(watched, source.id);
@@ -121,6 +131,7 @@ describe('forks in the inspector', () => {
     await replay.waitFor(WAIT);
     expect(await replay.getAttribute('data-step')).toBe('1');
     await replay.locator('summary').click();
+    await filledValue(replay.getByLabel('Decision of step 1 for the fork, editable'));
     await replay.locator('[data-testid=fork-submit]').click();
     const fromReplay = await shownRun(watched, source.id);
     const forked = (await call('GET', `/v1/runs/${fromReplay}`)).body;
