@@ -22,6 +22,11 @@ export const DEFAULTS = {
    * agent tool (the call fails, and the model is told), so an agent that calls itself stops.
    */
   maxChildDepth: 8,
+  /**
+   * Steps any walk of a tree of runs takes at most (up to a parent, down to the run that asks, a
+   * prune's children): one more than a tree can be deep, so a damaged or looping tree ends a walk.
+   */
+  treeWalkSteps: 9,
   /** Retries of a tool that reports itself unavailable (transient). */
   toolUnavailableRetries: 2,
   /** First backoff for those retries; doubles each time. */

@@ -11,11 +11,9 @@
  * goes with it: a batch takes the finished children of its runs, theirs too; a run with a child
  * still active is kept.
  */
+import { DEFAULTS } from '../defaults.js';
 import { sql } from 'kysely';
 import { ACTIVE, FINISHED, idIn, idList, type Build, type Dialect } from './compile.js';
-
-/** How deep a tree of runs a batch follows down (a deeper one is a loop or a mistake). */
-const MAX_TREE_DEPTH = 32;
 
 export const PRUNE_BUILDS = {
   /** The newest finished runs of a status, newest first (the runs `keepLast` keeps). */
@@ -268,7 +266,7 @@ export function* pruneBatch(
   }
   // Children go with their parents (and theirs with them), in the same unit.
   let frontier = runs.map((run) => run.id);
-  for (let depth = 0; frontier.length > 0 && depth < MAX_TREE_DEPTH; depth += 1) {
+  for (let depth = 0; frontier.length > 0 && depth < DEFAULTS.treeWalkSteps; depth += 1) {
     const children = (yield { name: 'finishedChildren', values: ids(frontier) }).rows as typeof candidates;
     runs = [...runs, ...children];
     sessionIds = [...new Set([...sessionIds, ...children.map((child) => child.session_id)])];

@@ -4,6 +4,7 @@
  * parent shows (and which may be decided on the parent's id). Read beyond the run's row: one
  * index lookup for the children, and a walk down the waiting children only while it waits on one.
  */
+import { DEFAULTS } from '../../defaults.js';
 import type { RunStatus } from '../../../machines/types.js';
 import type { ApprovalRow, RunRow, Store } from '../../store/index.js';
 import { toPendingInput } from '../model/rows.js';
@@ -11,8 +12,6 @@ import type { ChildRun, ChildWait, Run } from '../model/types.js';
 
 /** Children listed with a run (a run's agent tools start one per call). */
 const MAX_CHILDREN = 100;
-/** How deep a walk down waiting children goes (a tree deeper than this is a loop or a mistake). */
-const MAX_DEPTH = 32;
 
 function toChild(row: RunRow): ChildRun {
   return { runId: row.id, toolCallId: row.parent_call_id ?? '', agent: row.agent, status: row.status as RunStatus };
@@ -33,7 +32,7 @@ async function boundCalls(store: Store, wait: ApprovalRow): Promise<{ id: string
 /** The run down the tree under `row` (a run waiting on a child) that waits for a person, if any. */
 async function askingBelow(store: Store, child: RunRow): Promise<ChildWait['asking']> {
   let row: RunRow | undefined = child;
-  for (let depth = 0; row && depth < MAX_DEPTH; depth += 1) {
+  for (let depth = 0; row && depth < DEFAULTS.treeWalkSteps; depth += 1) {
     if (row.status !== 'waiting_human' || !row.pending_approval_id || !row.wait_reason) return null;
     if (row.wait_reason !== 'child') {
       const wait = await store.getApproval(row.pending_approval_id);

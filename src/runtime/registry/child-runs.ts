@@ -7,6 +7,7 @@
  * own unit marks the parent due (`wake_at` 0), so a parent left waiting by a crash is woken; and
  * a parent that comes to wait (or is loaded) after its child ended looks at the child itself.
  */
+import { DEFAULTS } from '../../defaults.js';
 import { isTerminalStatus } from '../../../machines/run-status.js';
 import { BatonError } from '../../failure.js';
 import type { ChildStarter, LiveRun } from '../drive/env.js';
@@ -42,9 +43,6 @@ export interface ChildRuns extends ChildStarter {
   /** A parent waits on a child (it came to wait, or was loaded): if the child has ended, the parent takes it now. */
   check(parent: LiveRun): void;
 }
-
-/** How deep a tree of runs is followed down (a deeper one is a loop or a mistake). */
-const MAX_TREE_DEPTH = 32;
 
 /** Why a parent cannot take its child's outcome here, none of them a fault. */
 const ELSEWHERE: ReadonlySet<string> = new Set([
@@ -124,7 +122,7 @@ export function createChildRuns(deps: ChildRunsDeps): ChildRuns {
    * here, or by the cascade already under way; one driven elsewhere is waited for until `patience`).
    */
   async function endSubtree(parentRunId: string, patience: AbortSignal, depth: number): Promise<void> {
-    if (depth >= MAX_TREE_DEPTH) return;
+    if (depth >= DEFAULTS.treeWalkSteps) return;
     const rows = await store.listRuns({ parentRunId, limit: 100 });
     const ids = rows.filter((row) => !isTerminalStatus(row.status)).map((row) => row.id);
     await endChildren(parentRunId, ids, false);

@@ -6,6 +6,7 @@
  * The run is then loaded here (claimed), the decision committed, and an API-only runtime hands
  * the run to a worker to act on it.
  */
+import { DEFAULTS } from '../../defaults.js';
 import type { ExtendedLimits } from '../../../machines/types.js';
 import { BatonError, fail, quoteId } from '../../failure.js';
 import type { ApprovalRow, RunRow, Store } from '../../store/index.js';
@@ -166,9 +167,6 @@ async function decideInFlight(env: RuntimeEnv, pending: ApprovalRow, input: Deci
   return toApproval(decidedRow(pending, decided));
 }
 
-/** How far up a wait's run is looked for the run a decision names (a tree deeper than this is a mistake). */
-const MAX_TREE_DEPTH = 32;
-
 /**
  * The run a wait belongs to when a decision names it on `runId`: `runId` itself, or a run below
  * it (its child, its child's child…), whose wait the parent shows. Any other run's wait is not
@@ -178,7 +176,7 @@ async function ownerBelow(store: Store, runId: string, approvalId: string): Prom
   const approval = await store.getApproval(approvalId);
   if (!approval || approval.run_id === runId) return runId;
   let row = await store.getRun(approval.run_id);
-  for (let depth = 0; row?.parent_run_id && depth < MAX_TREE_DEPTH; depth += 1) {
+  for (let depth = 0; row?.parent_run_id && depth < DEFAULTS.treeWalkSteps; depth += 1) {
     if (row.parent_run_id === runId) return approval.run_id;
     row = await store.getRun(row.parent_run_id);
   }
