@@ -19,4 +19,5 @@ export const EVENT_NAMES = [
   'draft',
   'compensation',
   'child',
+  'handoff',
 ];

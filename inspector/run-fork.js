@@ -97,8 +97,27 @@ export function renderLineage(root, run, forks, decide) {
   const link = (/** @type {string} */ id) => h('a', { href: `#/runs/${encodeURIComponent(id)}`, class: 'mono' }, id);
   const from = run.forked_from;
   const children = run.children ?? [];
+  const stack = run.handoff_stack ?? [];
   fill(
     root,
+    stack.length > 0
+      ? h(
+          'p',
+          { 'data-testid': 'handoff-stack' },
+          `Handed over (${stack.length}): `,
+          h('span', { class: 'mono' }, run.agent?.name ?? 'its agent'),
+          ...stack.flatMap((entry) => [
+            ' → ',
+            h(
+              'span',
+              { class: 'mono', 'data-agent': entry.agent, title: `tools: ${entry.tools.join(', ') || 'none'}` },
+              entry.agent,
+            ),
+            ` (since step ${entry.step})`,
+          ]),
+          ` · ${stack[stack.length - 1]?.agent} plans the next step`,
+        )
+      : null,
     run.parent
       ? h(
           'p',
@@ -135,7 +154,7 @@ export function renderLineage(root, run, forks, decide) {
         )
       : null,
   );
-  root.hidden = !from && forks.length === 0 && !run.parent && children.length === 0;
+  root.hidden = !from && forks.length === 0 && !run.parent && children.length === 0 && stack.length === 0;
 }
 
 /**

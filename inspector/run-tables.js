@@ -40,12 +40,14 @@ export function summarize(event) {
       return d.status === 'started'
         ? `handed ${d.tool} to agent ${d.agent}: child run ${d.child_run_id}`
         : `child run ${d.child_run_id} (agent ${d.agent}) ${d.status}${d.failure ? `: ${d.failure.message}` : ''}`;
+    case 'handoff':
+      return `${d.direction === 'back' ? 'handed back' : 'handed over'}: ${d.from} → ${d.to}${d.reason ? ` (${d.reason})` : ''}; ${d.to} plans next`;
     case 'compensation':
       return `undo ${d.tool} (call ${String(d.compensates)}): ${COMPENSATION_LABELS[/** @type {keyof typeof COMPENSATION_LABELS} */ (d.status)] ?? d.status}${d.reason ? ` — ${d.reason === 'no_compensator' ? 'it has no compensator' : 'its outcome is unknown, a human must check it'}` : ''}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}${d.failure ? `: ${d.failure.message}` : ''}`;
     case 'step': {
       const decision = d.decision ?? {};
       const what = decision.type === 'final' ? 'final answer' : (decision.tools ?? []).join(', ');
-      return `step ${d.step_index}: ${what}${decision.text ? ` — ${decision.text}` : ''}${d.given_by !== undefined ? ` (given by ${d.given_by ?? 'the caller'} when the run was forked)` : ''}`;
+      return `step ${d.step_index}${d.handoff_depth > 0 ? ` [${d.agent}]` : ''}: ${what}${decision.text ? ` — ${decision.text}` : ''}${d.given_by !== undefined ? ` (given by ${d.given_by ?? 'the caller'} when the run was forked)` : ''}`;
     }
     case 'action':
       return `run ${d.tool} ${brief(d.args, 80)}${d.attempt > 1 ? ` (attempt ${d.attempt})` : ''}`;
@@ -216,8 +218,8 @@ export function renderSteps(root, steps, forkFor) {
 }
 
 /**
- * One step: its decision, its context report, and a way to fork the run from it.
- * @param {{ step_index: number, decision: unknown, usage: unknown, context: unknown }} step
+ * One step: the agent that planned it, its decision, its context report, and a way to fork the run from it.
+ * @param {{ step_index: number, decision: unknown, usage: unknown, context: unknown, agent?: string | null }} step
  * @param {(stepIndex: number) => HTMLElement | null} [forkFor]
  */
 function stepElement(step, forkFor) {
@@ -231,6 +233,10 @@ function stepElement(step, forkFor) {
       {},
       h('strong', {}, `Step ${step.step_index}`),
       ' ',
+      step.agent
+        ? h('span', { class: 'badge agent', 'data-agent': step.agent, title: 'The agent that planned it' }, step.agent)
+        : null,
+      step.agent ? ' ' : null,
       decision.type === 'final'
         ? h('span', {}, 'final answer: ', h('q', {}, String(decision.answer ?? '')))
         : h(

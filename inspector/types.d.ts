@@ -37,6 +37,8 @@ export interface RunJson {
   idempotency_key: string | null;
   usage: UsageJson;
   deadline_at: number | null;
+  /** The agent the run belongs to (the one below any handoffs). */
+  agent?: { name: string; tools_fingerprint: string | null } | null;
   /** The run this one was forked from, and the first step it ran itself. */
   forked_from?: { run_id: string; step: number } | null;
   /** For a child run (an agent called as a tool): the parent and its call that started it. */
@@ -55,8 +57,18 @@ export interface RunJson {
         } | null;
       })
     | null;
+  /** The agents the run's conversation was handed to and not handed back yet, oldest first (the last plans). */
+  handoff_stack?: HandoffEntryJson[];
   created_at: number;
   updated_at: number;
+}
+
+export interface HandoffEntryJson {
+  agent: string;
+  step: number;
+  tool_call_id: string;
+  tools: string[];
+  instructions_sha256: string | null;
 }
 
 export interface ChildRunJson {
@@ -158,6 +170,8 @@ export interface StepJson {
   decision: Record<string, unknown>;
   usage: Record<string, unknown>;
   context: Record<string, unknown> | null;
+  /** The agent that planned it (the top of the handoff stack then); null for steps from before it was recorded. */
+  agent: string | null;
   created_at: number;
 }
 

@@ -23,7 +23,22 @@ export const runEventSchema = z.discriminatedUnion('type', [
     given: z.boolean().optional(),
   }),
   z.object({ type: z.literal('plan_error'), failure }),
-  z.object({ type: z.literal('next_step'), toolCalls: count, loopSignature: z.string().nullable() }),
+  z.object({
+    type: z.literal('next_step'),
+    toolCalls: count,
+    loopSignature: z.string().nullable(),
+    handoffStack: z
+      .array(
+        z.object({
+          agent: z.string(),
+          step: count,
+          callId: z.string(),
+          tools: z.array(z.string()),
+          instructions: z.string().nullable(),
+        }),
+      )
+      .optional(),
+  }),
   z.object({ type: z.literal('done') }),
   z.object({
     type: z.literal('need_approval'),

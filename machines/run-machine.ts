@@ -146,6 +146,7 @@ function nextStepCounters(context: RunContext, event: RunEvent) {
           ? 0
           : 1,
     loopSignature: next.loopSignature,
+    ...(next.handoffStack ? { handoffStack: next.handoffStack } : {}),
   };
 }
 
@@ -294,6 +295,7 @@ export const runMachine = setup({
     compensation: null,
     budgetWait: null,
     budgetAsks: input.budgetAsks ?? 0,
+    ...(input.handoffStack?.length ? { handoffStack: input.handoffStack } : {}),
   }),
   initial: 'pending',
   // The deadline is data: restoring a snapshot restarts this actor with the persisted instant
@@ -317,6 +319,7 @@ export const runMachine = setup({
           tokens: context.tokens,
           costUsd: context.costUsd,
           limits: context.limits,
+          ...(context.handoffStack?.length ? { handoffStack: context.handoffStack } : {}),
         }),
         onDone: { actions: raise(({ event }) => event.output) },
         onError: {
@@ -350,6 +353,7 @@ export const runMachine = setup({
           toolCalls: context.toolCalls,
           limits: context.limits,
           ...(context.compensation ? { compensating: true } : {}),
+          ...(context.handoffStack?.length ? { handoffStack: context.handoffStack } : {}),
         }),
         onDone: { actions: raise(({ event }) => event.output) },
         onError: {

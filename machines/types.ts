@@ -150,6 +150,25 @@ export interface RunContext {
   budgetWait?: BudgetWait | null;
   /** Budget waits so far: the next one's id is made from it (absent before budget hand-over). */
   budgetAsks?: number;
+  /**
+   * The agents the conversation was handed to within this run, oldest first: the last one plans
+   * the next step (the run's own agent when empty). A handoff pushes, a handoff back pops.
+   * Absent in snapshots from before handoffs (read as empty).
+   */
+  handoffStack?: HandoffFrame[];
+}
+
+/** An agent the conversation was handed to (`handoff(agent)`): who, since which step, by which call. */
+export interface HandoffFrame {
+  agent: string;
+  /** The first step it planned. */
+  step: number;
+  /** The call that handed the conversation to it. */
+  callId: string;
+  /** The tools it was offered with, by name, when it took over. */
+  tools: string[];
+  /** The first 16 hex digits of the SHA-256 of its instructions, when it has them. */
+  instructions: string | null;
 }
 
 /** A compensation in progress or done: how the run ends after it, and what was undone. */
@@ -178,6 +197,8 @@ export interface RunInput {
   stepIndex?: number;
   /** Budget waits among a fork's copied steps, so its own are numbered after them: 0 when absent. */
   budgetAsks?: number;
+  /** A fork's handoff stack at the step it was forked at: empty when absent. */
+  handoffStack?: HandoffFrame[];
 }
 
 /** Token usage (and cost, when known) of one planner step. */
@@ -201,7 +222,8 @@ export type RunEvent =
   /** `given`: the decision was given by a person (a fork's), not asked of a model: no planner call is counted. */
   | { type: 'plan_ready'; stepIndex: number; usage: Usage; final: boolean; given?: boolean }
   | { type: 'plan_error'; failure: Failure }
-  | { type: 'next_step'; toolCalls: number; loopSignature: string | null }
+  /** `handoffStack`: the stack after a call of the step handed the conversation on (or back). */
+  | { type: 'next_step'; toolCalls: number; loopSignature: string | null; handoffStack?: HandoffFrame[] }
   | { type: 'done' }
   | {
       type: 'need_approval';
@@ -276,6 +298,8 @@ export interface PlannerActorInput {
   tokens: number;
   costUsd: number;
   limits: MachineLimits;
+  /** The run's handoff stack: its top agent plans the step (absent or empty: the run's own agent). */
+  handoffStack?: HandoffFrame[];
 }
 
 /** Input of the `executor` actor: the tool calls of one step. */
@@ -284,6 +308,8 @@ export interface ExecutorActorInput {
   stepIndex: number;
   toolCalls: number;
   limits: MachineLimits;
+  /** The run's handoff stack as the step began: a handoff call of the step pushes on it or pops it. */
+  handoffStack?: HandoffFrame[];
   /** True when the executor undoes the run's completed calls instead of running a step's. */
   compensating?: boolean;
 }

@@ -22,6 +22,8 @@ export const DEFAULTS = {
    * agent tool (the call fails, and the model is told), so an agent that calls itself stops.
    */
   maxChildDepth: 8,
+  /** Handoffs open at once in one run (`handoff`): a deeper one fails, and the model is told to hand back first. */
+  maxHandoffDepth: 8,
   /**
    * Steps any walk of a tree of runs takes at most (up to a parent, down to the run that asks, a
    * prune's children): one more than a tree can be deep, so a damaged or looping tree ends a walk.

@@ -14,6 +14,7 @@ export {
   defineTool,
   askHuman,
   HUMAN_ASK,
+  HANDOFF_BACK,
   ToolFailedError,
   ToolInputRequired,
   ToolOutcomeUnknownError,
@@ -55,12 +56,12 @@ export { POLICY_DECISIONS } from './policy/index.js';
 export type { Policy, PolicyDecision, PolicyOutcome, PolicyRequest, PolicyVerdict } from './policy/index.js';
 export { BatonError, isFailure, FAILURE_CODES, FAILURE_KINDS } from './failure.js';
 export type { Failure, FailureCode, FailureKind, Result } from './failure.js';
-export { defineAgent, resolveAgentPlanner, agentTool, subAgentsOf } from './agent/index.js';
-export type { Agent, AgentSpec, ModelSettings, AgentToolOptions } from './agent/index.js';
+export { defineAgent, resolveAgentPlanner, agentTool, subAgentsOf, handoff } from './agent/index.js';
+export type { Agent, AgentSpec, ModelSettings, AgentToolOptions, HandoffOptions } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';
 export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';
 export { RUN_STATUSES, STOP_REASONS, WAIT_REASONS } from '../machines/types.js';
-export type { RunStatus, StopReason, WaitReason, HandoverBudget } from '../machines/types.js';
+export type { RunStatus, StopReason, WaitReason, HandoverBudget, HandoffFrame } from '../machines/types.js';
 export { TOOL_CALL_STATUSES } from './store/index.js';
 export type { ToolCallStatus } from './store/index.js';
 export { DEFAULTS, OPENAI_PLANNER_DEFAULTS } from './defaults.js';

@@ -74,4 +74,12 @@ describe('README', () => {
     expect(stdout.trim().split('\n')).toEqual(example.expected);
     expect(example.expected).toEqual(['Report: Zog has 3 moons', 'researcher succeeded', '4']);
   });
+
+  it('runs its handoff example: billing plans while handed the conversation, then triage again', async () => {
+    const example = readmeExample(join(tempDir(), 'handoff.db'), '### Handoffs');
+    const { code, stdout, stderr } = await runExample(example.code);
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim().split('\n')).toEqual(example.expected);
+    expect(example.expected).toEqual(['Done: {"refunded":"A1"}', 'triage,billing,billing,triage']);
+  });
 });

@@ -62,7 +62,7 @@ export function agentTool<I = { input: string }>(agent: Agent, options: AgentToo
 }
 
 /**
- * The agents an agent's tools hand work to, and theirs, each with the planner it plans with under
+ * The agents an agent's tools hand work (or the conversation) to, and theirs, each with the planner it plans with under
  * these model settings (`resolveAgentPlanner`): what the command line gives `createRuntime` as
  * `agents`, so a child agent plans with the configured model too.
  */
@@ -70,7 +70,7 @@ export function subAgentsOf(agent: Agent, settings: ModelSettings = {}): Agent[]
   const found = new Map<string, Agent>();
   const visit = (tools: readonly AnyTool[]): void => {
     for (const tool of tools) {
-      const sub = tool.delegate?.agent as unknown as Agent | undefined;
+      const sub = (tool.delegate?.agent ?? tool.handoff?.agent ?? undefined) as unknown as Agent | undefined;
       if (!sub || sub.name === agent.name || found.has(sub.name)) continue;
       found.set(sub.name, sub);
       visit(sub.tools);

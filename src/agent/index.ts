@@ -4,3 +4,4 @@
  */
 export { defineAgent, resolveAgentPlanner, type Agent, type AgentSpec, type ModelSettings } from './define-agent.js';
 export { agentTool, subAgentsOf, type AgentToolOptions } from './agent-tool.js';
+export { handoff, type HandoffOptions } from './handoff.js';

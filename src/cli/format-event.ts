@@ -50,9 +50,14 @@ function describe(event: EventLike): string {
     }
     case 'step': {
       const decision = data.decision as { type?: string; tools?: string[]; text?: string | null } | undefined;
-      if (decision?.type === 'final') return `step ${String(data.step_index)}: final answer`;
+      // The planning agent is named once a run's conversation was handed to another (not its own).
+      const by =
+        typeof data.agent === 'string' && typeof data.handoff_depth === 'number' && data.handoff_depth > 0
+          ? ` [${data.agent}]`
+          : '';
+      if (decision?.type === 'final') return `step ${String(data.step_index)}${by}: final answer`;
       const text = decision?.text ? ` (${decision.text})` : '';
-      return `step ${String(data.step_index)}: ${(decision?.tools ?? []).join(', ')}${text}`;
+      return `step ${String(data.step_index)}${by}: ${(decision?.tools ?? []).join(', ')}${text}`;
     }
     case 'action':
       return `  run ${String(data.tool)} ${args(data.args)}`;
@@ -86,6 +91,12 @@ function describe(event: EventLike): string {
       return `error: ${args(data)}`;
     case 'draft':
       return `draft: ${String(data.text)}`;
+    case 'handoff': {
+      const why = typeof data.reason === 'string' && data.reason ? `: ${data.reason}` : '';
+      return data.direction === 'back'
+        ? `  ${String(data.from)} hands back to ${String(data.to)}${why}`
+        : `  ${String(data.from)} hands over to ${String(data.to)}${why}`;
+    }
     case 'child': {
       const who = `agent ${String(data.agent)} (run ${String(data.child_run_id)})`;
       if (data.status === 'started') return `  hand ${String(data.tool)} to ${who}`;

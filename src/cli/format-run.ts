@@ -68,6 +68,14 @@ export function toRunDetails(run: RunJson): string {
           ],
         ]
       : []),
+    ...(run.handoff_stack.length > 0
+      ? [
+          [
+            'handoffs',
+            `${run.agent?.name ?? 'its agent'} → ${run.handoff_stack.map((e) => `${e.agent} (step ${e.step})`).join(' → ')}; ${run.handoff_stack.at(-1)!.agent} plans next`,
+          ] as [string, string],
+        ]
+      : []),
     ['input', run.input],
     ['answer', run.answer ?? '-'],
     ...(run.failure ? [['failure', `${run.failure.code}: ${run.failure.message}`] as [string, string]] : []),
@@ -84,19 +92,21 @@ export function toRunDetails(run: RunJson): string {
 
 interface StepLike {
   step_index?: number;
+  agent?: string | null;
   decision?: { type?: string; answer?: string; text?: string | null; calls?: { tool?: string }[] };
 }
 
-/** One line per planner step: its decision. */
+/** One line per planner step: its decision (and the agent that planned it, once a run was handed over). */
 export function toStepLines(steps: unknown[]): string {
   if (steps.length === 0) return 'Steps: none\n';
+  const handedOver = new Set((steps as StepLike[]).map((step) => step.agent ?? null)).size > 1;
   const lines = (steps as StepLike[]).map((step) => {
     const d = step.decision;
     const what =
       d?.type === 'final'
         ? `final answer: ${clip(d.answer ?? '', 80)}`
         : `${(d?.calls ?? []).map((c) => String(c.tool)).join(', ')}${d?.text ? ` (${clip(d.text, 60)})` : ''}`;
-    return `  ${String(step.step_index)}  ${what}`;
+    return `  ${String(step.step_index)}  ${handedOver ? `[${String(step.agent)}] ` : ''}${what}`;
   });
   return terminalText(`Steps:\n${lines.join('\n')}\n`);
 }

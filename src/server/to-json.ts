@@ -61,6 +61,14 @@ export function toRunJson(run: Run) {
             : null,
         }
       : null,
+    // The same shape as on the `handoff` event that left it.
+    handoff_stack: run.handoffStack.map((entry) => ({
+      agent: entry.agent,
+      step: entry.step,
+      tool_call_id: entry.toolCallId,
+      tools: entry.tools,
+      instructions_sha256: entry.instructionsSha256,
+    })),
     created_at: run.createdAt,
     updated_at: run.updatedAt,
   };

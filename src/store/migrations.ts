@@ -363,4 +363,11 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.alterTable('tool_calls').addColumn('child_run_id', 'text').compile(),
     ],
   },
+  {
+    version: 17,
+    name: 'agents of steps',
+    // A run's conversation may be handed to another agent (`handoff`): each step names the agent
+    // that planned it (null for steps planned before this existed: the run's own agent).
+    up: (db) => [db.schema.alterTable('steps').addColumn('agent', 'text').compile()],
+  },
 ];

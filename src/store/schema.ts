@@ -87,6 +87,8 @@ export interface StepTable {
   context: string | null;
   /** The version of each tool the planner was offered for this decision, as JSON (migration 12; null before). */
   tool_versions: string | null;
+  /** The agent that planned the step: the top of the run's handoff stack (migration 17; null before). */
+  agent: string | null;
   created_at: number;
 }
 

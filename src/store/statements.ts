@@ -224,7 +224,10 @@ const BUILDS = {
     db
       .insertInto('steps')
       .values(
-        valuesOf(['run_id', 'step_index', 'decision', 'usage', 'context', 'tool_versions', 'created_at'] as const, p),
+        valuesOf(
+          ['run_id', 'step_index', 'decision', 'usage', 'context', 'tool_versions', 'agent', 'created_at'] as const,
+          p,
+        ),
       ),
   listSteps: (db, p) => db.selectFrom('steps').selectAll().where('run_id', '=', p('run_id')).orderBy('step_index'),
 

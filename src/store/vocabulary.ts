@@ -101,6 +101,8 @@ export const LOG_EVENT_TYPES = [
   'compensation',
   /** A call of an agent tool started a child run, or its child run ended (with its answer or failure). */
   'child',
+  /** A call handed the run's conversation to another agent, or back (`handoff`, `handoff.back`): the stack after it. */
+  'handoff',
 ] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 

@@ -134,6 +134,20 @@ export interface AgentDelegate {
   toInput(args: unknown): string;
 }
 
+/**
+ * Where a call of a handoff tool (`handoff(agent)`) hands the conversation: to `agent`, which then
+ * plans the run's next steps with its own instructions and tools; `null` hands it back to the
+ * agent below on the run's handoff stack (`handoff.back`). `execute` is not called.
+ */
+export interface HandoffTarget {
+  agent: {
+    readonly name: string;
+    readonly tools: readonly AnyTool[];
+    readonly instructions?: string | undefined;
+    readonly [key: string]: unknown;
+  } | null;
+}
+
 /** A tool as declared by its author. */
 export interface ToolSpec<I, O> {
   name: string;
@@ -152,6 +166,8 @@ export interface ToolSpec<I, O> {
   origin?: ToolOrigin;
   /** Set by `agentTool`: a call starts a child run of this agent (its answer is the result); `execute` is not called. */
   delegate?: AgentDelegate;
+  /** Set by `handoff`: a call hands the run's conversation to another agent (or back); `execute` is not called. */
+  handoff?: HandoffTarget;
   output?: z.ZodType<O>;
   effect: Effect;
   risk: Risk;

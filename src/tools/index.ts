@@ -7,3 +7,4 @@ export * from './define-tool.js';
 export * from './tool-result.js';
 export * from './tool-images.js';
 export { askHuman, HUMAN_ASK, type AskHumanOptions, type HumanAskInput } from './human-ask.js';
+export { HANDOFF_BACK } from './handoff-back.js';

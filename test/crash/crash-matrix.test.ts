@@ -26,8 +26,15 @@ import { scaled } from '../helpers/limits.js';
 // `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
 // planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
 // A fork's creation has its own crash test (test/crash/fork-kill.test.ts): this matrix starts runs.
-// So do the points of a child run an agent tool starts (test/crash/child-kill.test.ts).
-const ELSEWHERE = ['planner.journaled', 'fork.copying', 'child.starting', 'child.created', 'child.ended'] as const;
+// So do the points of a child run an agent tool starts (test/crash/child-kill.test.ts), and of a handoff (handoff-kill).
+const ELSEWHERE = [
+  'planner.journaled',
+  'fork.copying',
+  'child.starting',
+  'child.created',
+  'child.ended',
+  'handoff.settled',
+] as const;
 type Point = Exclude<(typeof FAILPOINTS)[number], (typeof ELSEWHERE)[number]> | 'tool.effect';
 const POINTS: readonly Point[] = [
   ...FAILPOINTS.filter(

@@ -76,11 +76,27 @@ export interface AgentEnv {
   tools: ReadonlyMap<string, AnyTool>;
   toolSpecs: PlannerTool[];
   policy: Policy | undefined;
+  /** What its model is told, when known (a digest goes on the handoff stack). */
+  instructions?: string | null;
 }
 
 /** The agent that drives a run: the one its row names, else the runtime's own. */
 export function agentOf(env: RuntimeEnv, live: Pick<LiveRun, 'agent'>): AgentEnv {
   return (live.agent ? env.agents.get(live.agent) : undefined) ?? env;
+}
+
+/** An agent of this runtime by name (its own included), if it has one of that name. */
+export function agentNamed(env: RuntimeEnv, name: string): AgentEnv | undefined {
+  return name === env.name ? env : env.agents.get(name);
+}
+
+/**
+ * The agent that planned a step of a run, whose tools and policy its calls run with: the one its
+ * journal entry names (the top of the handoff stack when it was planned), else the run's own.
+ */
+export function stepAgentOf(env: RuntimeEnv, live: LiveRun, stepIndex: number): AgentEnv {
+  const name = live.driver.memory.journal.get(stepIndex)?.agent;
+  return (name ? agentNamed(env, name) : undefined) ?? agentOf(env, live);
 }
 
 /**

@@ -15,6 +15,8 @@ export interface JournalEntry {
   usage: Usage;
   /** The version of each tool the planner was offered (null for steps journaled before they were recorded). */
   toolVersions: Record<string, string> | null;
+  /** The agent that planned it (the top of the handoff stack); null: the run's own agent. */
+  agent: string | null;
 }
 
 /** The memory of a new run: empty. */
@@ -48,6 +50,7 @@ export async function loadRunMemory(store: Store, runId: string): Promise<RunMem
       decision: decisionSchema.parse(JSON.parse(row.decision)),
       usage: JSON.parse(row.usage) as Usage,
       toolVersions: row.tool_versions === null ? null : (JSON.parse(row.tool_versions) as Record<string, string>),
+      agent: row.agent ?? null,
     });
   }
   for (const row of calls) memory.ledger.set(row.id, row);

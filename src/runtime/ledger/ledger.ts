@@ -12,9 +12,10 @@ import { createFailure, type Failure } from '../../failure.js';
 import type { ApprovalKind, ApprovalRow, ToolCallRow, ToolCallStatus } from '../../store/index.js';
 import type { AnyTool } from '../../tools/define-tool.js';
 import type { ToolResult } from '../../tools/tool-result.js';
-import { agentOf, type AgentEnv, type LiveRun, type RuntimeEnv } from '../drive/env.js';
+import { stepAgentOf, type AgentEnv, type LiveRun, type RuntimeEnv } from '../drive/env.js';
 import { hashOf, stepApprovalId, toolCallId } from '../model/ids.js';
 import { askHuman, HUMAN_ASK } from '../../tools/human-ask.js';
+import { HANDOFF_BACK, handoffBackTool } from '../../tools/handoff-back.js';
 import { loadDecision } from '../drive/run-memory.js';
 import type { RunDriver } from '../drive/run-driver.js';
 import { toSettledCall } from '../drive/settled-call.js';
@@ -83,7 +84,7 @@ export function stepCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepInd
       id,
       index,
       toolName: call.tool,
-      tool: toolOf(agentOf(env, live), call.tool),
+      tool: toolOf(stepAgentOf(env, live, stepIndex), call.tool),
       args: call.args,
       argsHash: hashOf(call.args),
       argsError: call.argsError,
@@ -95,9 +96,14 @@ export function stepCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepInd
 
 const BUILT_IN_ASK = askHuman();
 
-/** A tool of an agent by name; `human.ask` is known even to an agent that does not list it (a scripted `ask`). */
+/**
+ * A tool of an agent by name; `human.ask` is known even to an agent that does not list it (a
+ * scripted `ask`), and so is `handoff.back` (offered to an agent a conversation was handed to).
+ */
 export function toolOf(agent: Pick<AgentEnv, 'tools'>, name: string): AnyTool | undefined {
-  return agent.tools.get(name) ?? (name === HUMAN_ASK ? BUILT_IN_ASK : undefined);
+  return (
+    agent.tools.get(name) ?? (name === HUMAN_ASK ? BUILT_IN_ASK : name === HANDOFF_BACK ? handoffBackTool : undefined)
+  );
 }
 
 /** The ledger row of a call in a given status. */

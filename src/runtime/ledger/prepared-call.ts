@@ -5,7 +5,7 @@
 import { createFailure, type Failure } from '../../failure.js';
 import { decide, type PolicyOutcome } from '../../policy/index.js';
 import { HUMAN_ASK, unusableSchema, type HumanAskInput } from '../../tools/human-ask.js';
-import { agentOf, type LiveRun, type RuntimeEnv } from '../drive/env.js';
+import { stepAgentOf, type LiveRun, type RuntimeEnv } from '../drive/env.js';
 import { stepCalls, type LedgerCall } from './ledger.js';
 
 /** Statuses of a call that ran and whose output (a result, an error) the model was shown. */
@@ -26,7 +26,8 @@ export interface PreparedCall extends LedgerCall {
 
 /** Validates and applies policy to each call of a step (the executor's view; decisions use `stepCalls`). */
 export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, stepIndex: number): PreparedCall[] {
-  const agent = agentOf(env, live);
+  // The agent that planned the step: its tools and policy (the top of the handoff stack then).
+  const agent = stepAgentOf(env, live, stepIndex);
   // Output of a tool that does not vouch for it, taken in by an earlier step: whatever the call
   // returned, or the error it failed with (the model reads both), from any call that ran.
   const untrusted = [...live.driver.memory.ledger.values()].some(
@@ -34,7 +35,7 @@ export function prepareCalls(env: RuntimeEnv, live: LiveRun, runId: string, step
       row.step_index < stepIndex &&
       row.started_at !== null &&
       TAINTING.has(row.status) &&
-      agent.tools.get(row.tool)?.trustedOutput === false,
+      stepAgentOf(env, live, row.step_index).tools.get(row.tool)?.trustedOutput === false,
   );
   return stepCalls(env, live, runId, stepIndex).map((base): PreparedCall => {
     const { tool } = base;

@@ -37,6 +37,8 @@ export const FAILPOINTS = [
   'child.created',
   /** A child run's end is durable; its parent has not taken its outcome. */
   'child.ended',
+  /** A step's handoff call settled and the stack it leaves is known; none of it is committed. */
+  'handoff.settled',
 ] as const;
 export type FailpointName = (typeof FAILPOINTS)[number];
 

@@ -1,5 +1,11 @@
 /** Conversions from stored rows to the public API's shapes. */
-import { RUN_STATUSES, type RunStatus, type StopReason, type WaitReason } from '../../../machines/types.js';
+import {
+  RUN_STATUSES,
+  type HandoffFrame,
+  type RunStatus,
+  type StopReason,
+  type WaitReason,
+} from '../../../machines/types.js';
 import { DEFAULT_TENANT, unscopeKey } from './tenant-keys.js';
 import { createFailure, fail, type Failure } from '../../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../../store/index.js';
@@ -19,6 +25,7 @@ import type {
   Step,
   ToolCall,
   ForkTerms,
+  HandoffEntry,
 } from './types.js';
 import type { ToolResult } from '../../tools/tool-result.js';
 import type { AnyTool } from '../../tools/define-tool.js';
@@ -85,9 +92,30 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     // Read beyond the row (`read/run-tree.ts`): the run's children, and what it waits on.
     children: [],
     childWait: null,
+    handoffStack: handoffStackOf(row),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/**
+ * The handoff stack in a run's checkpoint. Only a snapshot that names one is parsed (most runs
+ * never hand over); a snapshot that does not parse has none (its row says so elsewhere).
+ */
+function handoffStackOf(row: Pick<RunRow, 'snapshot'>): HandoffEntry[] {
+  if (!row.snapshot?.includes('"handoffStack"')) return [];
+  try {
+    const stack = (JSON.parse(row.snapshot) as { context?: { handoffStack?: HandoffFrame[] } }).context?.handoffStack;
+    return (stack ?? []).map((frame) => ({
+      agent: frame.agent,
+      step: frame.step,
+      toolCallId: frame.callId,
+      tools: frame.tools,
+      instructionsSha256: frame.instructions,
+    }));
+  } catch {
+    return [];
+  }
 }
 
 /** What a fork was made with (`runs.fork`), as stored; null for a run that is no fork or a column that does not parse. */
@@ -181,6 +209,7 @@ export function toStep(row: StepRow): Step {
     decision: decisionSchema.parse(JSON.parse(row.decision)),
     usage: JSON.parse(row.usage) as Usage,
     context: row.context ? (JSON.parse(row.context) as ContextReport) : null,
+    agent: row.agent ?? null,
     createdAt: row.created_at,
   };
 }

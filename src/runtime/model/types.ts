@@ -160,8 +160,26 @@ export interface Run {
    * down the tree (the child's, or its own child's…) that it shows, if any; null otherwise.
    */
   childWait: ChildWait | null;
+  /**
+   * The agents the run's conversation was handed to (`handoff`) and not handed back yet, oldest
+   * first: the last one plans the run's next step. Empty while its own agent plans.
+   */
+  handoffStack: HandoffEntry[];
   createdAt: number;
   updatedAt: number;
+}
+
+/** An agent a run's conversation was handed to: who, since which step, by which call, with which tools. */
+export interface HandoffEntry {
+  agent: string;
+  /** The first step it planned. */
+  step: number;
+  /** The call that handed the conversation to it. */
+  toolCallId: string;
+  /** The tools it was offered with when it took over, by name. */
+  tools: string[];
+  /** The first 16 hex digits of the SHA-256 of its instructions, when known. */
+  instructionsSha256: string | null;
 }
 
 /** Where a child run comes from: the parent run and the call that started it. */
@@ -361,6 +379,8 @@ export interface Step {
   usage: Usage;
   /** What the context builder gave the planner (null for steps saved before reports existed). */
   context: ContextReport | null;
+  /** The agent that planned it: the top of the run's handoff stack (null for steps saved before it was recorded). */
+  agent: string | null;
   createdAt: number;
 }
 

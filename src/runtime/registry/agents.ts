@@ -1,7 +1,8 @@
 /**
  * The agents a runtime drives runs of: its own (the runtime's planner, tools and policy) and every
- * agent its tools hand work to (`agentTool`), found through their tools in turn, plus any the
- * application names. Each is checked once, before the database is opened.
+ * agent its tools hand work to (`agentTool`) or hand a conversation to (`handoff`), found through
+ * their tools in turn, plus any the application names. Each is checked once, before the database
+ * is opened.
  */
 import { fail } from '../../failure.js';
 import type { Planner } from '../../planner/types.js';
@@ -18,6 +19,8 @@ export interface AgentDefinition {
   /** Plans when the agent has no planner of its own (a scripted planner for demos and tests). */
   readonly offlinePlanner?: Planner | undefined;
   readonly policy?: Policy | undefined;
+  /** What its model is told (its planner has them): recorded, as a digest, on a handoff to it. */
+  readonly instructions?: string | undefined;
 }
 
 const NAME = /^[a-z][a-z0-9-]{0,63}$/;
@@ -42,13 +45,14 @@ export function toAgentEnv(definition: AgentDefinition): AgentEnv {
     tools,
     toolSpecs: plannerTools(definition.tools),
     policy: definition.policy,
+    instructions: typeof definition.instructions === 'string' ? definition.instructions : null,
   };
 }
 
 /**
- * The other agents a runtime drives: those `tools` hand work to, and theirs, and `extra` (which
- * stand for the agents of their names). A name taken twice by different agents (or by the
- * runtime's own agent) is refused.
+ * The other agents a runtime drives: those `tools` hand work or a conversation to, and theirs, and
+ * `extra` (which stand for the agents of their names). A name taken twice by different agents is
+ * refused, and so is an agent tool of the runtime's own agent (a handoff to it stands for it).
  */
 export function collectAgents(
   own: string,
@@ -58,9 +62,11 @@ export function collectAgents(
   const found = new Map<string, AgentDefinition>();
   // An agent named in `extra` stands for the agent of that name its tools name (with another planner, say).
   const given = new Map(extra.map((agent) => [agent.name, agent]));
-  const visit = (named: AgentDefinition): void => {
+  const visit = (named: AgentDefinition, handedTo = false): void => {
     const agent = given.get(named.name) ?? named;
     if (!NAME.test(agent.name)) fail('input.invalid', `Agent name '${agent.name}' must match ${NAME}`);
+    // A handoff back to the runtime's own agent (from an agent it handed to) is to that agent.
+    if (agent.name === own && handedTo) return;
     if (agent.name === own) {
       fail('input.invalid', `Agent '${own}' is the runtime's own agent: an agent tool cannot hand work to it`);
     }
@@ -74,8 +80,9 @@ export function collectAgents(
   };
   const visitTool = (tool: AnyTool): void => {
     if (tool.delegate) visit(tool.delegate.agent as unknown as AgentDefinition);
+    if (tool.handoff?.agent) visit(tool.handoff.agent as unknown as AgentDefinition, true);
   };
   tools.forEach(visitTool);
-  extra.forEach(visit);
+  extra.forEach((agent) => visit(agent));
   return new Map([...found].map(([name, definition]) => [name, toAgentEnv(definition)]));
 }

@@ -11,7 +11,7 @@ import type { ExtendedLimits } from '../../../machines/types.js';
 import { BatonError, fail, quoteId } from '../../failure.js';
 import type { ApprovalRow, RunRow, Store } from '../../store/index.js';
 import { answerSchemaOf, type HumanAskInput } from '../../tools/human-ask.js';
-import { agentOf, type RuntimeEnv } from '../drive/env.js';
+import { agentNamed, agentOf, type RuntimeEnv } from '../drive/env.js';
 import { approves, assertPendingApproval, decideApproval, type DecisionInput } from '../ledger/approvals.js';
 import { decidedRow } from '../ledger/question-rows.js';
 import { toolOf } from '../ledger/ledger.js';
@@ -83,11 +83,11 @@ function boundCall(approval: ApprovalRow, toolCallId: string | undefined, decisi
   return toolCallId;
 }
 
-/** The tool a call of the run's ledger or journal names (a tool of the run's agent). */
+/** The tool a call of the run's ledger or journal names (a tool of the agent that planned its step). */
 async function toolOfCall(env: RuntimeEnv, runId: string, stepIndex: number, callId: string) {
   const run = await env.store.getRun(runId);
-  const agent = agentOf(env, { agent: run?.agent ?? null });
   const step = (await env.store.listSteps(runId)).find((s) => s.step_index === stepIndex);
+  const agent = (step?.agent ? agentNamed(env, step.agent) : undefined) ?? agentOf(env, { agent: run?.agent ?? null });
   const decision = step ? (JSON.parse(step.decision) as { type: string; calls?: { tool: string }[] }) : null;
   const index = Number(callId.slice(callId.lastIndexOf('.c') + 2));
   const name = decision?.calls?.[index]?.tool;

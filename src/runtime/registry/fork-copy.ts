@@ -7,7 +7,7 @@
  * idempotency key stays the source's. Events are copied up to the first one of the fork's
  * step, so the fork's log, folded, reaches the state the source's reached there.
  */
-import type { Usage } from '../../../machines/types.js';
+import type { HandoffFrame, Usage } from '../../../machines/types.js';
 import { decisionSchema } from '../../planner/types.js';
 import type { ApprovalRow, EventRow, ForkSource, MessageRow, StepRow, ToolCallRow } from '../../store/index.js';
 import { createRunMemory, type RunMemory } from '../drive/run-memory.js';
@@ -26,6 +26,8 @@ export interface ForkCopy {
   artifacts: string[];
   /** Budget waits among the copied steps: the fork numbers its own after them. */
   budgetAsks: number;
+  /** The handoff stack the copied steps left (the last copied `handoff` event's): the fork's agent on top plans its step. */
+  handoffStack: HandoffFrame[];
   /** The copied journal, ledger and waits, as the fork's driver starts with them. */
   memory: RunMemory;
 }
@@ -62,6 +64,20 @@ function renamedText(text: string | null, rename: (id: string) => string): strin
   return text === null ? null : JSON.stringify(renamedJson(JSON.parse(text), rename));
 }
 
+/** The handoff stack the last `handoff` event of these (renamed) events left; empty when none handed over. */
+function stackOfEvents(events: readonly { type: string; data: string }[]): HandoffFrame[] {
+  const last = events.findLast((event) => event.type === 'handoff');
+  if (!last) return [];
+  const stack = (JSON.parse(last.data) as { handoff_stack?: Record<string, unknown>[] }).handoff_stack ?? [];
+  return stack.map((entry) => ({
+    agent: String(entry.agent),
+    step: Number(entry.step),
+    callId: String(entry.tool_call_id),
+    tools: Array.isArray(entry.tools) ? entry.tools.map(String) : [],
+    instructions: typeof entry.instructions_sha256 === 'string' ? entry.instructions_sha256 : null,
+  }));
+}
+
 /**
  * The seq of the source's first event of step `atStep` or later: the first after `run.created`
  * that names a step at or past it. Everything before it happened in the copied steps.
@@ -88,6 +104,7 @@ export function copyPrefix(source: ForkSource, atStep: number, forkId: string, s
       decision: decisionSchema.parse(JSON.parse(row.decision)),
       usage: JSON.parse(row.usage) as Usage,
       toolVersions: row.tool_versions === null ? null : (JSON.parse(row.tool_versions) as Record<string, string>),
+      agent: row.agent ?? null,
     });
   }
   // A compensation undoes a call at the run's end, after every step: never part of a prefix.
@@ -127,6 +144,7 @@ export function copyPrefix(source: ForkSource, atStep: number, forkId: string, s
     messages: historyOf(source, sessionId),
     artifacts: [...artifacts],
     budgetAsks: approvals.filter((row) => row.kind === 'budget').length,
+    handoffStack: stackOfEvents(copied.map((row) => ({ type: row.type, data: renamedText(row.data, rename)! }))),
     memory,
   };
 }

@@ -14,6 +14,7 @@ import { fail, quoteId } from '../../failure.js';
 import type { Decision } from '../../planner/types.js';
 import { isUniqueViolation, type RunRow } from '../../store/index.js';
 import { HUMAN_ASK } from '../../tools/human-ask.js';
+import { HANDOFF_BACK } from '../../tools/handoff-back.js';
 import { createDriver } from '../drive/run-driver.js';
 import type { RuntimeEnv } from '../drive/env.js';
 import { toolOf } from '../ledger/ledger.js';
@@ -30,7 +31,7 @@ import type { StartContext } from './start-run.js';
 
 /** What forking needs from its runtime: what starting a run needs, and the tools (to check a decision). */
 export interface ForkContext extends StartContext {
-  env: Pick<RuntimeEnv, 'tools'>;
+  env: Pick<RuntimeEnv, 'tools' | 'name' | 'agents'>;
 }
 
 /** A decision a caller gives a fork's step: tool calls (at least one) or a final answer, nothing else. */
@@ -134,9 +135,13 @@ function checkRequest(ctx: ForkContext, source: RunRow, request: z.infer<typeof 
 /** Refuses a fork whose copied calls name tools this agent no longer has (they could not be shown as they were). */
 function checkTools(ctx: ForkContext, copy: ForkCopy, sourceId: string): void {
   const missing = new Set<string>();
+  // A call's tool is one of the agent that planned its step (another, after a handoff).
+  const agents = new Map(copy.steps.map((step) => [step.step_index, step.agent]));
   for (const row of copy.toolCalls) {
-    if (row.status === 'not_found' || row.tool === HUMAN_ASK) continue;
-    if (!ctx.env.tools.has(row.tool)) missing.add(row.tool);
+    if (row.status === 'not_found' || row.tool === HUMAN_ASK || row.tool === HANDOFF_BACK) continue;
+    const name = agents.get(row.step_index);
+    const tools = (name && name !== ctx.env.name ? ctx.env.agents.get(name)?.tools : undefined) ?? ctx.env.tools;
+    if (!tools.has(row.tool)) missing.add(row.tool);
   }
   if (missing.size === 0) return;
   const tools = [...missing];
@@ -210,6 +215,7 @@ export async function forkRun(ctx: ForkContext, sourceId: string, request: ForkR
     deadlineAt: run.deadlineAt,
     stepIndex: req.atStep,
     budgetAsks: copy.budgetAsks,
+    ...(copy.handoffStack.length > 0 ? { handoffStack: copy.handoffStack } : {}),
   };
   const driver = createDriver(registry.driverDeps, run.runId, { kind: 'new', input, memory: copy.memory });
   const terms: ForkTerms = {

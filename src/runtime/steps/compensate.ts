@@ -15,7 +15,7 @@ import type { ToolCallRow, ToolCallStatus } from '../../store/index.js';
 import { defineTool, type AnyTool, type ToolContext } from '../../tools/define-tool.js';
 import { reconcileTool, runTool } from '../../tools/run-tool.js';
 import type { ToolResult } from '../../tools/tool-result.js';
-import { agentOf, type LiveRun, type RuntimeEnv } from '../drive/env.js';
+import { stepAgentOf, type LiveRun, type RuntimeEnv } from '../drive/env.js';
 import { toSettledCall } from '../drive/settled-call.js';
 import { compensationId } from '../model/ids.js';
 
@@ -45,7 +45,7 @@ export async function compensateRun(
     .sort((a, b) => b.step_index - a.step_index || b.call_index - a.call_index);
   const report: CompensationReport = { compensated: [], failed: [], notCompensated: [] };
   for (const call of calls) {
-    const tool = agentOf(env, live).tools.get(call.tool);
+    const tool = stepAgentOf(env, live, call.step_index).tools.get(call.tool);
     const entry = { toolCallId: call.id, tool: call.tool };
     const why = call.status !== 'succeeded' ? 'outcome_unknown' : !tool?.compensate ? 'no_compensator' : null;
     if (why) {

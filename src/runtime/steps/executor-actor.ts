@@ -21,6 +21,7 @@ import { prepareCalls, type PreparedCall } from '../ledger/prepared-call.js';
 import { compensateRun } from './compensate.js';
 import { checkRepeat } from './repeat-effect.js';
 import { callChild } from './child-call.js';
+import { callHandoff, stackAfterStep } from './handoffs.js';
 
 /** Creates the executor actor logic for a runtime. */
 export function createExecutorActor(env: RuntimeEnv) {
@@ -90,6 +91,11 @@ export function createExecutorActor(env: RuntimeEnv) {
         );
         continue;
       }
+      if (call.tool?.handoff) {
+        // A handoff runs nothing: it settles now, and the step's end moves the handoff stack.
+        callHandoff(scope, call, calls, input.handoffStack ?? []);
+        continue;
+      }
       const version = checkToolVersion(scope, call, driver.memory.journal.get(stepIndex)?.toolVersions ?? null);
       // A wait on this one call: the calls before it in the step count as run.
       const waitOn = (
@@ -126,6 +132,7 @@ export function createExecutorActor(env: RuntimeEnv) {
 
     const failedAll = calls.length > 0 && calls.every((c) => c.row && FAILED_TOOL_CALL_STATUSES.has(c.row.status));
     const loopSignature = failedAll ? hashOf(calls.map((c) => [c.toolName, c.argsHash, c.row!.status])) : null;
-    return { type: 'next_step', toolCalls: executed, loopSignature };
+    const handoffStack = stackAfterStep(scope, calls, input.handoffStack ?? []);
+    return { type: 'next_step', toolCalls: executed, loopSignature, ...(handoffStack ? { handoffStack } : {}) };
   });
 }

@@ -16,7 +16,8 @@ import {
 } from '../../planner/types.js';
 import type { ContextReport } from '../model/types.js';
 import { HUMAN_ASK } from '../../tools/human-ask.js';
-import { agentOf, type AgentEnv, type LiveRun, type RuntimeEnv } from '../drive/env.js';
+import type { AgentEnv, LiveRun, RuntimeEnv } from '../drive/env.js';
+import { plannerAgent } from './handoffs.js';
 import { failpoint } from '../model/failpoints.js';
 import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from '../model/event-data.js';
@@ -68,14 +69,14 @@ async function withImageData(env: RuntimeEnv, live: LiveRun, messages: PlannerMe
 
 /** The planner's answer to one step's request, journaled as a decision; a failure as the run's `plan_error`. */
 async function askPlanner(
-  env: RuntimeEnv,
+  agent: AgentEnv,
   live: LiveRun,
   request: Omit<PlannerRequest, 'onDraft'>,
   report: ContextReport,
 ): Promise<{ decision: Decision; usage: Usage } | PlannerOutcome> {
   const { stepIndex, signal } = request;
   try {
-    const response = await agentOf(env, live).planner.next({
+    const response = await agent.planner.next({
       ...request,
       onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
     });
@@ -133,10 +134,13 @@ export function createPlannerActor(env: RuntimeEnv) {
       env.contextTokens,
       (live.transcript ??= createTranscript()),
     );
+    // The agent on top of the run's handoff stack plans (the run's own when nothing was handed over).
+    const planning = plannerAgent(env, live, input.handoffStack ?? []);
+    if ('failure' in planning) return { type: 'plan_error', failure: planning.failure };
+    const { agent } = planning;
     // A model that accepts images gets the bytes of those the context names (read outside any write).
-    const agent = agentOf(env, live);
     if (agent.planner.images) await withImageData(env, live, messages);
-    const request = { runId, stepIndex, input: live.input, messages, tools: agent.toolSpecs, context: live.context };
+    const request = { runId, stepIndex, input: live.input, messages, tools: planning.tools, context: live.context };
     // Budgets are checked against what the next call may cost, so usage does not overshoot.
     const estimate = given ? undefined : agent.planner.estimate?.(request);
     if (!given && limits.maxTokens != null) {
@@ -160,7 +164,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         `Decision given by ${live.fork?.by ?? 'the caller'} when the run was forked; no model was asked`,
       );
     } else {
-      const answer = await askPlanner(env, live, { ...request, signal }, report);
+      const answer = await askPlanner(agent, live, { ...request, signal }, report);
       if ('type' in answer) return answer;
       ({ decision, usage } = answer);
     }
@@ -168,7 +172,7 @@ export function createPlannerActor(env: RuntimeEnv) {
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
     // The versions of the tools it was offered: a call of this decision runs with these, or asks.
     const toolVersions = decision.type === 'final' ? null : versionsOf(agent, decision.calls);
-    live.driver.memory.journal.set(stepIndex, { decision, usage, toolVersions });
+    live.driver.memory.journal.set(stepIndex, { decision, usage, toolVersions, agent: agent.name });
     live.driver.stage((writer) =>
       writer.insertStep({
         run_id: runId,
@@ -177,6 +181,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         usage: JSON.stringify(usage),
         context: JSON.stringify(report),
         tool_versions: toolVersions === null ? null : JSON.stringify(toolVersions),
+        agent: agent.name,
         created_at: Date.now(),
       }),
     );
@@ -184,6 +189,8 @@ export function createPlannerActor(env: RuntimeEnv) {
       step_index: stepIndex,
       decision: summarize(decision),
       usage: toUsageData(usage),
+      agent: agent.name,
+      handoff_depth: input.handoffStack?.length ?? 0,
       ...(given ? { given_by: live.fork?.by ?? null } : {}),
       ...(agent.planner.model ? { model: agent.planner.model } : {}),
       ...(agent.planner.provider ? { provider: agent.planner.provider } : {}),

@@ -294,4 +294,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       db.schema.alterTable('tool_calls').addColumn('child_run_id', 'text').compile(),
     ],
   },
+  {
+    version: 11,
+    name: 'agents of steps (SQLite migration 17)',
+    // A run's conversation may be handed to another agent (`handoff`): each step names the agent
+    // that planned it (null for steps planned before this existed: the run's own agent).
+    up: (db) => [db.schema.alterTable('steps').addColumn('agent', 'text').compile()],
+  },
 ];
