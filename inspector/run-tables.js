@@ -219,7 +219,7 @@ export function renderSteps(root, steps, forkFor) {
 
 /**
  * One step: the agent that planned it, its decision, its context report, and a way to fork the run from it.
- * @param {{ step_index: number, decision: unknown, usage: unknown, context: unknown, agent?: string | null }} step
+ * @param {{ step_index: number, decision: unknown, usage: unknown, context: unknown, agent?: string | null, memory_version?: number | null }} step
  * @param {(stepIndex: number) => HTMLElement | null} [forkFor]
  */
 function stepElement(step, forkFor) {
@@ -237,6 +237,18 @@ function stepElement(step, forkFor) {
         ? h('span', { class: 'badge agent', 'data-agent': step.agent, title: 'The agent that planned it' }, step.agent)
         : null,
       step.agent ? ' ' : null,
+      typeof step.memory_version === 'number'
+        ? h(
+            'span',
+            {
+              class: 'badge memory',
+              'data-memory-version': step.memory_version,
+              title: 'The memory version its planner read',
+            },
+            `memory v${step.memory_version}`,
+          )
+        : null,
+      typeof step.memory_version === 'number' ? ' ' : null,
       decision.type === 'final'
         ? h('span', {}, 'final answer: ', h('q', {}, String(decision.answer ?? '')))
         : h(

@@ -172,6 +172,8 @@ export interface StepJson {
   context: Record<string, unknown> | null;
   /** The agent that planned it (the top of the handoff stack then); null for steps from before it was recorded. */
   agent: string | null;
+  /** The memory version its planner read (null: its agent has no memory tools). */
+  memory_version: number | null;
   created_at: number;
 }
 

@@ -15,6 +15,10 @@ export {
   askHuman,
   HUMAN_ASK,
   HANDOFF_BACK,
+  memoryTools,
+  MEMORY_READ,
+  MEMORY_WRITE,
+  MEMORY_SCOPES,
   ToolFailedError,
   ToolInputRequired,
   ToolOutcomeUnknownError,
@@ -38,14 +42,23 @@ export type {
   ToolAnswer,
   ToolInput,
   AskHumanOptions,
+  MemoryScope,
+  MemoryToolsOptions,
 } from './tools/index.js';
-export { createScriptedPlanner, createOpenAIPlanner, decisionSchema, plannerDecisionSchema } from './planner/index.js';
+export {
+  createScriptedPlanner,
+  createOpenAIPlanner,
+  decisionSchema,
+  plannerDecisionSchema,
+  memoryPrompt,
+} from './planner/index.js';
 export type {
   Planner,
   PlannerRequest,
   PlannerResponse,
   PlannerMessage,
   PlannerTool,
+  PlannerMemory,
   Decision,
   PlannerDecision,
   Script,

@@ -25,6 +25,24 @@ export interface PlannerTool {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * The memory a planner is shown at a step (its agent has memory tools): the version it read, and
+ * the entries of each scope it may use (the first 100 of each; `memory.read` reads any).
+ */
+export interface PlannerMemory {
+  version: number;
+  session?: Record<string, unknown>;
+  tenant?: Record<string, unknown>;
+}
+
+/** The memory as a system prompt's section, for planners that talk to a model. */
+export function memoryPrompt(memory: PlannerMemory): string {
+  const parts = [`\n\nMemory (version ${memory.version}; change it with memory.write):`];
+  if (memory.session) parts.push(`- this conversation: ${JSON.stringify(memory.session)}`);
+  if (memory.tenant) parts.push(`- shared by the tenant: ${JSON.stringify(memory.tenant)}`);
+  return parts.join('\n');
+}
+
 /** The planner's input: the built context of one step. */
 export interface PlannerRequest {
   runId: string;
@@ -36,6 +54,8 @@ export interface PlannerRequest {
   context: RunUserContext;
   /** Aborted on cancel, timeout and shutdown: abort the HTTP request with it. */
   signal: AbortSignal;
+  /** The run's memory as of the version this step reads (absent for an agent without memory tools). */
+  memory?: PlannerMemory;
   /** Streams model text as it is generated: delivered live as `draft` events, never committed as an answer. */
   onDraft?: (text: string, info?: { attempt: number }) => void;
 }

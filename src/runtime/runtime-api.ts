@@ -34,6 +34,8 @@ import type {
   ApproveInput,
   HumanDecision,
   RejectInput,
+  MemoryRequest,
+  MemorySnapshot,
 } from './model/types.js';
 
 /** How a runtime is created. */
@@ -251,6 +253,11 @@ export interface Runtime {
   prune(options: PruneOptions): Promise<PruneReport>;
   /** The tools runs can call: what each runs as (effect, risk, trust) and, for an MCP tool, its server and annotations. */
   tools(): ToolInfo[];
+  /**
+   * The versioned memory (`memoryTools()`) of a session and its tenant as of a version (default:
+   * the last), as a run's step reads it: `{ version, session, tenant }`.
+   */
+  memory(request?: MemoryRequest): Promise<MemorySnapshot>;
   /** Counters of this runtime since it opened (for benchmarks and monitoring). */
   stats(): RuntimeStats;
   /** Whether the runtime can do its work now: `degraded`, with the runs concerned, while commits fail (a full disk). */

@@ -16,10 +16,20 @@ import { admitStart } from './drive/yield-turn.js';
 import { newOwner } from './drive/leases.js';
 import { describeTools } from './ledger/tool-registry.js';
 import { createEventHub } from './model/event-hub.js';
-import type { ForkRequest, RerunFilter, RerunReport, Run, RunEventRecord, StartRequest } from './model/types.js';
+import type {
+  ForkRequest,
+  MemoryRequest,
+  MemorySnapshot,
+  RerunFilter,
+  RerunReport,
+  Run,
+  RunEventRecord,
+  StartRequest,
+} from './model/types.js';
 import { forkRun } from './registry/fork-run.js';
 import { rerunRuns } from './registry/rerun.js';
 import { createRunReads } from './read/run-reads.js';
+import { readMemorySnapshot } from './read/memory-read.js';
 import { createDecisions } from './registry/decisions.js';
 import { createRunCommands } from './registry/run-commands.js';
 import { createRunViews } from './read/run-views.js';
@@ -109,6 +119,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     ...views,
     ...reads,
+    memory(request?: MemoryRequest): Promise<MemorySnapshot> {
+      assertOpen();
+      return readMemorySnapshot(store, request);
+    },
 
     /** Listens to the committed events of every run (and live drafts); returns the unsubscribe function. */
     watch(listener: (event: RunEventRecord) => void): () => void {

@@ -89,6 +89,8 @@ export interface StepTable {
   tool_versions: string | null;
   /** The agent that planned the step: the top of the run's handoff stack (migration 17; null before). */
   agent: string | null;
+  /** The memory version its planner read (migration 18; null when its agent has no memory tools, or before). */
+  memory_version: number | null;
   created_at: number;
 }
 
@@ -187,6 +189,22 @@ export interface ArtifactRefTable {
   run_id: string;
 }
 
+/**
+ * Entries of the versioned memory (migration 18): every write is a new row, whose `seq` is the
+ * memory's version after it (one counter for every scope, in commit order). `value` is JSON, or
+ * null for a deleted entry. A scope is a session's (`session:<tenant-scoped id>`) or a tenant's
+ * (`tenant:<id>`); the call that wrote it makes it once (`tool_call_id` is unique).
+ */
+export interface MemoryTable {
+  seq: number;
+  scope: string;
+  key: string;
+  value: string | null;
+  run_id: string;
+  tool_call_id: string;
+  created_at: number;
+}
+
 export interface MigrationTable {
   version: number;
   name: string;
@@ -206,5 +224,6 @@ export interface Database {
   baton_secrets: SecretTable;
   artifacts: ArtifactTable;
   artifact_refs: ArtifactRefTable;
+  memory: MemoryTable;
   baton_migrations: MigrationTable;
 }

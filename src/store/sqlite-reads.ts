@@ -8,6 +8,7 @@ import type {
   ApprovalRow,
   ArtifactRow,
   EventRow,
+  MemoryRow,
   ForkSource,
   MessageRow,
   RunRow,
@@ -53,6 +54,8 @@ export function sqliteReads({ sqlite, prepare, get, all }: Prepared): StoreReads
     lastSeq: async (runId) => get<{ seq: number | null }>('lastSeq', { run_id: runId })?.seq ?? 0,
     getArtifact: async (sha256) => get<ArtifactRow>('getArtifact', { sha256 }),
     listMessages: async (sessionId) => all<MessageRow>('listMessages', { session_id: sessionId }),
+    memoryVersion: async () => get<{ version: number }>('memoryVersion', {})?.version ?? 0,
+    readMemory: async (scopes, version) => all<MemoryRow>('readMemory', { scopes: JSON.stringify(scopes), version }),
     // One read transaction: another process's commit cannot fall between two of these reads.
     readForkSource: async (runId) =>
       sqlite

@@ -91,6 +91,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['writ
       fenced();
       run('putArtifactRef', { sha256, run_id: runId });
     },
+    putMemory(row) {
+      fenced();
+      run('putMemory', row);
+    },
   };
   /** Runs `work` as one unit under `fence` (checked before its first write). */
   const unit = <T>(work: (writer: UnitWriter) => T, fence: Fence | undefined): T => {

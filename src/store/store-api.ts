@@ -9,6 +9,7 @@ import type {
   ApprovalTable,
   ArtifactTable,
   EventTable,
+  MemoryTable,
   MessageTable,
   RunTable,
   StepTable,
@@ -28,6 +29,7 @@ export type ApprovalRow = Selectable<ApprovalTable>;
 export type EventRow = Selectable<EventTable>;
 export type ArtifactRow = Selectable<ArtifactTable>;
 export type MessageRow = Selectable<MessageTable>;
+export type MemoryRow = Selectable<MemoryTable>;
 /** An event of the feed (`run.created`, `state`) with its position across runs. */
 export type FeedRow = EventRow & { position: number };
 
@@ -138,6 +140,8 @@ export interface UnitWriter {
   insertMessage(row: Omit<MessageRow, 'id'>): void;
   /** Records that run `runId` holds an artifact already stored (a fork's copy of its source's). */
   refArtifact(sha256: string, runId: string): void;
+  /** Writes a memory entry as the next version (a second write by the same call is a no-op). */
+  putMemory(row: Omit<MemoryRow, 'seq'>): void;
 }
 
 /** A run whose lease was renewed, and the cancel asked of it, if any. */
@@ -213,6 +217,10 @@ export interface StoreReads {
   getArtifact(sha256: string): Promise<ArtifactRow | undefined>;
   /** A session's committed history, oldest first. */
   listMessages(sessionId: string): Promise<MessageRow[]>;
+  /** The memory's version now: the last write's (0 before any). */
+  memoryVersion(): Promise<number>;
+  /** The entries of the memory scopes as of `version`: each key's last write at or below it, deleted ones left out. */
+  readMemory(scopes: readonly string[], version: number): Promise<MemoryRow[]>;
   /** What a fork of run `runId` copies, read in one snapshot (`ForkSource`); undefined when there is no such run. */
   readForkSource(runId: string): Promise<ForkSource | undefined>;
 }

@@ -8,3 +8,11 @@ export * from './tool-result.js';
 export * from './tool-images.js';
 export { askHuman, HUMAN_ASK, type AskHumanOptions, type HumanAskInput } from './human-ask.js';
 export { HANDOFF_BACK } from './handoff-back.js';
+export {
+  memoryTools,
+  MEMORY_READ,
+  MEMORY_WRITE,
+  MEMORY_SCOPES,
+  type MemoryScope,
+  type MemoryToolsOptions,
+} from './memory-tools.js';

@@ -1,7 +1,7 @@
 /** A planner that asks an OpenAI-compatible model through the official `openai` client. */
 import type OpenAI from 'openai';
 import type { FailureCode } from '../../failure.js';
-import type { Planner, PlannerRequest, PlannerResponse } from '../types.js';
+import { memoryPrompt, type Planner, type PlannerRequest, type PlannerResponse } from '../types.js';
 import { callModel } from './call-model.js';
 import type { RequestError } from './classify-error.js';
 import { compactMessages } from './compact-messages.js';
@@ -114,9 +114,13 @@ export function createOpenAIPlanner(
     const names = createToolNames(request.tools);
     const step = `step ${request.stepIndex} of run '${request.runId}'`;
     const state = createStepState(request.messages);
+    // An agent with memory is shown it after its instructions, as of the version the step reads.
+    const stepSettings = request.memory
+      ? { ...settings, instructions: settings.instructions + memoryPrompt(request.memory) }
+      : settings;
     for (;;) {
       state.attempts += 1;
-      const body = toRequestBody(settings, request.runId, state.messages, request.tools, names);
+      const body = toRequestBody(stepSettings, request.runId, state.messages, request.tools, names);
       const { signal } = request;
       // Drafts say which attempt they belong to, so a reader can drop a broken attempt's text.
       const attempt = state.attempts;
@@ -126,7 +130,7 @@ export function createOpenAIPlanner(
         await recover(state, request, result.error, step);
         continue;
       }
-      addUsage(state, result.output, { instructions, tools: request.tools });
+      addUsage(state, result.output, { instructions: stepSettings.instructions, tools: request.tools });
       const outcome = toDecision(result.output, names);
       if (outcome.type === 'decision') {
         const response: PlannerResponse = { decision: outcome.decision, usage: usageOf(state, prices) };

@@ -33,6 +33,8 @@ export interface LiveFork {
   repeatEffects: 'ask' | 'allow';
   decision: Decision | null;
   by: string | null;
+  /** The memory version the source's planner read at the fork's step: the fork's step reads it too (null: the last). */
+  memoryVersion: number | null;
 }
 
 /** What a call of an agent tool asks for: the child run of that call (its id is the call's). */

@@ -17,6 +17,8 @@ export interface JournalEntry {
   toolVersions: Record<string, string> | null;
   /** The agent that planned it (the top of the handoff stack); null: the run's own agent. */
   agent: string | null;
+  /** The memory version its planner read, which its calls read too (null: its agent has no memory tools). */
+  memoryVersion: number | null;
 }
 
 /** The memory of a new run: empty. */
@@ -51,6 +53,7 @@ export async function loadRunMemory(store: Store, runId: string): Promise<RunMem
       usage: JSON.parse(row.usage) as Usage,
       toolVersions: row.tool_versions === null ? null : (JSON.parse(row.tool_versions) as Record<string, string>),
       agent: row.agent ?? null,
+      memoryVersion: row.memory_version ?? null,
     });
   }
   for (const row of calls) memory.ledger.set(row.id, row);

@@ -210,6 +210,7 @@ export function toStep(row: StepRow): Step {
     usage: JSON.parse(row.usage) as Usage,
     context: row.context ? (JSON.parse(row.context) as ContextReport) : null,
     agent: row.agent ?? null,
+    memoryVersion: row.memory_version ?? null,
     createdAt: row.created_at,
   };
 }

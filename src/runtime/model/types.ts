@@ -79,6 +79,8 @@ export interface ForkTerms {
   /** The decision given for step `step`, if one was. */
   decision: PlannerDecision | null;
   by: string | null;
+  /** The memory version the source's planner read at step `step` (absent: none recorded; the fork reads the last). */
+  memory_version?: number | null;
 }
 
 /** Which runs `rerun()` forks: finished runs of a status (default `failed`), narrowed. */
@@ -207,6 +209,22 @@ export interface ChildWait extends ChildRun {
     /** The calls the wait is bound to, with the arguments they would run with (none for a question or a budget). */
     toolCalls: { id: string; tool: string; args: unknown }[];
   } | null;
+}
+
+/** Whose memory `runtime.memory()` reads, and as of which version (default: the last). */
+export interface MemoryRequest {
+  /** The session (its tenant's); without it, only the tenant's memory is read. */
+  sessionId?: string;
+  /** The tenant (default `default`, as for runs started without one). */
+  tenantId?: string;
+  version?: number;
+}
+
+/** The memory as of a version: a session's entries (null when no session was named) and its tenant's. */
+export interface MemorySnapshot {
+  version: number;
+  session: Record<string, unknown> | null;
+  tenant: Record<string, unknown>;
 }
 
 /** Where a fork comes from: its source run and the first step it ran itself. */
@@ -381,6 +399,8 @@ export interface Step {
   context: ContextReport | null;
   /** The agent that planned it: the top of the run's handoff stack (null for steps saved before it was recorded). */
   agent: string | null;
+  /** The memory version its planner read, which its calls read too (null: its agent has no memory tools). */
+  memoryVersion: number | null;
   createdAt: number;
 }
 
@@ -454,6 +474,8 @@ export interface ContextReport {
   notes: string[];
   /** Requests the planner made for this step (retries included). */
   attempts: number;
+  /** The memory the planner read (its agent has memory tools): its version, and the entries shown. */
+  memory?: { version: number; entries: number };
 }
 
 /** One past tool step of the run: its messages (assistant call, one observation per call) and their tokens. */

@@ -105,6 +105,7 @@ export function copyPrefix(source: ForkSource, atStep: number, forkId: string, s
       usage: JSON.parse(row.usage) as Usage,
       toolVersions: row.tool_versions === null ? null : (JSON.parse(row.tool_versions) as Record<string, string>),
       agent: row.agent ?? null,
+      memoryVersion: row.memory_version ?? null,
     });
   }
   // A compensation undoes a call at the run's end, after every step: never part of a prefix.

@@ -223,6 +223,8 @@ export async function forkRun(ctx: ForkContext, sourceId: string, request: ForkR
     repeat_effects: req.repeatEffects ?? 'ask',
     decision: req.decision ?? null,
     by: req.by ?? null,
+    // The fork's step reads the memory its source's read there, not a newer version.
+    memory_version: source.steps.find((step) => step.step_index === req.atStep)?.memory_version ?? null,
   };
   const row: RunRow = {
     ...toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition, leaseMs, ctx.agent),

@@ -49,6 +49,7 @@ export function createLiveRuns(): LiveRuns {
           repeatEffects: terms.repeat_effects,
           decision: terms.decision,
           by: terms.by,
+          memoryVersion: terms.memory_version ?? null,
         };
       }
       runs.set(row.id, run);

@@ -22,6 +22,8 @@ import { compensateRun } from './compensate.js';
 import { checkRepeat } from './repeat-effect.js';
 import { callChild } from './child-call.js';
 import { callHandoff, stackAfterStep } from './handoffs.js';
+import { callMemory } from './memory-calls.js';
+import { memoryAccessOf } from '../../tools/memory-tools.js';
 
 /** Creates the executor actor logic for a runtime. */
 export function createExecutorActor(env: RuntimeEnv) {
@@ -112,6 +114,12 @@ export function createExecutorActor(env: RuntimeEnv) {
       }
       if (limits.maxToolCalls !== null && input.toolCalls + executed >= limits.maxToolCalls) {
         return { type: 'budget_exceeded', budget: 'max_tool_calls', toolCalls: executed };
+      }
+      if (memoryAccessOf(call.tool)) {
+        // Read or written by the runtime, in this step's unit (`memory-calls.ts`).
+        await callMemory(scope, call, calls);
+        executed += 1;
+        continue;
       }
       if (call.tool?.delegate) {
         // An agent called as a tool: its child run does the work, the run waits for its end.

@@ -18,6 +18,7 @@ import type { ContextReport } from '../model/types.js';
 import { HUMAN_ASK } from '../../tools/human-ask.js';
 import type { AgentEnv, LiveRun, RuntimeEnv } from '../drive/env.js';
 import { plannerAgent } from './handoffs.js';
+import { plannerMemory } from './memory-calls.js';
 import { failpoint } from '../model/failpoints.js';
 import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from '../model/event-data.js';
@@ -140,7 +141,21 @@ export function createPlannerActor(env: RuntimeEnv) {
     const { agent } = planning;
     // A model that accepts images gets the bytes of those the context names (read outside any write).
     if (agent.planner.images) await withImageData(env, live, messages);
-    const request = { runId, stepIndex, input: live.input, messages, tools: planning.tools, context: live.context };
+    // An agent with memory reads it as of a version recorded with the step (`memory-calls.ts`).
+    const memory = await plannerMemory(env, live, agent, stepIndex);
+    if (memory) {
+      const entries = Object.keys(memory.session ?? {}).length + Object.keys(memory.tenant ?? {}).length;
+      report.memory = { version: memory.version, entries };
+    }
+    const request = {
+      runId,
+      stepIndex,
+      input: live.input,
+      messages,
+      tools: planning.tools,
+      context: live.context,
+      ...(memory ? { memory } : {}),
+    };
     // Budgets are checked against what the next call may cost, so usage does not overshoot.
     const estimate = given ? undefined : agent.planner.estimate?.(request);
     if (!given && limits.maxTokens != null) {
@@ -172,7 +187,8 @@ export function createPlannerActor(env: RuntimeEnv) {
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
     // The versions of the tools it was offered: a call of this decision runs with these, or asks.
     const toolVersions = decision.type === 'final' ? null : versionsOf(agent, decision.calls);
-    live.driver.memory.journal.set(stepIndex, { decision, usage, toolVersions, agent: agent.name });
+    const memoryVersion = memory?.version ?? null;
+    live.driver.memory.journal.set(stepIndex, { decision, usage, toolVersions, agent: agent.name, memoryVersion });
     live.driver.stage((writer) =>
       writer.insertStep({
         run_id: runId,
@@ -182,6 +198,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         context: JSON.stringify(report),
         tool_versions: toolVersions === null ? null : JSON.stringify(toolVersions),
         agent: agent.name,
+        memory_version: memoryVersion,
         created_at: Date.now(),
       }),
     );

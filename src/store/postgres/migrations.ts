@@ -301,4 +301,26 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // that planned it (null for steps planned before this existed: the run's own agent).
     up: (db) => [db.schema.alterTable('steps').addColumn('agent', 'text').compile()],
   },
+  {
+    version: 12,
+    name: 'versioned memory (SQLite migration 18)',
+    // A small memory per session and per tenant that agents read and write through built-in
+    // tools: every write a new row, its \`seq\` the memory's version after it (one counter, in
+    // commit order), so a read as of a version never changes. Each step records the version its
+    // planner read, so a resumed or forked run reads that version again.
+    up: (db) => [
+      db.schema
+        .createTable('memory')
+        .addColumn('seq', 'bigint', (c) => c.primaryKey())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('value', 'text')
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('tool_call_id', 'text', (c) => c.notNull().unique())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .compile(),
+      db.schema.createIndex('memory_scope_key').on('memory').columns(['scope', 'key', 'seq']).compile(),
+      db.schema.alterTable('steps').addColumn('memory_version', 'bigint').compile(),
+    ],
+  },
 ];

@@ -5,6 +5,7 @@ import type {
   ApprovalRow,
   ArtifactRow,
   EventRow,
+  MemoryRow,
   ForkSource,
   MessageRow,
   RunRow,
@@ -58,6 +59,10 @@ export function pgReads(pool: pg.Pool, { rows, row }: PgRows): StoreReads {
     },
     getArtifact: (sha256) => row<ArtifactRow>('getArtifact', { sha256 }),
     eventsOfType: (runId, type) => rows<EventRow>('eventsOfType', { run_id: runId, type }),
+    async memoryVersion() {
+      return (await row<{ version: number }>('memoryVersion', {}))?.version ?? 0;
+    },
+    readMemory: (scopes, version) => rows<MemoryRow>('readMemory', { scopes: [...scopes], version }),
     listMessages: (sessionId) => rows<MessageRow>('listMessages', { session_id: sessionId }),
     async readForkSource(runId) {
       // One snapshot for every read: a run another worker drives is seen at one instant.

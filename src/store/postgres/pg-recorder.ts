@@ -50,5 +50,10 @@ export function recorder(ops: RecordedWrite[]): UnitWriter {
     },
     insertMessage: (row) => push('insertMessage', row),
     refArtifact: (sha256, runId) => push('putArtifactRef', { sha256, run_id: runId }),
+    // Versions in commit order: the unit takes the memory's lock before it computes the next.
+    putMemory: (row) => {
+      push('lockMemory', {});
+      push('putMemory', row);
+    },
   };
 }
