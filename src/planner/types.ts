@@ -54,6 +54,8 @@ export interface PlannerRequest {
   context: RunUserContext;
   /** Aborted on cancel, timeout and shutdown: abort the HTTP request with it. */
   signal: AbortSignal;
+  /** The agent that plans this step: the run's own, or the one its conversation was handed to. */
+  agent?: string;
   /** The run's memory as of the version this step reads (absent for an agent without memory tools). */
   memory?: PlannerMemory;
   /** Streams model text as it is generated: delivered live as `draft` events, never committed as an answer. */

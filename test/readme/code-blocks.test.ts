@@ -61,6 +61,10 @@ const CONTEXT: BlockContext[] = [
   { has: "input: 'Tidy the configs'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: 'await runtime.prune({', before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: '...reportTools', before: `declare const reportTools: import('${pkg.name}').AnyTool[];` },
+  {
+    has: '...memoryTools(), lookup',
+    before: `import { createRuntime, memoryTools } from '${pkg.name}';\ndeclare const planner: import('${pkg.name}').Planner;\ndeclare const lookup: import('${pkg.name}').AnyTool;`,
+  },
   { has: "input: 'Summarize the tickets'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "input: 'Mail the team the report'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   {

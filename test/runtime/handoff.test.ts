@@ -201,6 +201,35 @@ describe.each(ALL_DIALECTS)('handoffs within a run (%s)', (dialect) => {
     expect(ended.failure?.message).toMatch(/handed to agent 'billing'/);
   });
 
+  it('refuses a decision on a step of an agent the runtime lacks, keeping the wait for one that has it', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const effects: string[] = [];
+    const runtime = openRuntime(handoffOptions(database, effects));
+    const run = await runtime.start({ input: 'refund A1' });
+    const waiting = await runtime.wait(run.id);
+    expect(waiting.handoffStack.map((e) => e.agent)).toEqual(['billing']);
+    // A deployment whose triage no longer hands to billing cannot decide billing's call.
+    const lacking = await restart(runtime, {
+      database,
+      agent: 'triage',
+      planner: createScriptedPlanner(() => ({ type: 'final', answer: 'triage alone' })),
+      tools: [],
+    });
+    const refused = await lacking.approve(run.id, waiting.pendingApprovalId!, { by: 'alice' }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'run.agent_mismatch' });
+    expect((refused as Error).message).toMatch(/planned by agent 'billing', which this runtime does not have/);
+    expect(await lacking.get(run.id)).toMatchObject({
+      status: 'waiting_human',
+      pendingApprovalId: waiting.pendingApprovalId,
+    });
+    expect((await lacking.approvals(run.id)).map((a) => a.status)).toEqual(['pending']);
+    // The deployment with billing decides it, and the refund runs once.
+    const whole = await restart(lacking, handoffOptions(database, effects));
+    await whole.approve(run.id, waiting.pendingApprovalId!, { by: 'alice' });
+    expect((await whole.wait(run.id)).status).toBe('succeeded');
+    expect(effects).toEqual(['A1']);
+  });
+
   it('stops handoffs past the depth limit, the model told to hand back first', async () => {
     const { database } = await freshDatabaseOf(dialect);
     const noop = defineTool({

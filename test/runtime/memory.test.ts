@@ -146,6 +146,35 @@ describe.each(ALL_DIALECTS)('versioned memory (%s)', (dialect) => {
     expect((await runtime.steps(fork.id))[0]?.memoryVersion).toBe(1);
   });
 
+  it("gives a fork its source's session memory as it was at the fork, beneath the fork's own", async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const shown = new Map<string, PlannerMemory | undefined>();
+    const runtime = openRuntime({
+      database,
+      tools: memoryTools({ scopes: ['session'] }),
+      planner: createScriptedPlanner((request) => {
+        shown.set(`${request.runId}/${request.stepIndex}`, request.memory);
+        if (request.stepIndex === 0) {
+          const n = ((request.memory?.session?.n as number | undefined) ?? 0) + 1;
+          return { type: 'tool_calls', calls: [{ tool: 'memory.write', args: { key: 'n', value: n } }] };
+        }
+        if (request.stepIndex === 1) {
+          return { type: 'tool_calls', calls: [{ tool: 'memory.read', args: { key: 'n' } }] };
+        }
+        return { type: 'final', answer: JSON.stringify(observed(request)) };
+      }),
+    });
+    const source = await runtime.wait((await runtime.start({ input: 'count', sessionId: 'src' })).id);
+    expect(JSON.parse(source.answer!)).toEqual({ version: 1, key: 'n', value: 1, found: true });
+    // The source's session moves on; the fork at step 1 sees it as it was then.
+    const later = await runtime.wait((await runtime.start({ input: 'count', sessionId: 'src' })).id);
+    expect(JSON.parse(later.answer!)).toEqual({ version: 2, key: 'n', value: 2, found: true });
+    const fork = await runtime.fork(source.id, { atStep: 1 });
+    const forked = await runtime.wait(fork.id);
+    expect(shown.get(`${fork.id}/1`)).toEqual({ version: 1, session: { n: 1 } });
+    expect(JSON.parse(forked.answer!)).toEqual({ version: 1, key: 'n', value: 1, found: true });
+  });
+
   it('refuses a scope the agent was not given, and a value too large, telling the model', async () => {
     const { database } = await freshDatabaseOf(dialect);
     const runtime = openRuntime({

@@ -35,6 +35,8 @@ export interface LiveFork {
   by: string | null;
   /** The memory version the source's planner read at the fork's step: the fork's step reads it too (null: the last). */
   memoryVersion: number | null;
+  /** The session memories beneath the fork's own (its source's, as of the fork), oldest first. */
+  memoryBases: readonly { scope: string; version: number }[];
 }
 
 /** What a call of an agent tool asks for: the child run of that call (its id is the call's). */
@@ -99,6 +101,12 @@ export function agentNamed(env: RuntimeEnv, name: string): AgentEnv | undefined 
 export function stepAgentOf(env: RuntimeEnv, live: LiveRun, stepIndex: number): AgentEnv {
   const name = live.driver.memory.journal.get(stepIndex)?.agent;
   return (name ? agentNamed(env, name) : undefined) ?? agentOf(env, live);
+}
+
+/** The agent that planned a step when this runtime does not have it (a handoff's, in another deployment); else null. */
+export function missingStepAgent(env: RuntimeEnv, live: LiveRun, stepIndex: number): string | null {
+  const name = live.driver.memory.journal.get(stepIndex)?.agent;
+  return name && !agentNamed(env, name) ? name : null;
 }
 
 /**

@@ -81,6 +81,17 @@ export interface ForkTerms {
   by: string | null;
   /** The memory version the source's planner read at step `step` (absent: none recorded; the fork reads the last). */
   memory_version?: number | null;
+  /**
+   * The session memories the fork sees beneath its own session's, oldest first, each as of the
+   * version it was forked at: its source's session (and, for a fork of a fork, its source's).
+   */
+  memory_bases?: MemoryBase[];
+}
+
+/** A session memory a fork reads beneath its own, as of the version it was forked at. */
+export interface MemoryBase {
+  scope: string;
+  version: number;
 }
 
 /** Which runs `rerun()` forks: finished runs of a status (default `failed`), narrowed. */

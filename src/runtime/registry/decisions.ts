@@ -96,6 +96,17 @@ async function toolOfCall(env: RuntimeEnv, runId: string, stepIndex: number, cal
   return tool;
 }
 
+/** `run.agent_mismatch` when the step was planned by an agent (handed the run) this runtime does not have. */
+async function assertStepAgent(env: RuntimeEnv, runId: string, stepIndex: number): Promise<void> {
+  const step = (await env.store.listSteps(runId)).find((s) => s.step_index === stepIndex);
+  if (!step?.agent || agentNamed(env, step.agent)) return;
+  fail(
+    'run.agent_mismatch',
+    `Step ${stepIndex} of run '${runId}' was planned by agent '${step.agent}', which this runtime does not have: decide it where that agent runs`,
+    { details: { run_id: runId, step_agent: step.agent, runtime_agent: env.name } },
+  );
+}
+
 /** The limits an `extend` sets, checked against what the run has used (none may be lower). */
 function checkExtend(approval: ApprovalRow, run: RunRow, limits: HumanDecision & { decision: 'extend' }) {
   const given = limits.limits ?? {};
@@ -285,6 +296,9 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
 
   async function decide(runId: string, approvalId: string, decision: HumanDecision): Promise<Approval> {
     deps.assertOpen();
+    if (typeof approvalId !== 'string' || approvalId === '') {
+      fail('input.invalid', `A decision needs the id of the wait it decides, not ${JSON.stringify(approvalId)}`);
+    }
     assertWellFormed(decision, 'The decision');
     if (!(HUMAN_DECISIONS as readonly string[]).includes((decision as { decision?: unknown }).decision as string)) {
       fail('input.invalid', `Unknown decision '${String((decision as { decision?: unknown }).decision)}'`, {
@@ -303,6 +317,8 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
         { details: { kind: pending.kind, decisions: [], child_run_id: child } },
       );
     }
+    // A step planned by an agent this runtime lacks (a handoff's) is decided where that agent is.
+    await assertStepAgent(env, runId, pending.step_index);
     if (!TAKES[pending.kind].includes(decision.decision)) {
       fail(
         'approval.wrong_decision',

@@ -21,7 +21,7 @@ import { toolOf } from '../ledger/ledger.js';
 import { failpoint } from '../model/failpoints.js';
 import { forkTermsOf, toRun } from '../model/rows.js';
 import { DEFAULT_TENANT, scopeKey } from '../model/tenant-keys.js';
-import type { ForkRequest, ForkTerms, Run, RunOptions } from '../model/types.js';
+import type { ForkRequest, ForkTerms, MemoryBase, Run, RunOptions } from '../model/types.js';
 import { assertWellFormed } from '../model/well-formed.js';
 import { toLimitsData } from '../model/event-data.js';
 import { copyPrefix, type ForkCopy } from './fork-copy.js';
@@ -152,6 +152,15 @@ function checkTools(ctx: ForkContext, copy: ForkCopy, sourceId: string): void {
   );
 }
 
+/** The session memories a fork of `source` reads beneath its own, each as of `version` at most. */
+function memoryBasesOf(source: RunRow, version: number): MemoryBase[] {
+  const inherited = forkTermsOf(source)?.memory_bases ?? [];
+  return [
+    ...inherited.map((base) => ({ scope: base.scope, version: Math.min(base.version, version) })),
+    { scope: `session:${source.session_id}`, version },
+  ];
+}
+
 /** The fork's options: the source's (but its idempotency key), with the request's over them. */
 function mergedOptions(source: RunRow, options: RunOptions | undefined): RunOptions {
   const inherited = JSON.parse(source.options) as RunOptions;
@@ -218,13 +227,16 @@ export async function forkRun(ctx: ForkContext, sourceId: string, request: ForkR
     ...(copy.handoffStack.length > 0 ? { handoffStack: copy.handoffStack } : {}),
   };
   const driver = createDriver(registry.driverDeps, run.runId, { kind: 'new', input, memory: copy.memory });
+  // The fork's step reads the memory its source's read there, not a newer version, and the
+  // source's session memory as it was then lies beneath the fork's own session's.
+  const memoryVersion = source.steps.find((step) => step.step_index === req.atStep)?.memory_version ?? null;
   const terms: ForkTerms = {
     step: req.atStep,
     repeat_effects: req.repeatEffects ?? 'ask',
     decision: req.decision ?? null,
     by: req.by ?? null,
-    // The fork's step reads the memory its source's read there, not a newer version.
-    memory_version: source.steps.find((step) => step.step_index === req.atStep)?.memory_version ?? null,
+    memory_version: memoryVersion,
+    memory_bases: memoryBasesOf(source.run, memoryVersion ?? (await ctx.store.memoryVersion())),
   };
   const row: RunRow = {
     ...toNewRow(run, JSON.stringify(driver.actor.getPersistedSnapshot()), owner, definition, leaseMs, ctx.agent),

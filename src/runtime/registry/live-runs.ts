@@ -50,6 +50,7 @@ export function createLiveRuns(): LiveRuns {
           decision: terms.decision,
           by: terms.by,
           memoryVersion: terms.memory_version ?? null,
+          memoryBases: terms.memory_bases ?? [],
         };
       }
       runs.set(row.id, run);

@@ -8,7 +8,7 @@ import { checkToolVersion } from './tool-version.js';
 import { fromPromise } from 'xstate';
 import type { ExecutorActorInput, ExecutorOutcome } from '../../../machines/types.js';
 import { createFailure } from '../../failure.js';
-import type { RuntimeEnv } from '../drive/env.js';
+import { missingStepAgent, type RuntimeEnv } from '../drive/env.js';
 import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
 import { executeCall, type CallScope } from './execute-call.js';
 import { failpoint } from '../model/failpoints.js';
@@ -57,6 +57,12 @@ export function createExecutorActor(env: RuntimeEnv) {
       return { type: 'done' };
     }
 
+    // Calls run with the tools of the agent that planned them: never another agent's of the same name.
+    const missing = missingStepAgent(env, live, stepIndex);
+    if (missing) {
+      const message = `Step ${stepIndex} of run '${runId}' was planned by agent '${missing}', which this runtime does not have`;
+      return { type: 'exec_error', failure: createFailure('run.agent_mismatch', message, { details: { agent: missing } }) };
+    }
     failpoint('step.validating');
     const calls = prepareCalls(env, live, runId, stepIndex);
     const settle = (

@@ -27,7 +27,7 @@ export function plannerAgent(
   env: RuntimeEnv,
   live: LiveRun,
   stack: readonly HandoffFrame[],
-): { agent: AgentEnv; tools: PlannerTool[] } | { failure: Failure } {
+): { agent: AgentEnv; tools: PlannerTool[]; note?: string } | { failure: Failure } {
   const top = stack[stack.length - 1];
   if (!top) return { agent: agentOf(env, live), tools: agentOf(env, live).toolSpecs };
   const agent = agentNamed(env, top.agent);
@@ -44,7 +44,18 @@ export function plannerAgent(
   // The agent on top may hand back to the one below (unless it has a tool of that name itself).
   backSpec ??= plannerTools([handoffBackTool])[0]!;
   const back = agent.tools.has(HANDOFF_BACK) ? [] : [{ ...backSpec, description: handBackDescription(below) }];
-  return { agent, tools: [...agent.toolSpecs, ...back] };
+  // Instructions changed since the handoff (a new deployment): it plans with its current ones, said so.
+  const digest = digestOf(agent.instructions);
+  const changed = top.instructions !== null && digest !== null && digest !== top.instructions;
+  return {
+    agent,
+    tools: [...agent.toolSpecs, ...back],
+    ...(changed
+      ? {
+          note: `Agent '${agent.name}' was handed the conversation with other instructions (sha256 ${top.instructions}…); it plans with its current ones (${digest}…)`,
+        }
+      : {}),
+  };
 }
 
 /** A successful handoff call's result: what the model that called it is shown. */

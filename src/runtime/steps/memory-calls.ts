@@ -41,13 +41,28 @@ function storedScope(live: LiveRun, scope: MemoryScope): string {
   return `tenant:${typeof tenant === 'string' && tenant ? tenant : DEFAULT_TENANT}`;
 }
 
-/** The entries of `scopes` as of `version`. */
+/**
+ * The entries of `scopes` as of `version`. A fork's session memory is its source's as of the
+ * fork (and its source's source's…), with the fork's own session's over it.
+ */
 async function readEntries(env: RuntimeEnv, live: LiveRun, scopes: readonly MemoryScope[], version: number) {
-  const byStored = new Map(scopes.map((scope) => [storedScope(live, scope), scope]));
-  const entries: Entries = Object.fromEntries(scopes.map((scope) => [scope, {}]));
-  for (const row of await env.store.readMemory([...byStored.keys()], version)) {
-    if (row.value === null) continue;
-    entries[byStored.get(row.scope)!]![row.key] = JSON.parse(row.value) as unknown;
+  const entries: Entries = {};
+  for (const scope of scopes) {
+    const layers = [
+      ...(scope === 'session' ? (live.fork?.memoryBases ?? []) : []).map((base) => ({
+        scope: base.scope,
+        version: Math.min(base.version, version),
+      })),
+      { scope: storedScope(live, scope), version },
+    ];
+    const found: Record<string, unknown> = {};
+    for (const layer of layers) {
+      for (const row of await env.store.readMemory([layer.scope], layer.version)) {
+        if (row.value === null) delete found[row.key];
+        else found[row.key] = JSON.parse(row.value) as unknown;
+      }
+    }
+    entries[scope] = found;
   }
   return entries;
 }

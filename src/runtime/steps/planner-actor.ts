@@ -139,6 +139,7 @@ export function createPlannerActor(env: RuntimeEnv) {
     const planning = plannerAgent(env, live, input.handoffStack ?? []);
     if ('failure' in planning) return { type: 'plan_error', failure: planning.failure };
     const { agent } = planning;
+    if (planning.note) report.notes.push(planning.note);
     // A model that accepts images gets the bytes of those the context names (read outside any write).
     if (agent.planner.images) await withImageData(env, live, messages);
     // An agent with memory reads it as of a version recorded with the step (`memory-calls.ts`).
@@ -154,6 +155,7 @@ export function createPlannerActor(env: RuntimeEnv) {
       messages,
       tools: planning.tools,
       context: live.context,
+      agent: agent.name,
       ...(memory ? { memory } : {}),
     };
     // Budgets are checked against what the next call may cost, so usage does not overshoot.
