@@ -61,7 +61,10 @@ export function createExecutorActor(env: RuntimeEnv) {
     const missing = missingStepAgent(env, live, stepIndex);
     if (missing) {
       const message = `Step ${stepIndex} of run '${runId}' was planned by agent '${missing}', which this runtime does not have`;
-      return { type: 'exec_error', failure: createFailure('run.agent_mismatch', message, { details: { agent: missing } }) };
+      return {
+        type: 'exec_error',
+        failure: createFailure('run.agent_mismatch', message, { details: { agent: missing } }),
+      };
     }
     failpoint('step.validating');
     const calls = prepareCalls(env, live, runId, stepIndex);
