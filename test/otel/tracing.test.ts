@@ -69,6 +69,7 @@ function expectRunTrace(spans: SpanLine[], runId: string) {
     expect(chat.attributes).toMatchObject({
       'gen_ai.operation.name': 'chat',
       'gen_ai.request.model': 'scripted-model',
+      'gen_ai.agent.name': 'default',
     });
     expect(chat.attributes['gen_ai.usage.input_tokens']).toBeGreaterThan(0);
   }

@@ -24,6 +24,8 @@ export const onStep: EventHandler = (deps, runId, run, event, emit) => {
         'gen_ai.usage.output_tokens': Number(usage.output_tokens ?? 0),
         'gen_ai.response.finish_reasons': [decision.type === 'final' ? 'stop' : String(decision.type ?? 'unknown')],
         'baton.step': Number(data.step_index ?? 0),
+        // The agent that planned the step: the run's own, or one its conversation was handed to.
+        ...(typeof data.agent === 'string' ? { 'gen_ai.agent.name': data.agent } : {}),
         ...(deps.content ? { 'baton.decision': deps.content(decision) } : {}),
       },
       undefined,
