@@ -100,6 +100,8 @@ async function toolOfCall(env: RuntimeEnv, runId: string, stepIndex: number, cal
 async function assertStepAgent(env: RuntimeEnv, runId: string, stepIndex: number): Promise<void> {
   const step = (await env.store.listSteps(runId)).find((s) => s.step_index === stepIndex);
   if (!step?.agent || agentNamed(env, step.agent)) return;
+  // A run of another agent altogether is refused as such when it is loaded (`agentMismatchOf`).
+  if (step.agent === (await env.store.getRun(runId))?.agent) return;
   fail(
     'run.agent_mismatch',
     `Step ${stepIndex} of run '${runId}' was planned by agent '${step.agent}', which this runtime does not have: decide it where that agent runs`,
