@@ -20,4 +20,5 @@ export const EVENT_NAMES = [
   'compensation',
   'child',
   'handoff',
+  'progress',
 ];

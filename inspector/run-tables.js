@@ -40,6 +40,8 @@ export function summarize(event) {
       return d.status === 'started'
         ? `handed ${d.tool} to agent ${d.agent}: child run ${d.child_run_id}`
         : `child run ${d.child_run_id} (agent ${d.agent}) ${d.status}${d.failure ? `: ${d.failure.message}` : ''}`;
+    case 'progress':
+      return `${d.tool} under way${typeof d.progress === 'number' ? ` ${d.progress}${typeof d.total === 'number' ? `/${d.total}` : ''}` : ''}${d.message ? `: ${d.message}` : ''}`;
     case 'handoff':
       return `${d.direction === 'back' ? 'handed back' : 'handed over'}: ${d.from} → ${d.to}${d.reason ? ` (${d.reason})` : ''}; ${d.to} plans next`;
     case 'compensation':

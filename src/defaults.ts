@@ -18,6 +18,11 @@ export const DEFAULTS = {
    */
   maxToolAttempts: 3,
   /**
+   * Attempts of a call that saved a handle of its work (`ToolContext.saveHandle`, an MCP task):
+   * each interrupted one follows the same work again, until this many, then a human decides.
+   */
+  maxHandleAttempts: 10,
+  /**
    * How deep agents called as tools nest: a run this many child runs below its root calls no
    * agent tool (the call fails, and the model is told), so an agent that calls itself stops.
    */

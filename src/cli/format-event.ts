@@ -91,6 +91,13 @@ function describe(event: EventLike): string {
       return `error: ${args(data)}`;
     case 'draft':
       return `draft: ${String(data.text)}`;
+    case 'progress': {
+      const count =
+        typeof data.progress === 'number'
+          ? ` ${data.progress}${typeof data.total === 'number' ? `/${data.total}` : ''}`
+          : '';
+      return `  ${String(data.tool)}${count}${data.message ? `: ${String(data.message)}` : ''}`;
+    }
     case 'handoff': {
       const why = typeof data.reason === 'string' && data.reason ? `: ${data.reason}` : '';
       return data.direction === 'back'

@@ -3,6 +3,7 @@
  * the machine, the tool names, the agent name) before the database is opened, then wires the
  * machine's actors, the tracer and the run registry around the opened store.
  */
+import { cancelCutOffHandles } from './steps/cut-off-handles.js';
 import type { RunMachine } from '../../machines/run-machine.js';
 import { batonRunMachine, checkRunMachine, type RunMachineDefinition } from '../../machines/variants.js';
 import { DEFAULTS } from '../defaults.js';
@@ -127,7 +128,13 @@ export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
     expire: (run, approvalId) => expireWait(env, run, approvalId),
     childEnded: (child) => children.ended(child),
     waitsOnChild: (parent) => children.check(parent),
-    runEnded: (run) => children.parentEnded(run),
+    runEnded: (run) => {
+      children.parentEnded(run);
+      // Work its calls started elsewhere (an MCP task) is cancelled with the run.
+      cancelCutOffHandles(env, run, (failure) =>
+        options.onError?.(failure, { activity: 'cancel_handle', runId: run.driver.runId }),
+      );
+    },
     childLoaded: (child) => children.checkOrphan(child),
   });
   const children = createChildRuns({

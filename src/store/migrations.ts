@@ -392,4 +392,11 @@ export const MIGRATIONS: readonly Migration[] = [
       db.schema.alterTable('steps').addColumn('memory_version', 'integer').compile(),
     ],
   },
+  {
+    version: 19,
+    name: 'handles of calls',
+    // A call that started work elsewhere that outlives it (an MCP task) saves the handle of that
+    // work (JSON) before it waits: after a restart it follows the same work, never starting it again.
+    up: (db) => [db.schema.alterTable('tool_calls').addColumn('handle', 'text').compile()],
+  },
 ];

@@ -119,6 +119,8 @@ export interface ToolCallTable {
   idempotency_key: string | null;
   /** The child run this call started (an agent called as a tool; migration 16), else null. */
   child_run_id: string | null;
+  /** The handle of work the call started elsewhere (an MCP task), saved before it waits (JSON; migration 19). */
+  handle: string | null;
 }
 
 export interface ApprovalTable {

@@ -84,6 +84,7 @@ const TOOL_CALL_COLUMNS = [
   'copied_from',
   'idempotency_key',
   'child_run_id',
+  'handle',
 ] as const;
 
 const APPROVAL_COLUMNS = [
@@ -258,6 +259,7 @@ const BUILDS = {
           copied_from: eb.ref('excluded.copied_from'),
           idempotency_key: eb.ref('excluded.idempotency_key'),
           child_run_id: eb.ref('excluded.child_run_id'),
+          handle: eb.ref('excluded.handle'),
         })),
       ),
   listToolCalls: (db, p) =>

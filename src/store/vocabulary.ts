@@ -103,6 +103,8 @@ export const LOG_EVENT_TYPES = [
   'child',
   /** A call handed the run's conversation to another agent, or back (`handoff`, `handoff.back`): the stack after it. */
   'handoff',
+  /** How far a call in flight has come (`ToolContext.progress`, an MCP task's status). */
+  'progress',
 ] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 

@@ -43,6 +43,27 @@ export interface ToolContext {
    * restarts. Absent where no person can be asked (in a compensator, in `reconcile()`).
    */
   ask?(question: ToolQuestion): Promise<ToolAnswer>;
+  /**
+   * The handle an earlier attempt of this call saved with `saveHandle` (a restart came between),
+   * or null: follow that work to its end instead of starting it again.
+   */
+  handle?: unknown;
+  /**
+   * Saves the handle of work the call started elsewhere that outlives it (an MCP task, a remote
+   * job's id) in the call's ledger row, durably, before it resolves: a call interrupted after it
+   * runs again with `handle` set, whatever its effect class (at most `DEFAULTS.maxHandleAttempts`
+   * times), instead of being an unknown outcome. Absent in a compensator and in `reconcile()`.
+   */
+  saveHandle?(handle: unknown): Promise<void>;
+  /** Reports how far the call has come: a committed `progress` event of the run. */
+  progress?(update: ToolProgress): Promise<void>;
+}
+
+/** How far a call has come (`ToolContext.progress`): a count out of a total, and/or a message. */
+export interface ToolProgress {
+  progress?: number | undefined;
+  total?: number | undefined;
+  message?: string | undefined;
 }
 
 /** A question a tool asks a person. */
@@ -166,6 +187,11 @@ export interface ToolSpec<I, O> {
   origin?: ToolOrigin;
   /** Set by `agentTool`: a call starts a child run of this agent (its answer is the result); `execute` is not called. */
   delegate?: AgentDelegate;
+  /**
+   * Cancels the work a call started elsewhere and saved the handle of (`ToolContext.saveHandle`),
+   * when the run ends (cancelled, timed out) while the call still follows it. Best effort.
+   */
+  cancelHandle?(handle: unknown, ctx: { runId: string; toolCallId: string }): Promise<void>;
   /** Set by `handoff`: a call hands the run's conversation to another agent (or back); `execute` is not called. */
   handoff?: HandoffTarget;
   output?: z.ZodType<O>;

@@ -52,6 +52,7 @@ const startedCall = (id: string, toolVersion: string | null) => ({
   copied_from: null,
   idempotency_key: null,
   child_run_id: null,
+  handle: null,
 });
 
 const progress = (id: string, expected: number) =>

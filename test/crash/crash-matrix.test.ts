@@ -26,7 +26,8 @@ import { scaled } from '../helpers/limits.js';
 // `planner.journaled` fires only for planners that are not cheap (a real model); the scripted
 // planner here commits its answers with their transitions. The OpenAI planner's crash test covers it.
 // A fork's creation has its own crash test (test/crash/fork-kill.test.ts): this matrix starts runs.
-// So do the points of a child run an agent tool starts (test/crash/child-kill.test.ts), and of a handoff (handoff-kill).
+// So do the points of a child run an agent tool starts (test/crash/child-kill.test.ts), of a handoff (handoff-kill)
+// and of a call that saved a handle (test/mcp/mcp-tasks.test.ts).
 const ELSEWHERE = [
   'planner.journaled',
   'fork.copying',
@@ -34,6 +35,7 @@ const ELSEWHERE = [
   'child.created',
   'child.ended',
   'handoff.settled',
+  'tool.handle_saved',
 ] as const;
 type Point = Exclude<(typeof FAILPOINTS)[number], (typeof ELSEWHERE)[number]> | 'tool.effect';
 const POINTS: readonly Point[] = [

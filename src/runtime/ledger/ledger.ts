@@ -132,6 +132,7 @@ export function callRow(
     copied_from: call.row?.copied_from ?? null,
     idempotency_key: call.idempotencyKey ?? call.row?.idempotency_key ?? null,
     child_run_id: call.row?.child_run_id ?? null,
+    handle: call.row?.handle ?? null,
     ...patch,
   };
 }

@@ -39,6 +39,8 @@ export const FAILPOINTS = [
   'child.ended',
   /** A step's handoff call settled and the stack it leaves is known; none of it is committed. */
   'handoff.settled',
+  /** A call saved the handle of work it started elsewhere (an MCP task), durably; it has not waited for it. */
+  'tool.handle_saved',
 ] as const;
 export type FailpointName = (typeof FAILPOINTS)[number];
 

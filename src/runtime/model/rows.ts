@@ -229,6 +229,7 @@ export function toToolCall(row: ToolCallRow, tool?: AnyTool): ToolCall {
     compensates: compensatedCallOf(row),
     copiedFrom: row.copied_from,
     childRunId: row.child_run_id,
+    handle: row.handle === null ? null : (JSON.parse(row.handle) as unknown),
     idempotencyKey: row.idempotency_key ?? row.id,
     args: JSON.parse(row.args) as unknown,
     edited: row.edited ? toEdited(row.edited) : null,

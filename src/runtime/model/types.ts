@@ -433,6 +433,8 @@ export interface ToolCall {
   copiedFrom: string | null;
   /** For a call of an agent tool: the child run it started (its answer is this call's result). */
   childRunId: string | null;
+  /** The handle of work the call started elsewhere (an MCP task: `{ kind: 'mcp_task', server, task_id }`), saved before it waited; null otherwise. */
+  handle: unknown;
   /** The key the tool is given as `ctx.idempotencyKey`: the call's id, or the source's key for a copy or a fork's repeat of an idempotent call. */
   idempotencyKey: string;
   args: unknown;

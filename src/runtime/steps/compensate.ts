@@ -87,6 +87,7 @@ function compensationRow(
     copied_from: null,
     idempotency_key: null,
     child_run_id: null,
+    handle: null,
     result: null,
     attempts: previous?.attempts ?? 0,
     started_at: previous?.started_at ?? null,

@@ -11,6 +11,7 @@
 import { DEFAULTS } from '../../defaults.js';
 import { createFailure, toFailure, type Failure } from '../../failure.js';
 import type { ToolResult } from '../../tools/tool-result.js';
+import type { ToolProgress } from '../../tools/define-tool.js';
 import { normalizeOutput, reconcileTool, runTool, type ArtifactBlob, type ToolRun } from '../../tools/run-tool.js';
 import { toSettledCall } from '../drive/settled-call.js';
 import { callRow, pendingApproval, type Recovery } from '../ledger/ledger.js';
@@ -49,6 +50,8 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     const status = call.row?.status;
     const unresolved = status === 'started' || status === 'unknown';
     const attempts = call.row?.attempts ?? 0;
+    // Work the call started elsewhere, saved before it waited: followed again, never started again.
+    const handle = call.row?.handle ? (JSON.parse(call.row.handle) as unknown) : null;
     const ctx = {
       runId,
       toolCallId: call.id,
@@ -57,11 +60,15 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       context: live.context,
       attempt: attempts + 1,
       ...(input ? { input } : {}),
+      handle,
+      saveHandle: (saved: unknown) => saveHandle(scope, call, saved),
+      progress: (update: ToolProgress) => reportProgress(scope, call, update),
     };
     // How an unresolved call was resolved goes into its events, so "did it run twice?" can be
     // answered from the log alone.
     let recovery: Recovery | null = unresolved ? 'rerun' : null;
-    if (unresolved && tool.effect !== 'read') {
+    const follows = handle !== null && attempts < DEFAULTS.maxHandleAttempts;
+    if (unresolved && tool.effect !== 'read' && !follows) {
       const approvalId = uncertainApprovalId(call.id, attempts);
       const approval = driver.memory.approvals.get(approvalId);
       // Approved with `retry`, a human's choice; `done` and rejections were settled when decided.
@@ -121,6 +128,8 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       // A fork's call that repeats its source's: which call, and the key it runs with.
       ...(call.repeatOf ? { repeat_of: call.repeatOf } : {}),
       ...(started.idempotency_key ? { idempotency_key: started.idempotency_key } : {}),
+      // Following work an earlier attempt started (its handle), not starting it again.
+      ...(unresolved && handle !== null ? { handle } : {}),
     });
     // The `started` row is durable before a side effect: a crash from here on is detectable.
     // A `read` call has no effect to protect; its row commits with the next transition.
@@ -153,6 +162,29 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     failpoint('tool.returned');
     return { kind: 'settled', ran: true };
   }
+}
+
+/** Saves a call's handle in its `started` row and makes it durable (a no-op once the run left the step). */
+async function saveHandle(scope: CallScope, call: PreparedCall, handle: unknown): Promise<void> {
+  if (scope.signal.aborted || call.row?.status !== 'started') return;
+  const row = { ...call.row, handle: JSON.stringify(handle ?? null) };
+  call.row = row;
+  scope.live.driver.stageToolCall(row);
+  await scope.live.driver.flush();
+  failpoint('tool.handle_saved');
+}
+
+/** A `progress` event of a call, committed (so a reader sees it while the call still runs). */
+async function reportProgress(scope: CallScope, call: PreparedCall, update: ToolProgress): Promise<void> {
+  if (scope.signal.aborted) return;
+  scope.live.driver.emit('progress', {
+    tool_call_id: call.id,
+    tool: call.toolName,
+    progress: typeof update.progress === 'number' ? update.progress : null,
+    total: typeof update.total === 'number' ? update.total : null,
+    message: typeof update.message === 'string' ? update.message.slice(0, 2000) : null,
+  });
+  await scope.live.driver.flush();
 }
 
 /** Records that a human must decide an unresolved call: the row `unknown`, an `uncertain` approval, its event. */

@@ -17,7 +17,7 @@ const INSERTS = [
     op: 'putToolCall',
     table: 'tool_calls',
     conflict:
-      'on conflict (id) do update set status = excluded.status, result = excluded.result, attempts = excluded.attempts, started_at = excluded.started_at, finished_at = excluded.finished_at, deadline_at = excluded.deadline_at, copied_from = excluded.copied_from, idempotency_key = excluded.idempotency_key, child_run_id = excluded.child_run_id',
+      'on conflict (id) do update set status = excluded.status, result = excluded.result, attempts = excluded.attempts, started_at = excluded.started_at, finished_at = excluded.finished_at, deadline_at = excluded.deadline_at, copied_from = excluded.copied_from, idempotency_key = excluded.idempotency_key, child_run_id = excluded.child_run_id, handle = excluded.handle',
   },
   { op: 'insertStep', table: 'steps', conflict: '' },
   { op: 'insertApproval', table: 'approvals', conflict: '' },

@@ -323,4 +323,11 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       db.schema.alterTable('steps').addColumn('memory_version', 'bigint').compile(),
     ],
   },
+  {
+    version: 13,
+    name: 'handles of calls (SQLite migration 19)',
+    // A call that started work elsewhere that outlives it (an MCP task) saves the handle of that
+    // work (JSON) before it waits: after a restart it follows the same work, never starting it again.
+    up: (db) => [db.schema.alterTable('tool_calls').addColumn('handle', 'text').compile()],
+  },
 ];

@@ -5,8 +5,9 @@
  * as the idempotency key in the request's `_meta`. A result with `isError` is a tool failure the
  * model sees, and so is a request the server refused (a JSON-RPC error, an HTTP 4xx): it did not
  * run. Only a connection lost mid-call or a timeout leaves the outcome unknown, which the runtime
- * resolves by effect class like any tool's. A tool Baton cannot call (one that requires MCP
- * tasks) is left out, and listed in `skipped` with the reason.
+ * resolves by effect class like any tool's. A tool that supports MCP tasks runs as one when its
+ * server declares them (`task-call.ts`); one that requires tasks of a server that does not is
+ * left out, and listed in `skipped` with the reason.
  */
 import { z } from 'zod';
 import { CallToolResultSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
@@ -18,6 +19,7 @@ import { outputOf, refusal, textOf } from './call-result.js';
 import { describeServer, McpConnection } from './connection.js';
 import { inputRequiredOf, inputResponsesOf, MAX_IMMEDIATE_ROUNDS } from './input-required.js';
 import type { McpServerSpec } from './server-spec.js';
+import { callAsTask, cancelTask, taskHandleOf } from './task-call.js';
 
 /** The `_meta` keys a server receives with every call Baton makes. */
 export const MCP_META = {
@@ -61,6 +63,16 @@ export interface McpToolsOptions {
   timeoutMs?: number;
   /** How long connecting may take (default 30 s). */
   connectTimeoutMs?: number;
+  /**
+   * Run the tools that support MCP tasks (`execution.taskSupport` `required`, or `optional`) as
+   * tasks, when the server declares tasks for `tools/call` (default true): the task's handle is
+   * saved with the call, which follows it across restarts and never calls the tool twice.
+   */
+  tasks?: boolean;
+  /** How long the server keeps a task's result (`ttl`, default: the server's). */
+  taskTtlMs?: number;
+  /** A task call's time limit, from its first request to its result (default 24 h; `overrides` per tool). */
+  taskTimeoutMs?: number;
 }
 
 /** A server tool that is not offered to the model, and why. */
@@ -100,13 +112,18 @@ function inputOf(schema: Record<string, unknown>): z.ZodType<unknown> {
 }
 
 /** Why Baton cannot call a listed tool, or null when it can. */
-function uncallable(tool: McpTool): string | null {
-  // A tool that requires task-augmented execution refuses a plain call (JSON-RPC -32600), and
-  // Baton does not run MCP tasks yet.
-  if (tool.execution?.taskSupport === 'required') {
-    return 'it requires task-augmented execution (execution.taskSupport: "required"), which Baton does not support yet';
+function uncallable(tool: McpTool, tasks: boolean): string | null {
+  // A tool that requires task-augmented execution refuses a plain call (JSON-RPC -32600).
+  if (tool.execution?.taskSupport === 'required' && !tasks) {
+    return 'it requires task-augmented execution (execution.taskSupport: "required"), and tasks are off or the server does not declare them for tools/call';
   }
   return null;
+}
+
+/** Whether a tool runs as a task: it supports tasks, and tasks are on for the server. */
+function runsAsTask(tool: McpTool, tasks: boolean): boolean {
+  const support = tool.execution?.taskSupport;
+  return tasks && (support === 'required' || support === 'optional');
 }
 
 function toolName(options: McpToolsOptions, name: string): string {
@@ -121,12 +138,19 @@ function toolName(options: McpToolsOptions, name: string): string {
 }
 
 /** One server tool as a Baton tool. */
-function toBatonTool(connection: McpConnection, server: string, tool: McpTool, options: McpToolsOptions): AnyTool {
+function toBatonTool(
+  connection: McpConnection,
+  server: string,
+  tool: McpTool,
+  options: McpToolsOptions,
+  tasks: boolean,
+): AnyTool {
   const override = options.overrides?.[tool.name] ?? {};
+  const asTask = runsAsTask(tool, tasks);
   const mapped = mapAnnotations(tool.annotations as McpAnnotations | undefined);
   const overridden = (['effect', 'risk', 'trustedOutput'] as const).filter((k) => override[k] !== undefined);
   const schema = tool.inputSchema as Record<string, unknown>;
-  const timeoutMs = override.timeoutMs ?? options.timeoutMs;
+  const timeoutMs = override.timeoutMs ?? (asTask ? (options.taskTimeoutMs ?? 86_400_000) : options.timeoutMs);
   return defineTool<unknown, unknown>({
     name: toolName(options, tool.name),
     description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${server})`,
@@ -151,7 +175,27 @@ function toBatonTool(connection: McpConnection, server: string, tool: McpTool, o
       annotations: tool.annotations ? { ...tool.annotations } : null,
       overridden: overridden.map((k) => (k === 'trustedOutput' ? 'trusted_output' : k)),
     },
+    // A run that ends while its task runs cancels it (the task's handle, saved with the call).
+    ...(asTask
+      ? {
+          cancelHandle: async (handle: unknown) => {
+            const task = taskHandleOf(handle, server);
+            if (task) await cancelTask(connection, task);
+          },
+        }
+      : {}),
     async execute(input, ctx) {
+      const meta = {
+        [MCP_META.idempotencyKey]: ctx.idempotencyKey,
+        [MCP_META.runId]: ctx.runId,
+        [MCP_META.attempt]: ctx.attempt,
+      };
+      if (asTask) {
+        const args = { arguments: input as Record<string, unknown>, _meta: meta };
+        const result = await callAsTask(connection, server, tool.name, args, ctx, options.taskTtlMs ?? null);
+        if (result.isError) throw new ToolFailedError(textOf(result) || `MCP tool '${tool.name}' returned an error`);
+        return outputOf(result);
+      }
       // The answers to the questions the server asked last round (an `input_required` result).
       let answered = ctx.input ? inputResponsesOf(ctx.input) : null;
       for (let round = 0; ; round += 1) {
@@ -168,11 +212,7 @@ function toBatonTool(connection: McpConnection, server: string, tool: McpTool, o
                 params: {
                   name: tool.name,
                   arguments: input as Record<string, unknown>,
-                  _meta: {
-                    [MCP_META.idempotencyKey]: ctx.idempotencyKey,
-                    [MCP_META.runId]: ctx.runId,
-                    [MCP_META.attempt]: ctx.attempt,
-                  },
+                  _meta: meta,
                   ...(answered ?? {}),
                 },
               },
@@ -237,8 +277,10 @@ export async function createMcpTools(spec: McpServerSpec, options: McpToolsOptio
       );
     }
     const chosen = options.include ? listed.filter((t) => options.include!.includes(t.name)) : listed;
+    // Tasks for tools/call, as the server declared them in `initialize`.
+    const tasks = options.tasks !== false && client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
     const skipped = chosen.flatMap((tool) => {
-      const reason = uncallable(tool);
+      const reason = uncallable(tool, tasks);
       return reason === null ? [] : [{ tool: tool.name, reason }];
     });
     const included = skipped.filter((s) => options.include?.includes(s.tool));
@@ -249,7 +291,7 @@ export async function createMcpTools(spec: McpServerSpec, options: McpToolsOptio
       );
     }
     const callable = chosen.filter((tool) => !skipped.some((s) => s.tool === tool.name));
-    const tools = callable.map((tool) => toBatonTool(connection, server, tool, options));
+    const tools = callable.map((tool) => toBatonTool(connection, server, tool, options, tasks));
     return {
       server,
       tools,

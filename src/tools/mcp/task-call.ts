@@ -1,0 +1,137 @@
+/**
+ * An MCP tool called as a task (the spec's task-augmented `tools/call`): the server answers at
+ * once with a task handle, which is saved in the call's ledger row (`ctx.saveHandle`) before the
+ * call waits; the call then polls `tasks/get` (its status messages become `progress` events)
+ * until the task ends, and fetches the result with `tasks/result`. A call interrupted after the
+ * handle was saved (a restart, a lost connection) follows the same task: the tool is never
+ * called twice. A run that ends while its task runs cancels it (`tasks/cancel`).
+ */
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  GetTaskResultSchema,
+  CancelTaskResultSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ToolFailedError, type ToolContext } from '../define-tool.js';
+import type { McpConnection } from './connection.js';
+
+/** What a task call saves as its handle: the server and the task. */
+export interface McpTaskHandle {
+  kind: 'mcp_task';
+  server: string;
+  task_id: string;
+}
+
+/** The SDK's own request timeout must never come first: the runtime's deadline aborts the signal. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+/** Bounds of the wait between two polls (the server's `pollInterval`, else a second). */
+const POLL = { min: 50, default: 1_000, max: 5_000 };
+
+/** The handle a previous attempt saved, when it is a task of this server. */
+export function taskHandleOf(handle: unknown, server: string): McpTaskHandle | null {
+  const h = handle as Partial<McpTaskHandle> | null | undefined;
+  return h?.kind === 'mcp_task' && h.server === server && typeof h.task_id === 'string' ? (h as McpTaskHandle) : null;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Runs one request with a signal of its own that follows `signal`, and lets go of `signal` after
+ * it: a task polled for hours does not pile listeners on the call's signal.
+ */
+async function linked<T>(signal: AbortSignal, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await request(controller.signal);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Runs `tool` as a task on `server` (or follows the task an earlier attempt started) and answers
+ * with its result.
+ */
+export async function callAsTask(
+  connection: McpConnection,
+  server: string,
+  tool: string,
+  params: { arguments: Record<string, unknown>; _meta: Record<string, unknown> },
+  ctx: ToolContext,
+  ttlMs: number | null,
+): Promise<CallToolResult> {
+  const request = <T>(send: (options: { signal: AbortSignal; timeout: number }) => Promise<T>) =>
+    linked(ctx.signal, (signal) => send({ signal, timeout: NO_SDK_TIMEOUT }));
+  let taskId = taskHandleOf(ctx.handle, server)?.task_id;
+  if (!taskId) {
+    const created = await request((options) =>
+      connection.use((client) =>
+        client.request(
+          { method: 'tools/call', params: { name: tool, ...params, task: ttlMs === null ? {} : { ttl: ttlMs } } },
+          CreateTaskResultSchema,
+          options,
+        ),
+      ),
+    );
+    taskId = created.task.taskId;
+    // Durable before the call waits: from here on, an interrupted call follows this task.
+    await ctx.saveHandle?.({ kind: 'mcp_task', server, task_id: taskId } satisfies McpTaskHandle);
+  }
+  let told: string | undefined;
+  for (;;) {
+    const task = await request((options) =>
+      connection.use((client) =>
+        client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, options),
+      ),
+    );
+    if (task.statusMessage && task.statusMessage !== told) {
+      told = task.statusMessage;
+      await ctx.progress?.({ message: `${task.status}: ${task.statusMessage}` });
+    }
+    if (task.status === 'completed' || task.status === 'failed') {
+      const result = await request((options) =>
+        connection.use((client) =>
+          client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, options),
+        ),
+      );
+      if (task.status === 'failed' && !result.isError) {
+        return { ...result, isError: true, content: [{ type: 'text', text: task.statusMessage ?? 'The task failed' }] };
+      }
+      return result;
+    }
+    if (task.status === 'cancelled') {
+      throw new ToolFailedError(
+        `MCP server '${server}' cancelled the task of '${tool}'${task.statusMessage ? `: ${task.statusMessage}` : ''}`,
+      );
+    }
+    const wait = Math.min(POLL.max, Math.max(POLL.min, task.pollInterval ?? POLL.default));
+    await sleep(wait, ctx.signal);
+  }
+}
+
+/** Asks the server to cancel a task a call started (its run ended while the task ran). */
+export async function cancelTask(connection: McpConnection, handle: McpTaskHandle): Promise<void> {
+  await connection.use((client) =>
+    client.request({ method: 'tasks/cancel', params: { taskId: handle.task_id } }, CancelTaskResultSchema, {
+      timeout: 10_000,
+    }),
+  );
+}

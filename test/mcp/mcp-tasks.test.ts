@@ -1,0 +1,137 @@
+/**
+ * MCP tools run as tasks, against a real SDK server that runs its tool as a task
+ * (`test/helpers/mcp-task-server.ts`): the call saves the task's handle in its ledger row before
+ * it waits, its status messages are `progress` events, and its result is the call's. A Baton
+ * killed once the handle is saved is followed by one that polls the same task: the server sees
+ * one call. A run cancelled while its task runs cancels the task at the server.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createRuntime } from '../../src/index.js';
+import { createMcpTools } from '../../src/tools/mcp/index.js';
+import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
+import { scaled } from '../helpers/limits.js';
+import { mcpFixtures } from '../helpers/mcp.js';
+import { reportOptions } from '../helpers/mcp-task-agent.js';
+import { eventsOf, openRuntime } from '../helpers/runtime.js';
+import { spawnChild, spawnUntilJsonLine } from '../helpers/spawn-child.js';
+import { tempFiles } from '../helpers/temp.js';
+import { waitUntil } from '../helpers/wait-until.js';
+
+const SERVER = 'test/helpers/mcp-task-server.ts';
+const CHILD = 'test/helpers/mcp-task-child.ts';
+
+type Entry = { kind: 'create' | 'get' | 'result' | 'cancel'; task_id: string; topic?: string };
+
+function journalOf(file: string): Entry[] {
+  try {
+    return readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Entry);
+  } catch {
+    return [];
+  }
+}
+
+describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
+  skipUnlessAvailable(dialect);
+  const fixtures = mcpFixtures();
+
+  async function startServer() {
+    const journal = join(tempFiles().dir, 'tasks.jsonl');
+    const server = await spawnUntilJsonLine<{ url: string; pid: number }>(SERVER, ['--journal', journal]);
+    fixtures.children.push(server);
+    return { journal, url: server.first.url };
+  }
+
+  it('saves the task handle before it waits, tells its progress, and takes its result', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const { journal, url } = await startServer();
+    const reports = await fixtures.toolset({ url });
+    expect(reports.tools.map((t) => t.name)).toEqual(['build_report']);
+    expect(reports.skipped).toEqual([]);
+    const runtime = openRuntime(reportOptions(database, reports));
+    const run = await runtime.start({ input: 'a report on Zog' });
+    // The task's handle is durable with the call (the server's own reads come before it answers).
+    await waitUntil(async () => (await runtime.toolCalls(run.id))[0]?.handle != null, 'the handle to be saved');
+    const [call] = await runtime.toolCalls(run.id);
+    const taskId = journalOf(journal).find((e) => e.kind === 'create')!.task_id;
+    expect(call).toMatchObject({ tool: 'build_report', status: 'started' });
+    expect(call!.handle).toEqual({ kind: 'mcp_task', server: 'reports', task_id: taskId });
+    await waitUntil(
+      async () => (await eventsOf(runtime, run.id)).some((e) => e.type === 'progress'),
+      'a progress event',
+    );
+    const progress = (await eventsOf(runtime, run.id)).find((e) => e.type === 'progress')!;
+    expect(progress.data).toMatchObject({ tool_call_id: call!.id, tool: 'build_report', message: 'working: building' });
+
+    writeFileSync(`${journal}.release`, '');
+    const done = await runtime.wait(run.id);
+    expect(done).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
+    expect(journalOf(journal).filter((e) => e.kind === 'create')).toHaveLength(1);
+  });
+
+  it('follows the same task after a SIGKILL once its handle is saved: one call at the server', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const { journal, url } = await startServer();
+    const { dir } = tempFiles();
+    const log = join(dir, 'failpoints.log');
+    const killed = await spawnChild(CHILD, [JSON.stringify({ database, url, phase: 'start' })], {
+      env: { BATON_FAILPOINTS: 'tool.handle_saved=kill', BATON_FAILPOINTS_LOG: log },
+      timeoutMs: scaled(60_000),
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(readFileSync(log, 'utf8')).toBe('tool.handle_saved=kill@1\n');
+    const created = journalOf(journal).find((e) => e.kind === 'create');
+    expect(created).toMatchObject({ kind: 'create', topic: 'Zog' });
+
+    writeFileSync(`${journal}.release`, '');
+    const resumed = await spawnChild(CHILD, [JSON.stringify({ database, url, phase: 'resume' })], {
+      timeoutMs: scaled(60_000),
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const outcome = JSON.parse(resumed.stdout.trim()) as { run: string; status: string; answer: string };
+    expect(outcome).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
+    const entries = journalOf(journal);
+    expect(entries.filter((e) => e.kind === 'create')).toHaveLength(1);
+    expect(entries.every((e) => e.task_id === created!.task_id)).toBe(true);
+    expect(entries.filter((e) => e.kind === 'result')).toHaveLength(1);
+
+    const reports = await createMcpTools({ url });
+    const runtime = createRuntime({ ...reportOptions(database, reports), recover: false });
+    try {
+      const [call] = await runtime.toolCalls(outcome.run);
+      expect(call).toMatchObject({ status: 'succeeded', attempts: 2 });
+      const actions = (await eventsOf(runtime, outcome.run)).filter((e) => e.type === 'action');
+      expect(actions.map((e) => e.data.handle ?? null)).toEqual([
+        null,
+        { kind: 'mcp_task', server: 'reports', task_id: created!.task_id },
+      ]);
+    } finally {
+      await runtime.close();
+      await reports.close();
+    }
+  });
+
+  it('cancels the task at the server when its run is cancelled', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const { journal, url } = await startServer();
+    const reports = await fixtures.toolset({ url });
+    const runtime = openRuntime(reportOptions(database, reports));
+    const run = await runtime.start({ input: 'a report on Zog' });
+    // The task's handle is durable with the call (the server's own reads come before it answers).
+    await waitUntil(async () => (await runtime.toolCalls(run.id))[0]?.handle != null, 'the handle to be saved');
+    const cancelled = await runtime.cancel(run.id);
+    expect(cancelled).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
+    const taskId = journalOf(journal).find((e) => e.kind === 'create')!.task_id;
+    await waitUntil(
+      () => journalOf(journal).some((e) => e.kind === 'cancel' && e.task_id === taskId),
+      'the task to be cancelled at the server',
+    );
+    const [call] = await runtime.toolCalls(run.id);
+    expect(call).toMatchObject({ status: 'unknown', handle: { kind: 'mcp_task', task_id: taskId } });
+  });
+});
