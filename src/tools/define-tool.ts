@@ -52,7 +52,9 @@ export interface ToolContext {
    * Saves the handle of work the call started elsewhere that outlives it (an MCP task, a remote
    * job's id) in the call's ledger row, durably, before it resolves: a call interrupted after it
    * runs again with `handle` set, whatever its effect class (at most `DEFAULTS.maxHandleAttempts`
-   * times), instead of being an unknown outcome. Absent in a compensator and in `reconcile()`.
+   * times), instead of being an unknown outcome; `null` forgets it (the work is gone: an interrupted
+   * call is then an unknown outcome, and a retry starts anew). Absent in a compensator and in
+   * `reconcile()`.
    */
   saveHandle?(handle: unknown): Promise<void>;
   /** Reports how far the call has come: a committed `progress` event of the run. */

@@ -2,12 +2,13 @@
  * A real MCP server that runs a tool as a task, written with the SDK (its experimental tasks):
  * `build_report` requires task-augmented execution. Its task says `building` until the file
  * `<journal>.release` exists, then completes with `report on <topic>` (the SDK answers
- * `tasks/get`, `tasks/result` and `tasks/cancel` from the task store). The server keeps its tasks
+ * `tasks/get`, `tasks/result` and `tasks/cancel` from the task store). A report on `doom` fails
+ * at once with the status message `quota exceeded` and no result. The server keeps its tasks
  * across client sessions (a client that restarts follows its task in a new session), and
  * journals each task created, polled and cancelled (`{kind, task_id, topic?}` lines), so a test
  * counts what it saw across Baton's restarts.
  *
- *   node --import tsx test/helpers/mcp-task-server.ts --journal <file>   (prints {"url", "pid"})
+ *   node --import tsx test/helpers/mcp-task-server.ts --journal <file> [--port N]   (prints {"url", "pid"})
  */
 import { appendFileSync, existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -19,7 +20,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import type { TaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 
-const { values } = parseArgs({ options: { journal: { type: 'string' } } });
+const { values } = parseArgs({ options: { journal: { type: 'string' }, port: { type: 'string' } } });
 const journal = values.journal!;
 const log = (entry: Record<string, unknown>) => appendFileSync(journal, `${JSON.stringify(entry)}\n`);
 
@@ -61,6 +62,10 @@ function makeServer(): McpServer {
         const task = await taskStore.createTask({ ttl: taskRequestedTtl ?? null, pollInterval: 50 });
         await taskStore.updateTaskStatus(task.taskId, 'working', 'building');
         log({ kind: 'create', task_id: task.taskId, topic });
+        if (topic === 'doom') {
+          await inner.updateTaskStatus(task.taskId, 'failed', 'quota exceeded');
+          return { task: { ...task, status: 'failed', statusMessage: 'quota exceeded' } };
+        }
         // The work: done once the test releases it (unless cancelled first).
         const work = setInterval(() => {
           void (async () => {
@@ -110,7 +115,7 @@ const http = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (!res.headersSent) res.writeHead(500).end();
   });
 });
-await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+await new Promise<void>((resolve) => http.listen(Number(values.port ?? 0), '127.0.0.1', resolve));
 const address = http.address();
 const port = typeof address === 'object' && address ? address.port : 0;
 process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}/mcp`, pid: process.pid })}\n`);

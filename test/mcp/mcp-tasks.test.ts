@@ -40,11 +40,11 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
   skipUnlessAvailable(dialect);
   const fixtures = mcpFixtures();
 
-  async function startServer() {
-    const journal = join(tempFiles().dir, 'tasks.jsonl');
-    const server = await spawnUntilJsonLine<{ url: string; pid: number }>(SERVER, ['--journal', journal]);
+  async function startServer(journal = join(tempFiles().dir, 'tasks.jsonl'), port?: number) {
+    const args = ['--journal', journal, ...(port ? ['--port', String(port)] : [])];
+    const server = await spawnUntilJsonLine<{ url: string; pid: number }>(SERVER, args);
     fixtures.children.push(server);
-    return { journal, url: server.first.url };
+    return { journal, url: server.first.url, server };
   }
 
   it('saves the task handle before it waits, tells its progress, and takes its result', async () => {
@@ -66,7 +66,7 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
       'a progress event',
     );
     const progress = (await eventsOf(runtime, run.id)).find((e) => e.type === 'progress')!;
-    expect(progress.data).toMatchObject({ tool_call_id: call!.id, tool: 'build_report', message: 'working: building' });
+    expect(progress.data).toMatchObject({ tool_call_id: call!.id, tool: 'build_report', message: 'building' });
 
     writeFileSync(`${journal}.release`, '');
     const done = await runtime.wait(run.id);
@@ -133,5 +133,46 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     );
     const [call] = await runtime.toolCalls(run.id);
     expect(call).toMatchObject({ status: 'unknown', handle: { kind: 'mcp_task', task_id: taskId } });
+  });
+
+  it('polls on through its server being down; a task the server lost is dropped, and the idempotent call starts anew', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const first = await startServer();
+    const reports = await fixtures.toolset({ url: first.url });
+    const runtime = openRuntime(reportOptions(database, reports));
+    const run = await runtime.start({ input: 'a report on Zog' });
+    await waitUntil(async () => (await runtime.toolCalls(run.id))[0]?.handle != null, 'the handle to be saved');
+    // The server goes down mid-task: the call keeps polling (never "unavailable, nothing sent").
+    await first.server.kill();
+    const port = Number(new URL(first.url).port);
+    const polls = journalOf(first.journal).length;
+    expect((await runtime.get(run.id)).status).toBe('executing');
+    // It comes back on the same port without the task (an in-memory store): the call drops the
+    // handle and, idempotent, calls again with the same key: a new task, which completes.
+    const second = await startServer(join(tempFiles().dir, 'tasks.jsonl'), port);
+    writeFileSync(`${second.journal}.release`, '');
+    const done = await runtime.wait(run.id);
+    expect(done).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
+    expect(journalOf(first.journal)).toHaveLength(polls);
+    expect(journalOf(second.journal).filter((e) => e.kind === 'create')).toHaveLength(1);
+    const [call] = await runtime.toolCalls(run.id);
+    expect(call).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(call!.handle).toMatchObject({
+      task_id: journalOf(second.journal).find((e) => e.kind === 'create')!.task_id,
+    });
+    const results = (await eventsOf(runtime, run.id)).filter((e) => e.type === 'result').map((e) => e.data.status);
+    expect(results).toEqual(['unknown', 'succeeded']);
+  });
+
+  it('tells the model a task that failed without a result, with its message', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const { url } = await startServer();
+    const reports = await fixtures.toolset({ url });
+    const runtime = openRuntime(reportOptions(database, reports, 'doom'));
+    const done = await runtime.wait((await runtime.start({ input: 'a report on doom' })).id);
+    expect(done.status).toBe('succeeded');
+    const [call] = await runtime.toolCalls(done.id);
+    expect(call).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(done.answer).toMatch(/^got: .*MCP task \S+ of 'build_report' failed: quota exceeded/);
   });
 });

@@ -167,7 +167,8 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
 /** Saves a call's handle in its `started` row and makes it durable (a no-op once the run left the step). */
 async function saveHandle(scope: CallScope, call: PreparedCall, handle: unknown): Promise<void> {
   if (scope.signal.aborted || call.row?.status !== 'started') return;
-  const row = { ...call.row, handle: JSON.stringify(handle ?? null) };
+  // null forgets the handle: the work it named is gone, and a retry starts anew.
+  const row = { ...call.row, handle: handle === null || handle === undefined ? null : JSON.stringify(handle) };
   call.row = row;
   scope.live.driver.stageToolCall(row);
   await scope.live.driver.flush();

@@ -112,10 +112,11 @@ function inputOf(schema: Record<string, unknown>): z.ZodType<unknown> {
 }
 
 /** Why Baton cannot call a listed tool, or null when it can. */
-function uncallable(tool: McpTool, tasks: boolean): string | null {
+function uncallable(tool: McpTool, tasks: boolean, turnedOff: boolean): string | null {
   // A tool that requires task-augmented execution refuses a plain call (JSON-RPC -32600).
   if (tool.execution?.taskSupport === 'required' && !tasks) {
-    return 'it requires task-augmented execution (execution.taskSupport: "required"), and tasks are off or the server does not declare them for tools/call';
+    const why = turnedOff ? 'tasks are turned off (tasks: false)' : 'the server does not declare tasks for tools/call';
+    return `it requires task-augmented execution (execution.taskSupport: "required"), and ${why}`;
   }
   return null;
 }
@@ -280,7 +281,7 @@ export async function createMcpTools(spec: McpServerSpec, options: McpToolsOptio
     // Tasks for tools/call, as the server declared them in `initialize`.
     const tasks = options.tasks !== false && client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
     const skipped = chosen.flatMap((tool) => {
-      const reason = uncallable(tool, tasks);
+      const reason = uncallable(tool, tasks, options.tasks === false);
       return reason === null ? [] : [{ tool: tool.name, reason }];
     });
     const included = skipped.filter((s) => options.include?.includes(s.tool));

@@ -13,7 +13,8 @@ import {
   CancelTaskResultSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ToolFailedError, type ToolContext } from '../define-tool.js';
+import { ToolFailedError, ToolOutcomeUnknownError, ToolUnavailableError, type ToolContext } from '../define-tool.js';
+import { refusal } from './call-result.js';
 import type { McpConnection } from './connection.js';
 
 /** What a task call saves as its handle: the server and the task. */
@@ -28,6 +29,9 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 
 /** Bounds of the wait between two polls (the server's `pollInterval`, else a second). */
 const POLL = { min: 50, default: 1_000, max: 5_000 };
+
+/** While its server cannot be reached, a task is polled again after this (doubling), at most `max`. */
+const OUTAGE = { first: 200, max: 5_000 };
 
 /** The handle a previous attempt saved, when it is a task of this server. */
 export function taskHandleOf(handle: unknown, server: string): McpTaskHandle | null {
@@ -96,27 +100,40 @@ export async function callAsTask(
     await ctx.saveHandle?.({ kind: 'mcp_task', server, task_id: taskId } satisfies McpTaskHandle);
   }
   let told: string | undefined;
+  let outage = 0;
   for (;;) {
-    const task = await request((options) =>
-      connection.use((client) =>
-        client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, options),
-      ),
-    );
-    if (task.statusMessage && task.statusMessage !== told) {
-      told = task.statusMessage;
-      await ctx.progress?.({ message: `${task.status}: ${task.statusMessage}` });
-    }
-    if (task.status === 'completed' || task.status === 'failed') {
-      const result = await request((options) =>
+    let task;
+    try {
+      task = await request((options) =>
         connection.use((client) =>
-          client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, options),
+          client.request({ method: 'tasks/get', params: { taskId } }, GetTaskResultSchema, options),
         ),
       );
-      if (task.status === 'failed' && !result.isError) {
-        return { ...result, isError: true, content: [{ type: 'text', text: task.statusMessage ?? 'The task failed' }] };
+      outage = 0;
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      const refused = refusal(error);
+      if (refused !== null) {
+        // The server answered that it does not know the task (it lost it: a restart, an expired
+        // ttl): whether its work happened is unknown, and following it again is pointless. The
+        // handle is dropped, so a retry (a person's, or an idempotent tool's) starts a new task.
+        await ctx.saveHandle?.(null);
+        throw new ToolOutcomeUnknownError(
+          `MCP server '${server}' no longer knows task ${taskId} of '${tool}' (${refused}): whether it ran is unknown`,
+        );
       }
-      return result;
+      // The server cannot be reached (or the connection broke): the task goes on there, and is
+      // polled again once it can be, until the call's time limit.
+      if (!(error instanceof ToolUnavailableError || error instanceof ToolOutcomeUnknownError)) throw error;
+      outage = Math.min(OUTAGE.max, outage === 0 ? OUTAGE.first : outage * 2);
+      await sleep(outage, ctx.signal);
+      continue;
     }
+    if (task.statusMessage && task.statusMessage !== told) {
+      told = task.statusMessage;
+      await ctx.progress?.({ message: task.statusMessage });
+    }
+    if (task.status === 'completed' || task.status === 'failed') return await resultOf(task);
     if (task.status === 'cancelled') {
       throw new ToolFailedError(
         `MCP server '${server}' cancelled the task of '${tool}'${task.statusMessage ? `: ${task.statusMessage}` : ''}`,
@@ -124,6 +141,27 @@ export async function callAsTask(
     }
     const wait = Math.min(POLL.max, Math.max(POLL.min, task.pollInterval ?? POLL.default));
     await sleep(wait, ctx.signal);
+  }
+
+  /** The result of an ended task; a failed task without one is the call's failure, with its message. */
+  async function resultOf(task: { status: string; statusMessage?: string | undefined }): Promise<CallToolResult> {
+    const failedWith = `MCP task ${taskId} of '${tool}' failed${task.statusMessage ? `: ${task.statusMessage}` : ''}`;
+    let result: CallToolResult;
+    try {
+      result = await request((options) =>
+        connection.use((client) =>
+          client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, options),
+        ),
+      );
+    } catch (error) {
+      if (task.status === 'failed' && !ctx.signal.aborted && refusal(error) !== null)
+        throw new ToolFailedError(failedWith);
+      throw error;
+    }
+    if (task.status === 'failed' && !result.isError) {
+      return { ...result, isError: true, content: [{ type: 'text', text: failedWith }] };
+    }
+    return result;
   }
 }
 
