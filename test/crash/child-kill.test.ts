@@ -7,12 +7,10 @@
  * once, and its answer reached the parent once. On a SQLite file and on PostgreSQL.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/index.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
-import { scaled } from '../helpers/limits.js';
-import { spawnChild } from '../helpers/spawn-child.js';
+import { killThenResume } from '../helpers/kill-resume.js';
 import { tempFiles } from '../helpers/temp.js';
 import { treeOptions } from '../helpers/tree-agents.js';
 
@@ -32,20 +30,12 @@ describe.each(ALL_DIALECTS)('a SIGKILL at each point of a call of an agent tool 
   for (const point of POINTS) {
     it(`leaves one child and delivers its result once: killed ${point.name}`, async () => {
       const { database } = await freshDatabaseOf(dialect);
-      const { effects, dir } = tempFiles();
-      const log = join(dir, 'failpoints.log');
-      const killed = await spawnChild(CHILD, [JSON.stringify({ database, effects, phase: 'start' })], {
-        env: { BATON_FAILPOINTS: point.failpoint, BATON_FAILPOINTS_LOG: log },
-        timeoutMs: scaled(60_000),
-      });
-      expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      expect(readFileSync(log, 'utf8')).toBe(`${point.failpoint.replace(/=kill$/, '=kill@1')}\n`);
-
-      const resumed = await spawnChild(CHILD, [JSON.stringify({ database, effects, phase: 'resume' })], {
-        timeoutMs: scaled(60_000),
-      });
-      expect(resumed.code, resumed.stderr).toBe(0);
-      const outcome = JSON.parse(resumed.stdout.trim()) as { parent: string; status: string; answer: string };
+      const { effects } = tempFiles();
+      const outcome = await killThenResume<{ parent: string; status: string; answer: string }>(
+        CHILD,
+        { database, effects },
+        point.failpoint,
+      );
       expect(outcome).toMatchObject({ status: 'succeeded', answer: 'parent: clerk: {"archived":"a.json"}' });
 
       const runtime = createRuntime({ ...treeOptions(database, effects), recover: false });

@@ -7,13 +7,11 @@
  * the right agent, the refund made once. On a SQLite file and on PostgreSQL.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/index.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { handoffOptions } from '../helpers/handoff-agents.js';
-import { scaled } from '../helpers/limits.js';
-import { spawnChild } from '../helpers/spawn-child.js';
+import { killThenResume } from '../helpers/kill-resume.js';
 import { tempFiles } from '../helpers/temp.js';
 
 const CHILD = 'test/helpers/handoff-child.ts';
@@ -32,20 +30,12 @@ describe.each(ALL_DIALECTS)('a SIGKILL around a handoff (%s)', (dialect) => {
   for (const point of POINTS) {
     it(`resumes with the same agent on top: killed ${point.name}`, async () => {
       const { database } = await freshDatabaseOf(dialect);
-      const { effects, dir } = tempFiles();
-      const log = join(dir, 'failpoints.log');
-      const killed = await spawnChild(CHILD, [JSON.stringify({ database, effects, phase: 'start' })], {
-        env: { BATON_FAILPOINTS: point.failpoint, BATON_FAILPOINTS_LOG: log },
-        timeoutMs: scaled(60_000),
-      });
-      expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      expect(readFileSync(log, 'utf8')).toBe(`${point.failpoint.replace(/=kill$/, '=kill@1')}\n`);
-
-      const resumed = await spawnChild(CHILD, [JSON.stringify({ database, effects, phase: 'resume' })], {
-        timeoutMs: scaled(60_000),
-      });
-      expect(resumed.code, resumed.stderr).toBe(0);
-      const outcome = JSON.parse(resumed.stdout.trim()) as { run: string; status: string; answer: string };
+      const { effects } = tempFiles();
+      const outcome = await killThenResume<{ run: string; status: string; answer: string }>(
+        CHILD,
+        { database, effects },
+        point.failpoint,
+      );
       expect(outcome).toMatchObject({ status: 'succeeded', answer: 'triage: {"refunded":"A1"}' });
 
       const runtime = createRuntime({ ...handoffOptions(database, effects), recover: false });
