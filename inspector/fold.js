@@ -23,6 +23,7 @@ export const RECOVERY_LABELS = /** @type {const} */ ({
   reconciled_not_done: 'outcome unknown: not found done by reconcile(), run again',
   to_human: 'outcome unknown: sent to a human',
   human_retry: 'run again because a human chose retry',
+  followed: 'outcome unknown: its work goes on elsewhere (its saved handle), followed, not started again',
 });
 
 /** Why an outcome was unknown, as the events say it. */

@@ -192,7 +192,7 @@ export interface TraceJson {
   spans: SpanJson[];
 }
 
-export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry';
+export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry' | 'followed';
 
 export interface FoldCall {
   id: string;

@@ -110,6 +110,7 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
         null,
         { kind: 'mcp_task', server: 'reports', task_id: created!.task_id },
       ]);
+      expect(actions.map((e) => e.data.recovery ?? null)).toEqual([null, 'followed']);
     } finally {
       await runtime.close();
       await reports.close();

@@ -140,9 +140,10 @@ export function callRow(
 /**
  * How an interrupted call was resolved, as its events record it: run again (`read`,
  * `idempotent`), found done by `reconcile()`, not found done and so run again, sent to a human
- * (`unsafe`), or run again because a human chose `retry`.
+ * (`unsafe`), run again because a human chose `retry`, or its work followed where it goes on (the
+ * handle it saved: an MCP task), not started again.
  */
-export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry';
+export type Recovery = 'rerun' | 'reconciled' | 'reconciled_not_done' | 'to_human' | 'human_retry' | 'followed';
 
 /** What a wait asks beyond its calls: its request, the role that decides it, and its expiry. */
 export interface WaitTerms {

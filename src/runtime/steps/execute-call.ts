@@ -66,8 +66,8 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     };
     // How an unresolved call was resolved goes into its events, so "did it run twice?" can be
     // answered from the log alone.
-    let recovery: Recovery | null = unresolved ? 'rerun' : null;
     const follows = handle !== null && attempts < DEFAULTS.maxHandleAttempts;
+    let recovery: Recovery | null = unresolved ? (follows ? 'followed' : 'rerun') : null;
     if (unresolved && tool.effect !== 'read' && !follows) {
       const approvalId = uncertainApprovalId(call.id, attempts);
       const approval = driver.memory.approvals.get(approvalId);
