@@ -27,11 +27,18 @@ type Entries = Partial<Record<MemoryScope, Record<string, unknown>>>;
 /** The most entries of a scope a planner is shown (the rest are read with `memory.read`). */
 const SHOWN_ENTRIES = 100;
 
+/** The scopes of each agent's memory tools, found once (a step asks for them every time). */
+const scopesByTools = new WeakMap<AgentEnv['tools'], MemoryScope[]>();
+
 /** The memory scopes an agent's memory tools give it (none: it has no memory). */
 export function memoryScopesOf(agent: Pick<AgentEnv, 'tools'>): MemoryScope[] {
-  const scopes = new Set<MemoryScope>();
-  for (const tool of agent.tools.values()) for (const scope of memoryAccessOf(tool)?.scopes ?? []) scopes.add(scope);
-  return [...scopes];
+  let found = scopesByTools.get(agent.tools);
+  if (!found) {
+    const scopes = new Set<MemoryScope>();
+    for (const tool of agent.tools.values()) for (const scope of memoryAccessOf(tool)?.scopes ?? []) scopes.add(scope);
+    scopesByTools.set(agent.tools, (found = [...scopes]));
+  }
+  return found;
 }
 
 /** The stored scope of a run's session's or tenant's memory. */
