@@ -21,4 +21,5 @@ export const EVENT_NAMES = [
   'child',
   'handoff',
   'progress',
+  'task',
 ];

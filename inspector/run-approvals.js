@@ -313,6 +313,21 @@ export function renderApprovals(root, state, approvals, toolCalls, actions) {
       entry.box = pendingWait(pending, row, actions);
       fill(entry.slots.pending, entry.box);
     }
+  } else if (state.status === 'waiting_human' && state.waitReason === 'task') {
+    // No person decides it: the runtime polls the work the call left running elsewhere.
+    const call = toolCalls.find((c) => c.status === 'waiting' && c.handle != null);
+    const key = JSON.stringify(['task', call?.id ?? null]);
+    if (entry.key !== key || !entry.box) {
+      entry.key = key;
+      entry.box = h(
+        'p',
+        { class: 'task-wait', 'data-testid': 'task-wait', 'data-tool-call': call?.id ?? '' },
+        `Waits for the work ${call ? `${call.tool} ` : 'its call '}left running elsewhere`,
+        call ? h('span', { class: 'mono muted' }, ` ${brief(call.handle, 80)}`) : null,
+        ': the runtime polls it, no one decides this wait (cancel the run to stop it).',
+      );
+      fill(entry.slots.pending, entry.box);
+    }
   } else if (entry.box) {
     entry.key = '';
     entry.box = null;

@@ -42,6 +42,10 @@ export function summarize(event) {
         : `child run ${d.child_run_id} (agent ${d.agent}) ${d.status}${d.failure ? `: ${d.failure.message}` : ''}`;
     case 'progress':
       return `${d.tool} under way${typeof d.progress === 'number' ? ` ${d.progress}${typeof d.total === 'number' ? `/${d.total}` : ''}` : ''}${d.message ? `: ${d.message}` : ''}`;
+    case 'task':
+      return d.status === 'waiting'
+        ? `${d.tool} goes on elsewhere: the run waits for it (next poll ${new Date(d.poll_at).toISOString().slice(11, 19)})`
+        : `${d.tool}'s work elsewhere ended: ${d.status}${d.failure ? `: ${d.failure.message}` : ''}`;
     case 'handoff':
       return `${d.direction === 'back' ? 'handed back' : 'handed over'}: ${d.from} → ${d.to}${d.reason ? ` (${d.reason})` : ''}; ${d.to} plans next`;
     case 'compensation':

@@ -163,6 +163,8 @@ export interface ToolCallJson {
   attempts: number;
   started_at: number | null;
   finished_at: number | null;
+  /** The handle of work the call left running elsewhere (an MCP task), if it saved one. */
+  handle?: unknown;
 }
 
 export interface StepJson {

@@ -80,6 +80,7 @@ export const runEventSchema = z.discriminatedUnion('type', [
     approvalId: z.string(),
     usage: z.object({ llmCalls: count, toolCalls: count, tokens: count, costUsd: z.number().nonnegative() }).strict(),
   }),
+  z.object({ type: z.literal('task_ended'), approvalId: z.string() }),
   z.object({ type: z.literal('exec_error'), failure }),
   z.object({ type: z.literal('cancel'), reason: z.string().optional(), compensate: z.boolean().optional() }),
   z.object({ type: z.literal('timeout') }),

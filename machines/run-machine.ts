@@ -265,6 +265,7 @@ export const runMachine = setup({
     isStepWait: ({ context }) => context.waitReason === 'approval' || context.waitReason === 'policy',
     isInputWait: ({ context }) => context.waitReason === 'input',
     isChildWait: ({ context }) => context.waitReason === 'child',
+    isTaskWait: ({ context }) => context.waitReason === 'task',
     isBudgetWait: ({ context }) => context.waitReason === 'budget' && Boolean(context.budgetWait),
     waitsOnDeadline: ({ context }) => context.waitReason === 'budget' && context.budgetWait?.budget === 'timeout',
     resumesPlanning: ({ context }) => context.budgetWait?.resume === 'planning',
@@ -444,6 +445,8 @@ export const runMachine = setup({
           target: 'executing',
           actions: ['endWait', 'addChildUsage'],
         },
+        // The work a call left running elsewhere ended: the call is settled with its outcome, the step goes on.
+        task_ended: { guard: and(['isPendingApproval', 'isTaskWait']), target: 'executing', actions: 'endWait' },
         extended: [
           {
             guard: and(['isPendingApproval', 'isBudgetWait', 'resumesPlanning']),

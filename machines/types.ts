@@ -61,7 +61,8 @@ export type HandoverBudget = (typeof HANDOVER_BUDGETS)[number];
  * escalated a call to a role that must allow it (`policy`); a fork's call would repeat an effect
  * its source run already had, the same call with the same arguments (`repeat_effect`); a call of
  * an agent as a tool waits for the child run it started to end (`child`: the child may itself wait
- * for a person, whose wait the parent then shows).
+ * for a person, whose wait the parent then shows); a call whose work goes on elsewhere (an MCP task)
+ * waits for it to end, polled now and then by whichever runtime loads the run (`task`).
  */
 export const WAIT_REASONS = [
   'approval',
@@ -72,6 +73,7 @@ export const WAIT_REASONS = [
   'policy',
   'repeat_effect',
   'child',
+  'task',
 ] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
@@ -82,6 +84,7 @@ export const CALL_WAIT_REASONS = [
   'input',
   'repeat_effect',
   'child',
+  'task',
 ] as const;
 
 /**
@@ -243,6 +246,8 @@ export type RunEvent =
   | { type: 'edited'; approvalId: string; by?: string }
   /** The child run a call started ended: its answer or failure is the call's result, its usage the parent's too. */
   | { type: 'child_ended'; approvalId: string; usage: ChildUsage }
+  /** The work a call left running elsewhere (an MCP task) ended: the call is settled with its outcome. */
+  | { type: 'task_ended'; approvalId: string }
   /** A person gave a call's result instead of running it; the step's other calls run. */
   | { type: 'responded'; approvalId: string; by?: string }
   /** A person raised the limits of a budget wait (and the deadline, for `timeout`): the run goes on. */
@@ -283,6 +288,7 @@ export const MACHINE_EVENT_TYPES = [
   'extended',
   'expired',
   'child_ended',
+  'task_ended',
   'exec_error',
   'cancel',
   'timeout',

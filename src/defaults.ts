@@ -23,6 +23,16 @@ export const DEFAULTS = {
    */
   maxHandleAttempts: 10,
   /**
+   * A run waiting on its call's work elsewhere (an MCP task) polls it after the interval the tool
+   * asks for, within these bounds (ms), or after `taskPollMs` when it names none; while the work
+   * cannot be reached, after `taskPollMs` doubling up to `taskPollMaxMs`. One poll takes at most
+   * `taskPollTimeoutMs` (then it counts as unreachable).
+   */
+  taskPollMs: 1_000,
+  taskPollMinMs: 200,
+  taskPollMaxMs: 60_000,
+  taskPollTimeoutMs: 30_000,
+  /**
    * How deep agents called as tools nest: a run this many child runs below its root calls no
    * agent tool (the call fails, and the model is told), so an agent that calls itself stops.
    */

@@ -104,6 +104,11 @@ function describe(event: EventLike): string {
         ? `  ${String(data.from)} hands back to ${String(data.to)}${why}`
         : `  ${String(data.from)} hands over to ${String(data.to)}${why}`;
     }
+    case 'task': {
+      if (data.status === 'waiting') return `  ${String(data.tool)} goes on elsewhere: the run waits for it`;
+      const failure = data.failure as { message?: string } | undefined;
+      return `  ${String(data.tool)}'s work elsewhere ended: ${String(data.status)}${failure?.message ? `: ${failure.message}` : ''}`;
+    }
     case 'child': {
       const who = `agent ${String(data.agent)} (run ${String(data.child_run_id)})`;
       if (data.status === 'started') return `  hand ${String(data.tool)} to ${who}`;

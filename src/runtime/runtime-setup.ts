@@ -19,6 +19,7 @@ import { agentIdentity, DEFAULT_AGENT, type AgentIdentity } from './registry/age
 import { collectAgents } from './registry/agents.js';
 import { createChildRuns, type ChildRuns } from './registry/child-runs.js';
 import { expireWait } from './ledger/approvals.js';
+import { checkTask } from './steps/task-wait.js';
 import { createRunRegistry, type RunRegistry } from './registry/run-registry.js';
 import type { RuntimeOptions } from './runtime-api.js';
 import { deadlineActor, timerActor } from './steps/deadline-actor.js';
@@ -126,6 +127,13 @@ export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
     },
     ...(options.onError ? { onError: options.onError } : {}),
     expire: (run, approvalId) => expireWait(env, run, approvalId),
+    checkTask: (run, approvalId) =>
+      void checkTask(env, run, approvalId).catch((error: unknown) => {
+        // A runtime closing, or a run another runtime took meanwhile: whoever drives it polls next.
+        const failure = toFailure(error);
+        if (failure.code === 'run.closed' || failure.code === 'run.version_conflict') return;
+        options.onError?.(failure, { activity: 'polling a task', runId: run.driver.runId });
+      }),
     childEnded: (child) => children.ended(child),
     waitsOnChild: (parent) => children.check(parent),
     runEnded: (run) => {

@@ -51,9 +51,21 @@ export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<To
  * whether a run whose budget ran out goes on (`budget`), or whether a fork repeats an effect its
  * source already had (`repeat`: the same call with the same arguments), or the end of a child run an
  * agent called as a tool started (`child`: decided by the runtime when the child ends, never by a
- * person). The table is `approvals` for all.
+ * person), or the end of work a call left running elsewhere (`task`, an MCP task: decided by the
+ * runtime when a poll finds it ended; its `expires_at` is when it is polled next). The table is
+ * `approvals` for all.
  */
-export const APPROVAL_KINDS = ['tool', 'uncertain', 'version', 'input', 'budget', 'policy', 'repeat', 'child'] as const;
+export const APPROVAL_KINDS = [
+  'tool',
+  'uncertain',
+  'version',
+  'input',
+  'budget',
+  'policy',
+  'repeat',
+  'child',
+  'task',
+] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
 /** An approval is pending until one decision settles it, or its `expires_at` passes (`expired`). */
@@ -105,6 +117,8 @@ export const LOG_EVENT_TYPES = [
   'handoff',
   /** How far a call in flight has come (`ToolContext.progress`, an MCP task's status). */
   'progress',
+  /** A call's work goes on elsewhere (an MCP task) and the run waits for it holding nothing, or that work ended. */
+  'task',
 ] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 

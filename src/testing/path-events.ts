@@ -88,6 +88,13 @@ export async function applyPathEvent(
       session.scenario.endChild(child.runId);
       break;
     }
+    case 'task_ended': {
+      // The work ends; the run's next poll finds it so by itself.
+      const waiting = (await runtime.toolCalls(runId)).find((c) => c.status === 'waiting' && c.handle != null);
+      if (!waiting) throw new PathMismatchError(`${where}: the run waits on no task`);
+      session.scenario.endTask(waiting.id);
+      break;
+    }
     case 'need_approval':
       hit!.release();
       if (event.reason === 'uncertain_side_effect') {

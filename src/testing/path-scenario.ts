@@ -26,7 +26,18 @@ export const MODEL_EXPIRES_MS = 1_000;
 export const MODEL_EXTENSION_MS = 60_000;
 
 type StepPlan =
-  'final' | 'ok' | 'invalid' | 'guarded' | 'destroy' | 'timed' | 'fragile' | 'explode' | 'ask' | 'delegate' | 'throw';
+  | 'final'
+  | 'ok'
+  | 'invalid'
+  | 'guarded'
+  | 'destroy'
+  | 'timed'
+  | 'fragile'
+  | 'explode'
+  | 'ask'
+  | 'delegate'
+  | 'remote'
+  | 'throw';
 
 /** The tools, planner, policy and limits that make the runtime follow one path. */
 export interface PathScenario {
@@ -45,6 +56,8 @@ export interface PathScenario {
   helper: Agent;
   /** Lets a child run answer (the path's `child_ended`), now or as soon as it asks its planner. */
   endChild(runId: string): void;
+  /** Lets the work a call left running elsewhere end (the path's `task_ended`): its next poll finds it done. */
+  endTask(toolCallId: string): void;
 }
 
 /** What the planner decides at a step so that the executor produces `next` (`expires`: its wait expires). */
@@ -57,6 +70,7 @@ function planFor(next: RunEvent | undefined, expires: boolean): StepPlan {
       return 'final';
     case 'need_approval':
       if (next.reason === 'child') return 'delegate';
+      if (next.reason === 'task') return 'remote';
       if (next.reason !== 'approval') return 'fragile';
       if (expires) return 'timed';
       return next.risk === 'destructive' ? 'destroy' : 'guarded';
@@ -82,6 +96,7 @@ const DECISIONS: Record<Exclude<StepPlan, 'throw'>, (step: number) => PlannerDec
   fragile: (n) => ({ type: 'tool_calls', calls: [{ tool: 'fragile', args: { n } }] }),
   explode: () => ({ type: 'tool_calls', calls: [{ tool: 'explode', args: {} }] }),
   delegate: (n) => ({ type: 'tool_calls', calls: [{ tool: 'agent.helper', args: { input: `help with step ${n}` } }] }),
+  remote: (n) => ({ type: 'tool_calls', calls: [{ tool: 'remote', args: { n } }] }),
 };
 
 /** True when a step enters a wait for a person. */
@@ -197,7 +212,17 @@ export function createPathScenario(path: RunPath): PathScenario {
       },
     },
   });
-  const tools = [...createPathTools(toolTerms, record, () => startedFragile()), agentTool(helper)];
+  // The work each `remote` call left running ends only once the path says so.
+  const endedTasks = new Set<string>();
+  const tools = [
+    ...createPathTools(
+      toolTerms,
+      record,
+      () => startedFragile(),
+      (id) => endedTasks.has(id),
+    ),
+    agentTool(helper),
+  ];
   const policy: Policy = ({ tool }) => {
     if (tool.name === 'explode') throw new Error('policy bug: explode');
     return tool.risk === 'destructive' ? 'needs_approval' : undefined;
@@ -208,5 +233,6 @@ export function createPathScenario(path: RunPath): PathScenario {
     if (plan === 'throw') throw new Error(`scripted planner failure at step ${request.stepIndex}`);
     return DECISIONS[plan](request.stepIndex);
   });
-  return { planner, tools, policy, maxSteps, budget, options, effects, fragileStarted, helper, endChild };
+  const endTask = (toolCallId: string) => void endedTasks.add(toolCallId);
+  return { planner, tools, policy, maxSteps, budget, options, effects, fragileStarted, helper, endChild, endTask };
 }

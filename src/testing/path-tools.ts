@@ -16,11 +16,15 @@ export interface PathToolTerms {
   ask?: WaitExpiryOptions;
 }
 
-/** The tools of a path; `record` notes an effect, `startedFragile` the fragile call's first attempt. */
+/**
+ * The tools of a path; `record` notes an effect, `startedFragile` the fragile call's first
+ * attempt, `taskEnded` whether the path let a call's work elsewhere end (the `remote` tool's).
+ */
 export function createPathTools(
   terms: PathToolTerms,
   record: (tool: string, key: string) => void,
   startedFragile: () => void,
+  taskEnded: (toolCallId: string) => boolean,
 ): AnyTool[] {
   const input = z.object({ n: z.number() });
   const effectful = (name: string, description: string, risk: Risk, extra: WaitExpiryOptions = {}) =>
@@ -72,6 +76,25 @@ export function createPathTools(
       effect: 'read',
       risk: 'low',
       execute: () => 'never',
+    }),
+    defineTool({
+      name: 'remote',
+      description: 'starts work elsewhere (a task) and lets go of the call; the work ends when the path says',
+      input,
+      effect: 'idempotent',
+      risk: 'low',
+      execute: async ({ n }, ctx) => {
+        if (!ctx.handle) {
+          record('remote', ctx.idempotencyKey);
+          await ctx.saveHandle?.({ task: ctx.idempotencyKey, n });
+        }
+        ctx.detach?.({ pollAfterMs: 0 });
+        return { n };
+      },
+      pollHandle: async (handle, ctx) => {
+        const { n } = handle as { n: number };
+        return taskEnded(ctx.toolCallId) ? { done: true, output: { n } } : { done: false };
+      },
     }),
     askHuman(terms.ask ?? {}),
   ];

@@ -89,6 +89,9 @@ export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
     // A call of an agent tool starts a child run and waits for it; the child ends (one planner call).
     { type: 'need_approval', approvalId: `child-${stepIndex}`, reason: 'child', toolCalls: 1, risk: 'low' },
     { type: 'child_ended', approvalId, usage: CHILD_USAGE },
+    // A call whose work goes on elsewhere (a task) lets go; a poll finds the work ended.
+    { type: 'need_approval', approvalId: `task-${stepIndex}`, reason: 'task', toolCalls: 1, risk: 'low' },
+    { type: 'task_ended', approvalId },
     // The planner asks a question (a `human.ask` call), and what a person does with each wait.
     { type: 'need_input', approvalId: `input-${stepIndex}`, toolCalls: 0 },
     { type: 'answered', approvalId, by: MODEL_APPROVERS[0] },
@@ -135,6 +138,8 @@ const DECIDED_BY: Record<WaitReason, readonly RunEvent['type'][]> = {
   repeat_effect: ['approved', 'rejected'],
   // Decided by the child run's end, never by a person.
   child: ['child_ended'],
+  // Decided by a poll that finds the call's work elsewhere ended, never by a person.
+  task: ['task_ended'],
 };
 const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(DECIDED_BY).flat());
 

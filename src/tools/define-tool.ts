@@ -59,6 +59,37 @@ export interface ToolContext {
   saveHandle?(handle: unknown): Promise<void>;
   /** Reports how far the call has come: a committed `progress` event of the run. */
   progress?(update: ToolProgress): Promise<void>;
+  /**
+   * Lets go of the call while its work goes on elsewhere: throws `ToolDetached`, which the tool
+   * lets through. Once the handle is saved (`saveHandle`), the run waits for that work holding no
+   * actor and no memory (reason `task`), across restarts; whichever runtime loads it polls the
+   * work with the tool's `pollHandle` (first after `pollAfterMs`) until it ends, and its output
+   * is the call's. Present only where the runtime can hold the call that way (the tool has
+   * `pollHandle`, the call can save a handle).
+   */
+  detach?(options?: { pollAfterMs?: number }): never;
+}
+
+/** What one poll of a call's work elsewhere found (`ToolSpec.pollHandle`): still going, or ended with an output. */
+export type HandlePoll<O = unknown> =
+  { done: false; pollAfterMs?: number; progress?: ToolProgress } | { done: true; output: O };
+
+/** What `pollHandle` is given: the call, the run's context, and a signal that aborts a poll taking too long. */
+export interface PollContext {
+  runId: string;
+  toolCallId: string;
+  signal: AbortSignal;
+  context: Readonly<Record<string, unknown>>;
+}
+
+/** Thrown by `ToolContext.detach`: the call's work goes on elsewhere, and the run waits for it. */
+export class ToolDetached extends Error {
+  readonly pollAfterMs: number | undefined;
+  constructor(options: { pollAfterMs?: number } = {}) {
+    super('The call goes on elsewhere');
+    this.name = 'ToolDetached';
+    this.pollAfterMs = options.pollAfterMs;
+  }
 }
 
 /** How far a call has come (`ToolContext.progress`): a count out of a total, and/or a message. */
@@ -194,6 +225,15 @@ export interface ToolSpec<I, O> {
    * when the run ends (cancelled, timed out) while the call still follows it. Best effort.
    */
   cancelHandle?(handle: unknown, ctx: { runId: string; toolCallId: string }): Promise<void>;
+  /**
+   * Looks once at the work a call left running elsewhere and saved the handle of (after
+   * `ctx.detach`): still going (and when to look again, how far it has come), or ended with the
+   * call's output. Throws `ToolFailedError` when the work failed (the model is told),
+   * `ToolUnavailableError` when it cannot be reached now (it is polled again later), and
+   * anything else when the work is gone or its outcome cannot be known (the call's outcome is
+   * then unknown, resolved by its effect class).
+   */
+  pollHandle?(handle: unknown, ctx: PollContext): Promise<HandlePoll<O>>;
   /** Set by `handoff`: a call hands the run's conversation to another agent (or back); `execute` is not called. */
   handoff?: HandoffTarget;
   output?: z.ZodType<O>;

@@ -9,12 +9,15 @@ import { DEFAULTS } from '../defaults.js';
 import { BatonError, createFailure } from '../failure.js';
 import {
   ToolFailedError,
+  ToolDetached,
   ToolInputRequired,
   ToolOutcomeUnknownError,
   ToolUnavailableError,
   type AnyTool,
+  type PollContext,
   type Reconciliation,
   type ToolContext,
+  type ToolProgress,
   type ToolQuestion,
 } from './define-tool.js';
 import { OutputWithImages } from './tool-images.js';
@@ -46,6 +49,8 @@ export interface ToolRun {
   unknown?: UnknownCause;
   /** Set when the tool stopped to ask a person (`ToolInputRequired`): it did nothing yet. */
   inputRequired?: { question: ToolQuestion; state: unknown };
+  /** Set when the tool let go of the call while its work goes on elsewhere (`ctx.detach`). */
+  detached?: { pollAfterMs: number | undefined };
 }
 
 class Timeout extends Error {}
@@ -216,6 +221,10 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, d
         const result = toErrorResult(failure, Math.round(performance.now() - started));
         return { result, inputRequired: { question: error.question, state: error.state } };
       }
+      if (error instanceof ToolDetached && !ctx.signal.aborted && ctx.detach) {
+        const failure = createFailure('tool.failed', error.message);
+        return { result: toErrorResult(failure), detached: { pollAfterMs: error.pollAfterMs } };
+      }
       const failure = toToolFailure(tool, error, ctx.signal);
       if (failure.code === 'tool.unavailable' && attempt < retries && !ctx.signal.aborted) {
         await sleep(DEFAULTS.toolRetryBackoffMs * 2 ** attempt);
@@ -225,6 +234,38 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, d
       const unknown = unknownCause(error, ctx.signal);
       return unknown ? { result, unknown } : { result };
     }
+  }
+}
+
+/**
+ * What one poll of a call's work elsewhere found: still going (also when it could not be reached,
+ * or the poll itself took too long: the work is not lost for that), or ended, as a tool run ends.
+ */
+export type PollRun =
+  | { running: true; pollAfterMs: number | undefined; progress: ToolProgress | undefined; unreachable: boolean }
+  | ({ running: false } & ToolRun);
+
+/** Polls a call's work elsewhere once (`pollHandle`), in at most `timeoutMs`. */
+export async function pollTool(tool: AnyTool, handle: unknown, ctx: PollContext, timeoutMs: number): Promise<PollRun> {
+  const started = performance.now();
+  const unreachable = { running: true, pollAfterMs: undefined, progress: undefined, unreachable: true } as const;
+  if (!tool.pollHandle) {
+    const failure = createFailure(
+      'tool.outcome_unknown',
+      `The outcome of tool '${tool.name}' is unknown: it cannot follow the work its call left running elsewhere (no pollHandle)`,
+    );
+    return { running: false, result: toErrorResult(failure), unknown: 'threw' };
+  }
+  try {
+    const poll = await withTimeout(timeoutMs, ctx.signal, (signal) => tool.pollHandle!(handle, { ...ctx, signal }));
+    if (!poll.done)
+      return { running: true, pollAfterMs: poll.pollAfterMs, progress: poll.progress, unreachable: false };
+    return { running: false, ...normalizeOutput(tool, poll.output, Math.round(performance.now() - started)) };
+  } catch (error) {
+    if (error instanceof Timeout || error instanceof ToolUnavailableError) return unreachable;
+    const failure = toToolFailure(tool, error, ctx.signal);
+    const result = toErrorResult(failure, Math.round(performance.now() - started));
+    return error instanceof ToolFailedError ? { running: false, result } : { running: false, result, unknown: 'threw' };
   }
 }
 

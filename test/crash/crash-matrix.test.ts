@@ -36,6 +36,8 @@ const ELSEWHERE = [
   'child.ended',
   'handoff.settled',
   'tool.handle_saved',
+  'task.polled',
+  'task.ended',
 ] as const;
 type Point = Exclude<(typeof FAILPOINTS)[number], (typeof ELSEWHERE)[number]> | 'tool.effect';
 const POINTS: readonly Point[] = [

@@ -71,19 +71,21 @@ describe('chart layout', () => {
     // for executing; a cancel goes there only to undo calls (its usual arrow is to failed); a
     // rejection only to undo calls or past an uncertain call or a question, an expiry only past
     // those (their usual arrow is back to planning).
-    // So does a child run's end (`child_ended`), for a run that waited on it.
+    // So does a child run's end (`child_ended`), for a run that waited on it, and the end of a
+    // call's work elsewhere (`task_ended`).
     expect(edge('waiting_human', 'executing')?.events).toEqual([
       'approved',
       'edited',
       'responded',
       'answered',
       'child_ended',
+      'task_ended',
       'extended',
       'cancel',
       'rejected',
       'expired',
     ]);
-    expect(edge('waiting_human', 'executing')?.label).toBe('approved +8');
+    expect(edge('waiting_human', 'executing')?.label).toBe('approved +9');
     // An extension goes back to planning only when the wait stopped a plan (its usual arrow is to executing).
     expect(edge('waiting_human', 'planning')?.events).toEqual(['rejected', 'expired', 'extended']);
     // A rejection or an expiry fails the run on a budget wait, an ending rejection, the last step.

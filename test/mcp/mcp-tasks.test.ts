@@ -1,9 +1,11 @@
 /**
  * MCP tools run as tasks, against a real SDK server that runs its tool as a task
  * (`test/helpers/mcp-task-server.ts`): the call saves the task's handle in its ledger row before
- * it waits, its status messages are `progress` events, and its result is the call's. A Baton
- * killed once the handle is saved is followed by one that polls the same task: the server sees
- * one call. A run cancelled while its task runs cancels the task at the server.
+ * it waits, the run then waits for the task holding no actor (reason `task`, polled when due),
+ * the task's status messages are `progress` events, and its result is the call's. A Baton killed
+ * once the handle is saved, while the run waits, or once a poll found the task ended, is followed
+ * by one that polls the same task: the server sees one call. A run cancelled while its task runs
+ * cancels the task at the server.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,22 +59,87 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     const run = await runtime.start({ input: 'a report on Zog' });
     // The task's handle is durable with the call (the server's own reads come before it answers).
     await waitUntil(async () => (await runtime.toolCalls(run.id))[0]?.handle != null, 'the handle to be saved');
-    const [call] = await runtime.toolCalls(run.id);
     const taskId = journalOf(journal).find((e) => e.kind === 'create')!.task_id;
-    expect(call).toMatchObject({ tool: 'build_report', status: 'started' });
-    expect(call!.handle).toEqual({ kind: 'mcp_task', server: 'reports', task_id: taskId });
+    // The run waits for its task holding nothing: no actor, not even in memory between polls.
     await waitUntil(
-      async () => (await eventsOf(runtime, run.id)).some((e) => e.type === 'progress'),
-      'a progress event',
+      async () => (await runtime.get(run.id)).waitReason === 'task' && runtime.stats().liveRuns === 0,
+      'the run to wait for its task out of memory',
     );
-    const progress = (await eventsOf(runtime, run.id)).find((e) => e.type === 'progress')!;
-    expect(progress.data).toMatchObject({ tool_call_id: call!.id, tool: 'build_report', message: 'building' });
+    const waiting = await runtime.get(run.id);
+    expect(waiting).toMatchObject({ status: 'waiting_human', waitReason: 'task' });
+    const [call] = await runtime.toolCalls(run.id);
+    expect(call).toMatchObject({ tool: 'build_report', status: 'waiting', attempts: 1 });
+    expect(call!.handle).toEqual({ kind: 'mcp_task', server: 'reports', task_id: taskId });
+    // No person decides that wait.
+    await expect(runtime.approve(run.id, waiting.pendingApprovalId!, { by: 'ops' })).rejects.toMatchObject({
+      failure: { code: 'approval.wrong_decision' },
+    });
+    // The runtime polls it while it waits (the server sees more looks than the call's own one).
+    await waitUntil(() => journalOf(journal).filter((e) => e.kind === 'get').length >= 3, 'the runtime to poll');
+    const progress = (await eventsOf(runtime, run.id)).filter((e) => e.type === 'progress');
+    // Told once, however many polls saw the same status.
+    expect(progress.map((e) => e.data)).toEqual([
+      { tool_call_id: call!.id, tool: 'build_report', progress: null, total: null, message: 'building' },
+    ]);
 
     writeFileSync(`${journal}.release`, '');
     const done = await runtime.wait(run.id);
     expect(done).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
     expect(journalOf(journal).filter((e) => e.kind === 'create')).toHaveLength(1);
+    const events = await eventsOf(runtime, run.id);
+    expect(events.filter((e) => e.type === 'task').map((e) => e.data.status)).toEqual(['waiting', 'succeeded']);
+    expect(events.filter((e) => e.type === 'action')).toHaveLength(1);
+    const [settled] = await runtime.toolCalls(run.id);
+    expect(settled).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
+
+  it.each(['task.polled', 'task.ended'] as const)(
+    'resumes a run killed while it waits for its task (%s) by polling the same task: one call at the server',
+    async (point) => {
+      const { database } = await freshDatabaseOf(dialect);
+      const { journal, url } = await startServer();
+      const { dir } = tempFiles();
+      const log = join(dir, 'failpoints.log');
+      const killing = spawnChild(CHILD, [JSON.stringify({ database, url, phase: 'start' })], {
+        env: { BATON_FAILPOINTS: `${point}=kill`, BATON_FAILPOINTS_LOG: log },
+        timeoutMs: scaled(60_000),
+      });
+      if (point === 'task.ended') {
+        // Released once the run polls its task itself (the call let go after its own first look).
+        await waitUntil(() => journalOf(journal).filter((e) => e.kind === 'get').length >= 2, 'the run to poll');
+        writeFileSync(`${journal}.release`, '');
+      }
+      const killed = await killing;
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      expect(readFileSync(log, 'utf8')).toBe(`${point}=kill@1\n`);
+
+      writeFileSync(`${journal}.release`, '');
+      const resumed = await spawnChild(CHILD, [JSON.stringify({ database, url, phase: 'resume' })], {
+        timeoutMs: scaled(60_000),
+      });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const outcome = JSON.parse(resumed.stdout.trim()) as { run: string; status: string; answer: string };
+      expect(outcome).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
+      const entries = journalOf(journal);
+      expect(entries.filter((e) => e.kind === 'create')).toHaveLength(1);
+      const created = entries.find((e) => e.kind === 'create')!;
+      expect(entries.every((e) => e.task_id === created.task_id)).toBe(true);
+
+      const reports = await createMcpTools({ url });
+      const runtime = createRuntime({ ...reportOptions(database, reports), recover: false });
+      try {
+        const [call] = await runtime.toolCalls(outcome.run);
+        // Called once: the task was polled, never called again.
+        expect(call).toMatchObject({ status: 'succeeded', attempts: 1 });
+        const events = await eventsOf(runtime, outcome.run);
+        expect(events.filter((e) => e.type === 'action')).toHaveLength(1);
+        expect(events.filter((e) => e.type === 'task').map((e) => e.data.status)).toEqual(['waiting', 'succeeded']);
+      } finally {
+        await runtime.close();
+        await reports.close();
+      }
+    },
+  );
 
   it('follows the same task after a SIGKILL once its handle is saved: one call at the server', async () => {
     const { database } = await freshDatabaseOf(dialect);
@@ -124,7 +191,8 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     const runtime = openRuntime(reportOptions(database, reports));
     const run = await runtime.start({ input: 'a report on Zog' });
     // The task's handle is durable with the call (the server's own reads come before it answers).
-    await waitUntil(async () => (await runtime.toolCalls(run.id))[0]?.handle != null, 'the handle to be saved');
+    // The run waits for its task, out of memory: the cancel reaches it from the file.
+    await waitUntil(async () => (await runtime.get(run.id)).waitReason === 'task', 'the run to wait for its task');
     const cancelled = await runtime.cancel(run.id);
     expect(cancelled).toMatchObject({ status: 'failed', stopReason: 'cancelled' });
     const taskId = journalOf(journal).find((e) => e.kind === 'create')!.task_id;
@@ -147,7 +215,7 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     await first.server.kill();
     const port = Number(new URL(first.url).port);
     const polls = journalOf(first.journal).length;
-    expect((await runtime.get(run.id)).status).toBe('executing');
+    expect(await runtime.get(run.id)).toMatchObject({ status: 'waiting_human', waitReason: 'task' });
     // It comes back on the same port without the task (an in-memory store): the call drops the
     // handle and, idempotent, calls again with the same key: a new task, which completes.
     const second = await startServer(join(tempFiles().dir, 'tasks.jsonl'), port);
@@ -161,8 +229,15 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     expect(call!.handle).toMatchObject({
       task_id: journalOf(second.journal).find((e) => e.kind === 'create')!.task_id,
     });
-    const results = (await eventsOf(runtime, run.id)).filter((e) => e.type === 'result').map((e) => e.data.status);
-    expect(results).toEqual(['unknown', 'succeeded']);
+    const events = await eventsOf(runtime, run.id);
+    expect(events.filter((e) => e.type === 'result').map((e) => e.data.status)).toEqual(['unknown', 'succeeded']);
+    // The lost task ended the first wait; the new one was waited for too.
+    expect(events.filter((e) => e.type === 'task').map((e) => e.data.status)).toEqual([
+      'waiting',
+      'unknown',
+      'waiting',
+      'succeeded',
+    ]);
   });
 
   it('tells the model a task that failed without a result, with its message', async () => {

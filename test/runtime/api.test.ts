@@ -167,6 +167,7 @@ describe('runtime API for services', () => {
         'isBudgetWait',
         'isInputWait',
         'isChildWait',
+        'isTaskWait',
         'isStepWait',
         'resumesPlanning',
         'waitsOnDeadline',

@@ -3,7 +3,8 @@
  * that call in the same write as its last transition, so no row stays `started` in a finished
  * run: a `read` call failed, any other `unknown`, since its effect may still happen after the
  * abort. The unknown ones are named in the run's terminal failure and its last `state` event. A
- * call stopped to ask a person (`waiting`) did nothing yet: it fails, as never completed.
+ * call stopped to ask a person (`waiting`) did nothing yet: it fails, as never completed; one
+ * waiting on its work elsewhere (a task, its handle kept) is cut off as one running.
  */
 import { createFailure, type Failure } from '../../failure.js';
 import type { ToolCallRow } from '../../store/index.js';
@@ -35,7 +36,9 @@ export function createCutOffCalls(deps: CutOffDeps): CutOffCalls {
     unknown,
     settle(stopReason, only = () => true) {
       // A call stopped to ask a person did nothing: the run's end just means it never completes.
-      const asking = deps.memory.toolCalls().filter((row) => row.status === 'waiting' && only(row));
+      const asking = deps.memory
+        .toolCalls()
+        .filter((row) => row.status === 'waiting' && row.handle === null && only(row));
       for (const row of asking) {
         const failure = createFailure(
           'tool.failed',
@@ -43,7 +46,10 @@ export function createCutOffCalls(deps: CutOffDeps): CutOffCalls {
         );
         deps.stage(toSettledCall(row, { status: 'failed', result: toErrorResult(failure) }, { cause: 'aborted' }));
       }
-      const open = deps.memory.toolCalls().filter((row) => row.status === 'started' && only(row));
+      // A call waiting on its work elsewhere (a task) is as cut off as one running: that work may go on.
+      const open = deps.memory
+        .toolCalls()
+        .filter((row) => (row.status === 'started' || (row.status === 'waiting' && row.handle !== null)) && only(row));
       for (const row of open) {
         const read = row.effect === 'read';
         const why = `the run ended (${stopReason ?? 'stopped'}) while it ran`;

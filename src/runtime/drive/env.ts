@@ -24,6 +24,8 @@ export interface LiveRun {
   agent?: string | null | undefined;
   /** For a child run (an agent called as a tool): its parent and the parent's call that started it. */
   parent?: { runId: string; callId: string } | undefined;
+  /** Set while a poll of its call's work elsewhere (a task wait) is under way: it stays in memory until the poll's outcome is staged. */
+  polling?: boolean;
 }
 
 /** What a fork's actors read of its terms. */

@@ -218,7 +218,7 @@ export async function expireWait(env: RuntimeEnv, live: LiveRun, approvalId: str
   let expired: ApprovalRow | undefined;
   driver.stage((writer) => {
     const current = driver.memory.approvals.get(approvalId);
-    if (!current || current.status !== 'pending' || current.expires_at === null) return;
+    if (!current || current.status !== 'pending' || current.expires_at === null || current.kind === 'task') return;
     if (current.expires_at > Date.now() || !waitsOn(driver.actor.getSnapshot(), approvalId)) return;
     const expiry = current.expiry ? (JSON.parse(current.expiry) as { outcome: ExpiryOutcome; role?: string }) : null;
     if (expiry?.outcome === 'escalate' && expiry.role) {
@@ -283,7 +283,8 @@ export async function assertPendingApproval(store: Store, runId: string, approva
   }
   if (approval.status === 'expired') throw new BatonError(expiredFailure(approval));
   if (approval.status !== 'pending') throw new BatonError(alreadyDecided(approval));
-  if (approval.expires_at !== null && approval.expires_at <= Date.now()) {
+  // A task wait's `expires_at` is its next poll, not the end of anyone's time to decide.
+  if (approval.kind !== 'task' && approval.expires_at !== null && approval.expires_at <= Date.now()) {
     throw new BatonError(expiredFailure(approval));
   }
   return approval;

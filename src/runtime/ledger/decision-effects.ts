@@ -262,6 +262,9 @@ export function storedEvent(approval: ApprovalRow): RunEvent | undefined {
       },
     };
   }
+  // Decided by a poll that found the call's work ended (`task-wait.ts`): the call is settled already.
+  if (approval.kind === 'task')
+    return approval.status === 'pending' ? undefined : { type: 'task_ended', approvalId: approval.id };
   if (approval.status === 'expired') {
     return { type: 'expired', approvalId: approval.id, outcome: approval.resolution === 'end' ? 'end' : 'reject' };
   }

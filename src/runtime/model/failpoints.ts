@@ -41,6 +41,10 @@ export const FAILPOINTS = [
   'handoff.settled',
   /** A call saved the handle of work it started elsewhere (an MCP task), durably; it has not waited for it. */
   'tool.handle_saved',
+  /** A poll of a call's work elsewhere (a task wait) found it still going; the next poll is not committed. */
+  'task.polled',
+  /** A poll found a call's work elsewhere ended; the call's outcome is not committed. */
+  'task.ended',
 ] as const;
 export type FailpointName = (typeof FAILPOINTS)[number];
 

@@ -50,6 +50,11 @@ export function childWaitId(callId: string): string {
   return `${callId}.await`;
 }
 
+/** The id of the wait of call `callId`'s attempt `attempt` on the work it left running elsewhere (an MCP task). */
+export function taskWaitId(callId: string, attempt: number): string {
+  return `${callId}.task${attempt}`;
+}
+
 /** The ledger id of the compensation of a call (its idempotency key too): the call's id and this suffix. */
 export const COMPENSATION_SUFFIX = '.undo';
 

@@ -245,6 +245,8 @@ export function waitForRun(ctx: FollowContext, runId: string): Promise<Run> {
       if (done) return true;
       // Waiting on a child run is no wait for a person until one is asked down the tree.
       if (run.childWait && !run.childWait.asking) return false;
+      // Nor is waiting on a call's work elsewhere (a task): a poll ends it.
+      if (run.status === 'waiting_human' && run.waitReason === 'task') return false;
       // Moved on here while this was read (an expiry or a decision applied): not what the file said.
       const now = ctx.liveStatus(runId);
       if (now !== undefined && now !== row.status) return false;

@@ -60,6 +60,8 @@ const TAKES: Record<ApprovalRow['kind'], readonly HumanDecision['decision'][]> =
   repeat: ['approve', 'reject'],
   // A child run's end decides it: no person does (a person decides the child's own waits).
   child: [],
+  // The end of a call's work elsewhere (an MCP task), found by a poll, decides it.
+  task: [],
 };
 
 function issuesOf(error: { issues: { path: PropertyKey[]; message: string; code?: string }[] }) {
@@ -317,6 +319,13 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
         'approval.wrong_decision',
         `Run '${runId}' waits on its child run '${child}': no person decides that wait; decide the wait the child shows (child_wait.asking), on either run`,
         { details: { kind: pending.kind, decisions: [], child_run_id: child } },
+      );
+    }
+    if (pending.kind === 'task') {
+      fail(
+        'approval.wrong_decision',
+        `Run '${runId}' waits for the work its call left running elsewhere (an MCP task) to end: no person decides that wait; cancel the run to stop it`,
+        { details: { kind: pending.kind, decisions: [] } },
       );
     }
     // A step planned by an agent this runtime lacks (a handoff's) is decided where that agent is.

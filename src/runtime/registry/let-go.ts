@@ -31,6 +31,8 @@ export function createLetGo(deps: LetGoDeps) {
   function evict(driver: RunDriver): void {
     const run = live.get(driver.runId);
     if (deps.isClosed() || run?.driver !== driver || !driver.idle || driver.status !== 'waiting_human') return;
+    // A poll of its task under way stages its outcome on this driver.
+    if (run.polling) return;
     const approvalId = driver.context().pendingApprovalId;
     const approval = approvalId ? driver.memory.approvals.get(approvalId) : undefined;
     // A decision committed and not yet applied keeps the run here until it is.

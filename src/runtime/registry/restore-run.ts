@@ -35,6 +35,8 @@ export interface RestoreDeps {
   cancelAsked(runId: string, request: string): void;
   /** Applies the expiry of a wait whose instant has passed. */
   expire?: (run: LiveRun, approvalId: string) => Promise<void>;
+  /** Polls the work a run's call left running elsewhere, once its poll is due (a task wait). */
+  checkTask?: (run: LiveRun, approvalId: string) => void;
   /** A run loaded waiting on a child: taken now if the child has ended. */
   waitsOnChild?: (run: LiveRun) => void;
   /** A child run was loaded: if its parent has ended, it ends too. */
@@ -105,6 +107,11 @@ function catchUp(deps: RestoreDeps, run: LiveRun, current: RunRow, memory: RunMe
   if (approval && approval.status !== 'pending') {
     // Decided while out of memory (or by another runtime): apply the decision now.
     resumeAfterDecision(run, approval);
+    return;
+  }
+  if (approval?.kind === 'task' && approval.expires_at != null && approval.expires_at <= Date.now()) {
+    // Woken to poll the work its call left running elsewhere.
+    deps.checkTask?.(run, approval.id);
     return;
   }
   if (approval?.expires_at != null && approval.expires_at <= Date.now() && deps.expire) {

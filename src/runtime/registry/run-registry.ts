@@ -49,6 +49,8 @@ export interface RegistryDeps {
   onError?: (failure: Failure, where: BackgroundErrorContext) => void;
   /** Applies the expiry of a wait whose instant has passed (found when the run is loaded). */
   expire?: (run: LiveRun, approvalId: string) => Promise<void>;
+  /** Polls the work a run's call left running elsewhere, once its poll is due (`steps/task-wait.ts`). */
+  checkTask?: (run: LiveRun, approvalId: string) => void;
   /** A child run driven here ended, durably: its parent takes the outcome (`child-runs.ts`). */
   childEnded?: (child: LiveRun & { parent: NonNullable<LiveRun['parent']> }) => void;
   /** A run waits on a child (it came to wait, or was loaded waiting): taken now if the child has ended. */
@@ -154,6 +156,7 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
     restored: (runId) => reports.clear(runId),
     cancelAsked: letGo.cancelAsked,
     ...(deps.expire ? { expire: deps.expire } : {}),
+    ...(deps.checkTask ? { checkTask: deps.checkTask } : {}),
     ...(deps.waitsOnChild ? { waitsOnChild: deps.waitsOnChild } : {}),
     ...(deps.childLoaded ? { childLoaded: deps.childLoaded } : {}),
   });

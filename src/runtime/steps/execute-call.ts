@@ -10,14 +10,15 @@
  */
 import { DEFAULTS } from '../../defaults.js';
 import { createFailure, toFailure, type Failure } from '../../failure.js';
-import type { ToolResult } from '../../tools/tool-result.js';
-import type { ToolProgress } from '../../tools/define-tool.js';
+import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
+import { ToolDetached, type ToolProgress } from '../../tools/define-tool.js';
 import { normalizeOutput, reconcileTool, runTool, type ArtifactBlob, type ToolRun } from '../../tools/run-tool.js';
 import { toSettledCall } from '../drive/settled-call.js';
 import { callRow, pendingApproval, type Recovery } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import { failpoint } from '../model/failpoints.js';
-import { uncertainApprovalId } from '../model/ids.js';
+import { taskWaitId, uncertainApprovalId } from '../model/ids.js';
+import { waitOnTask } from './task-call.js';
 import type { CallScope, UnknownOutcome } from './call-scope.js';
 import { closeInFlightQuestions, inFlightAsker } from './in-flight-questions.js';
 import { stopForQuestion } from './tool-questions.js';
@@ -31,6 +32,8 @@ export type CallStep =
   | { kind: 'wait'; approvalId: string }
   /** The call stopped to ask a person (`ToolInputRequired`): the run waits for the answer. */
   | { kind: 'input'; approvalId: string; ran: boolean }
+  /** The call's work goes on elsewhere (`ctx.detach`): the run waits for it to end. */
+  | { kind: 'task'; approvalId: string; ran: boolean }
   | { kind: 'aborted' };
 
 /** Runs (or resolves) one call that is allowed to run. */
@@ -44,8 +47,15 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
   if (call.row?.status === 'waiting' && asked?.status === 'pending') {
     return { kind: 'input', approvalId: asked.id, ran: false };
   }
+  // A call whose work goes on elsewhere waits for it until a poll finds it ended.
+  if (call.row?.status === 'waiting' && call.row.handle !== null) {
+    const taskWait = driver.memory.approvals.get(taskWaitId(call.id, call.row.attempts));
+    if (taskWait?.status === 'pending') return { kind: 'task', approvalId: taskWait.id, ran: false };
+  }
   const input = answeredInput(asked);
   closeInFlightQuestions(scope, call, cause);
+  /** The last status the call told (`ctx.progress`): a task wait tells only a new one. */
+  let told: string | null = null;
   for (;;) {
     const status = call.row?.status;
     const unresolved = status === 'started' || status === 'unknown';
@@ -62,7 +72,18 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       ...(input ? { input } : {}),
       handle,
       saveHandle: (saved: unknown) => saveHandle(scope, call, saved),
-      progress: (update: ToolProgress) => reportProgress(scope, call, update),
+      progress: (update: ToolProgress) => {
+        if (typeof update.message === 'string') told = update.message;
+        return reportProgress(scope, call, update);
+      },
+      // The run can wait for the call's work holding nothing only if it can poll that work.
+      ...(tool.pollHandle
+        ? {
+            detach: (options?: { pollAfterMs?: number }): never => {
+              throw new ToolDetached(options);
+            },
+          }
+        : {}),
     };
     // How an unresolved call was resolved goes into its events, so "did it run twice?" can be
     // answered from the log alone.
@@ -147,6 +168,20 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       const { question, state } = outcome.inputRequired;
       const approvalId = stopForQuestion(scope, call, question, state);
       return approvalId === null ? { kind: 'settled', ran: true } : { kind: 'input', approvalId, ran: true };
+    }
+    if (outcome.detached) {
+      // Let go of once its work's handle is durable: the run waits for that work.
+      if (call.row?.handle) {
+        return { kind: 'task', approvalId: waitOnTask(scope, call, outcome.detached.pollAfterMs, told), ran: true };
+      }
+      // Let go of with no handle to follow: what it started, if anything, cannot be found again.
+      const failure = createFailure(
+        'tool.outcome_unknown',
+        `The outcome of tool '${call.toolName}' is unknown: it let go of the call without saving a handle`,
+      );
+      outcome.result = toErrorResult(failure, outcome.result.durationMs);
+      outcome.unknown = 'threw';
+      delete outcome.detached;
     }
     storeArtifact(scope, outcome);
     if (outcome.unknown && tool.effect !== 'read') {

@@ -143,6 +143,16 @@ export function createExecutorActor(env: RuntimeEnv) {
       if (ran.kind === 'input') {
         return { type: 'need_input', approvalId: ran.approvalId, toolCalls: executed + (ran.ran ? 1 : 0) };
       }
+      if (ran.kind === 'task') {
+        // Its work goes on elsewhere: the run waits for it holding nothing (`task-call.ts`).
+        return {
+          type: 'need_approval',
+          approvalId: ran.approvalId,
+          reason: 'task',
+          toolCalls: executed + (ran.ran ? 1 : 0),
+          risk: highestRisk([call]),
+        };
+      }
       if (ran.ran) executed += 1;
       if (signal.aborted) return { type: 'exec_error', failure: createFailure('run.cancelled', 'Aborted') };
     }

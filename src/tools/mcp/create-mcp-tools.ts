@@ -13,13 +13,20 @@ import { z } from 'zod';
 import { CallToolResultSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { BatonError, createFailure } from '../../failure.js';
-import { defineTool, ToolFailedError, ToolInputRequired, type AnyTool, type ToolSpec } from '../define-tool.js';
+import {
+  defineTool,
+  ToolFailedError,
+  ToolInputRequired,
+  type AnyTool,
+  type PollContext,
+  type ToolSpec,
+} from '../define-tool.js';
 import { mapAnnotations, type McpAnnotations } from './annotations.js';
 import { outputOf, refusal, textOf } from './call-result.js';
 import { describeServer, McpConnection } from './connection.js';
 import { inputRequiredOf, inputResponsesOf, MAX_IMMEDIATE_ROUNDS } from './input-required.js';
 import type { McpServerSpec } from './server-spec.js';
-import { callAsTask, cancelTask, taskHandleOf } from './task-call.js';
+import { callAsTask, cancelTask, pollTaskHandle, taskHandleOf } from './task-call.js';
 
 /** The `_meta` keys a server receives with every call Baton makes. */
 export const MCP_META = {
@@ -138,6 +145,12 @@ function toolName(options: McpToolsOptions, name: string): string {
   return named;
 }
 
+/** The output of an ended task's result (an error result is the call's failure). */
+function taskOutput(result: CallToolResult, tool: string): unknown {
+  if (result.isError) throw new ToolFailedError(textOf(result) || `MCP tool '${tool}' returned an error`);
+  return outputOf(result);
+}
+
 /** One server tool as a Baton tool. */
 function toBatonTool(
   connection: McpConnection,
@@ -183,6 +196,18 @@ function toBatonTool(
             const task = taskHandleOf(handle, server);
             if (task) await cancelTask(connection, task);
           },
+          // A run waiting on its task polls it (the call let go once the handle was saved).
+          pollHandle: async (handle: unknown, ctx: PollContext) => {
+            const look = await pollTaskHandle(connection, server, tool.name, handle, ctx.signal);
+            if (!look.done) {
+              return {
+                done: false,
+                pollAfterMs: look.pollAfterMs,
+                ...(look.message ? { progress: { message: look.message } } : {}),
+              };
+            }
+            return { done: true, output: taskOutput(look.result, tool.name) };
+          },
         }
       : {}),
     async execute(input, ctx) {
@@ -193,9 +218,10 @@ function toBatonTool(
       };
       if (asTask) {
         const args = { arguments: input as Record<string, unknown>, _meta: meta };
-        const result = await callAsTask(connection, server, tool.name, args, ctx, options.taskTtlMs ?? null);
-        if (result.isError) throw new ToolFailedError(textOf(result) || `MCP tool '${tool.name}' returned an error`);
-        return outputOf(result);
+        return taskOutput(
+          await callAsTask(connection, server, tool.name, args, ctx, options.taskTtlMs ?? null),
+          tool.name,
+        );
       }
       // The answers to the questions the server asked last round (an `input_required` result).
       let answered = ctx.input ? inputResponsesOf(ctx.input) : null;
