@@ -170,6 +170,8 @@ export async function followRun(
         if (inner.kind !== 'ended') return inner;
         continue;
       }
+      // Waiting for a call's work elsewhere (a task): the runtime polls it, no one decides it.
+      if (event.type === 'state' && event.data.to === 'waiting_human' && event.data.wait_reason === 'task') continue;
       if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
       if (event.type === 'input_request') requests.set(String(event.data.input_id), event);
       // Decide once the run is durably waiting: the `state` event carries the wait's id. A

@@ -17,6 +17,7 @@ const WAITING_FOR: Record<string, string> = {
   budget: 'more budget',
   policy: 'an escalated approval',
   child: 'its child run',
+  task: 'its work elsewhere to end',
 };
 
 /** What the person gave with a decision, in a few words. */

@@ -45,6 +45,8 @@ function waitOf(run: RunJson): string {
     return `child run ${run.child_wait.run_id} (agent ${String(run.child_wait.agent)}, ${run.child_wait.status})${below}`;
   }
   if (run.wait_reason === 'budget') return `approval ${String(run.pending_approval_id)} (baton extend or baton end)`;
+  if (run.wait_reason === 'task')
+    return `its call's work elsewhere (${String(run.pending_approval_id)}), polled by the runtime`;
   return `approval ${String(run.pending_approval_id)}`;
 }
 

@@ -38,9 +38,11 @@ export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
       ? `, waiting on child run ${run.child_wait.run_id} (${run.child_wait.status})`
       : run.pending_input
         ? `, input ${run.pending_input.id}`
-        : run.pending_approval_id
-          ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
-          : '';
+        : run.wait_reason === 'task'
+          ? `, waiting for its call's work elsewhere (${run.pending_approval_id}): the runtime polls it`
+          : run.pending_approval_id
+            ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
+            : '';
   io.stdout.write(`Run ${run.id} ${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}${pending}\n`);
 }
 

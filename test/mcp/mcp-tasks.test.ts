@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createRuntime } from '../../src/index.js';
+import { openStore } from '../../src/store/open-store.js';
 import { createMcpTools } from '../../src/tools/mcp/index.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { scaled } from '../helpers/limits.js';
@@ -105,8 +106,18 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
         timeoutMs: scaled(60_000),
       });
       if (point === 'task.ended') {
-        // Released once the run polls its task itself (the call let go after its own first look).
-        await waitUntil(() => journalOf(journal).filter((e) => e.kind === 'get').length >= 2, 'the run to poll');
+        // Released once the run waits for its task (its call let go after its own first look),
+        // read from the database alone: a runtime here might poll the task itself.
+        const { store, opened } = openStore(database);
+        await opened;
+        try {
+          await waitUntil(async () => {
+            const [run] = await store.listRuns({ limit: 1 });
+            return run?.wait_reason === 'task';
+          }, 'the run to wait for its task');
+        } finally {
+          await store.close();
+        }
         writeFileSync(`${journal}.release`, '');
       }
       const killed = await killing;
@@ -210,12 +221,18 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     const reports = await fixtures.toolset({ url: first.url });
     const runtime = openRuntime(reportOptions(database, reports));
     const run = await runtime.start({ input: 'a report on Zog' });
-    await waitUntil(async () => (await runtime.toolCalls(run.id))[0]?.handle != null, 'the handle to be saved');
-    // The server goes down mid-task: the call keeps polling (never "unavailable, nothing sent").
+    await waitUntil(async () => (await runtime.get(run.id)).waitReason === 'task', 'the run to wait for its task');
+    // The server goes down mid-task: the run keeps polling (never "unavailable, nothing sent").
     await first.server.kill();
     const port = Number(new URL(first.url).port);
     const polls = journalOf(first.journal).length;
+    // Polls that find no one keep the wait (later each time), the call's row and its handle.
+    await waitUntil(async () => {
+      const [wait] = (await runtime.approvals(run.id)).filter((a) => a.kind === 'task');
+      return wait?.status === 'pending' && wait.expiresAt !== null && wait.expiresAt > Date.now() + 600;
+    }, 'a poll to find the server down');
     expect(await runtime.get(run.id)).toMatchObject({ status: 'waiting_human', waitReason: 'task' });
+    expect((await runtime.toolCalls(run.id))[0]).toMatchObject({ status: 'waiting', attempts: 1 });
     // It comes back on the same port without the task (an in-memory store): the call drops the
     // handle and, idempotent, calls again with the same key: a new task, which completes.
     const second = await startServer(join(tempFiles().dir, 'tasks.jsonl'), port);

@@ -159,7 +159,10 @@ export async function* followEvents(
       await new Promise<void>((resolve) => {
         wake = resolve;
         ctx.onClose.add(resolve);
-        if (remote) timer = setTimeout(resolve, pollMs);
+        // Driven here, it publishes what it commits; but it may leave memory to wait (for a
+        // task, say) and move later without a word here: looked at now and then too. Not
+        // unref'd: a caller following the run keeps its process alive until it ends.
+        timer = setTimeout(resolve, remote ? pollMs : WAITING_POLL_MS);
         if (signal?.aborted) resolve();
       });
       clearTimeout(timer);

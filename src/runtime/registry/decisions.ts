@@ -64,6 +64,25 @@ const TAKES: Record<ApprovalRow['kind'], readonly HumanDecision['decision'][]> =
   task: [],
 };
 
+/** A wait the runtime decides (a child run's end, a task's end): no person's decision counts. */
+function refuseRuntimeWait(runId: string, pending: ApprovalRow): void {
+  if (pending.kind === 'child') {
+    const child = (JSON.parse(pending.request ?? '{}') as { child_run_id?: string }).child_run_id ?? '?';
+    fail(
+      'approval.wrong_decision',
+      `Run '${runId}' waits on its child run '${child}': no person decides that wait; decide the wait the child shows (child_wait.asking), on either run`,
+      { details: { kind: pending.kind, decisions: [], child_run_id: child } },
+    );
+  }
+  if (pending.kind === 'task') {
+    fail(
+      'approval.wrong_decision',
+      `Run '${runId}' waits for the work its call left running elsewhere (an MCP task) to end: no person decides that wait; cancel the run to stop it`,
+      { details: { kind: pending.kind, decisions: [] } },
+    );
+  }
+}
+
 function issuesOf(error: { issues: { path: PropertyKey[]; message: string; code?: string }[] }) {
   return error.issues.map((i) => ({ path: i.path.map(String), message: i.message, code: i.code }));
 }
@@ -313,21 +332,7 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
     // A wait of a child run (or its child's) that the parent shows is decided on either id.
     runId = await ownerBelow(env.store, runId, approvalId);
     const pending = await assertPendingApproval(env.store, runId, approvalId);
-    if (pending.kind === 'child') {
-      const child = (JSON.parse(pending.request ?? '{}') as { child_run_id?: string }).child_run_id ?? '?';
-      fail(
-        'approval.wrong_decision',
-        `Run '${runId}' waits on its child run '${child}': no person decides that wait; decide the wait the child shows (child_wait.asking), on either run`,
-        { details: { kind: pending.kind, decisions: [], child_run_id: child } },
-      );
-    }
-    if (pending.kind === 'task') {
-      fail(
-        'approval.wrong_decision',
-        `Run '${runId}' waits for the work its call left running elsewhere (an MCP task) to end: no person decides that wait; cancel the run to stop it`,
-        { details: { kind: pending.kind, decisions: [] } },
-      );
-    }
+    refuseRuntimeWait(runId, pending);
     // A step planned by an agent this runtime lacks (a handoff's) is decided where that agent is.
     await assertStepAgent(env, runId, pending.step_index);
     if (!TAKES[pending.kind].includes(decision.decision)) {

@@ -10,15 +10,15 @@
  */
 import { DEFAULTS } from '../../defaults.js';
 import { createFailure, toFailure, type Failure } from '../../failure.js';
-import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
+import type { ToolResult } from '../../tools/tool-result.js';
 import { ToolDetached, type ToolProgress } from '../../tools/define-tool.js';
 import { normalizeOutput, reconcileTool, runTool, type ArtifactBlob, type ToolRun } from '../../tools/run-tool.js';
 import { toSettledCall } from '../drive/settled-call.js';
 import { callRow, pendingApproval, type Recovery } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import { failpoint } from '../model/failpoints.js';
-import { taskWaitId, uncertainApprovalId } from '../model/ids.js';
-import { waitOnTask } from './task-call.js';
+import { uncertainApprovalId } from '../model/ids.js';
+import { detach, pendingTaskWait } from './task-call.js';
 import type { CallScope, UnknownOutcome } from './call-scope.js';
 import { closeInFlightQuestions, inFlightAsker } from './in-flight-questions.js';
 import { stopForQuestion } from './tool-questions.js';
@@ -48,10 +48,8 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     return { kind: 'input', approvalId: asked.id, ran: false };
   }
   // A call whose work goes on elsewhere waits for it until a poll finds it ended.
-  if (call.row?.status === 'waiting' && call.row.handle !== null) {
-    const taskWait = driver.memory.approvals.get(taskWaitId(call.id, call.row.attempts));
-    if (taskWait?.status === 'pending') return { kind: 'task', approvalId: taskWait.id, ran: false };
-  }
+  const taskWait = pendingTaskWait(driver.memory.approvals, call);
+  if (taskWait) return { kind: 'task', approvalId: taskWait, ran: false };
   const input = answeredInput(asked);
   closeInFlightQuestions(scope, call, cause);
   /** The last status the call told (`ctx.progress`): a task wait tells only a new one. */
@@ -169,20 +167,9 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       const approvalId = stopForQuestion(scope, call, question, state);
       return approvalId === null ? { kind: 'settled', ran: true } : { kind: 'input', approvalId, ran: true };
     }
-    if (outcome.detached) {
-      // Let go of once its work's handle is durable: the run waits for that work.
-      if (call.row?.handle) {
-        return { kind: 'task', approvalId: waitOnTask(scope, call, outcome.detached.pollAfterMs, told), ran: true };
-      }
-      // Let go of with no handle to follow: what it started, if anything, cannot be found again.
-      const failure = createFailure(
-        'tool.outcome_unknown',
-        `The outcome of tool '${call.toolName}' is unknown: it let go of the call without saving a handle`,
-      );
-      outcome.result = toErrorResult(failure, outcome.result.durationMs);
-      outcome.unknown = 'threw';
-      delete outcome.detached;
-    }
+    // Let go of once its work's handle is durable: the run waits for that work.
+    const detached = outcome.detached ? detach(scope, call, outcome, told) : null;
+    if (detached) return { kind: 'task', approvalId: detached, ran: true };
     storeArtifact(scope, outcome);
     if (outcome.unknown && tool.effect !== 'read') {
       const row = callRow(runId, stepIndex, call, { status: 'unknown' });

@@ -6,6 +6,10 @@
  * (`steps/task-wait.ts`).
  */
 import { DEFAULTS } from '../../defaults.js';
+import { createFailure } from '../../failure.js';
+import type { ApprovalRow } from '../../store/index.js';
+import type { ToolRun } from '../../tools/run-tool.js';
+import { toErrorResult } from '../../tools/tool-result.js';
 import { callRow, pendingApproval } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
 import { taskWaitId } from '../model/ids.js';
@@ -56,4 +60,28 @@ export function waitOnTask(
     poll_at: pollAt,
   });
   return waitId;
+}
+
+/** The pending task wait of a call waiting on its work elsewhere, if it has one. */
+export function pendingTaskWait(approvals: ReadonlyMap<string, ApprovalRow>, call: PreparedCall): string | null {
+  if (call.row?.status !== 'waiting' || call.row.handle === null) return null;
+  const wait = approvals.get(taskWaitId(call.id, call.row.attempts));
+  return wait?.status === 'pending' ? wait.id : null;
+}
+
+/**
+ * A call its tool let go of (`ctx.detach`): with its handle durable, the run waits for its work
+ * (the wait's id); with none, what it started cannot be found again, and the outcome becomes an
+ * unknown one (null).
+ */
+export function detach(scope: CallScope, call: PreparedCall, outcome: ToolRun, told: string | null): string | null {
+  if (call.row?.handle) return waitOnTask(scope, call, outcome.detached?.pollAfterMs, told);
+  const failure = createFailure(
+    'tool.outcome_unknown',
+    `The outcome of tool '${call.toolName}' is unknown: it let go of the call without saving a handle`,
+  );
+  outcome.result = toErrorResult(failure, outcome.result.durationMs);
+  outcome.unknown = 'threw';
+  delete outcome.detached;
+  return null;
 }

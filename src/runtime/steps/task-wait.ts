@@ -76,6 +76,8 @@ export async function checkTask(env: RuntimeEnv, live: LiveRun, waitId: string):
     live.polling = false;
   }
   failpoint(found.running ? 'task.polled' : 'task.ended');
+  // The call took from its start to this poll, not just the poll.
+  if (!found.running && row.started_at !== null) found.result.durationMs = Math.max(0, now - row.started_at);
   if (!found.running && tool) storeArtifact({ env, live }, found);
   let decided: ApprovalRow | undefined;
   driver.stage((writer) => {
