@@ -15,12 +15,16 @@ export async function logEventsUntilStopped(
     // The event as the API and `baton events --json` give it: snake_case, `run_id`, `created_at`.
     log(`${event.runId} ${toEventLine(event)}`, { type: 'event', event: toEventJson(event) });
   });
+  // The process lives until the signal: a worker on a SQLite file with nothing to drive has no
+  // socket or timer of its own that keeps it (the runtime's wake-up timer does not hold it open).
+  const alive = setInterval(() => undefined, 2 ** 30);
   try {
     await new Promise<void>((resolveStop) => {
       if (signal.aborted) resolveStop();
       signal.addEventListener('abort', () => resolveStop(), { once: true });
     });
   } finally {
+    clearInterval(alive);
     unwatch();
   }
 }

@@ -34,6 +34,8 @@ async function askingBelow(store: Store, child: RunRow): Promise<ChildWait['aski
   let row: RunRow | undefined = child;
   for (let depth = 0; row && depth < DEFAULTS.treeWalkSteps; depth += 1) {
     if (row.status !== 'waiting_human' || !row.pending_approval_id || !row.wait_reason) return null;
+    // A run waiting for its call's work elsewhere (a task) asks no one: the runtime polls it.
+    if (row.wait_reason === 'task') return null;
     if (row.wait_reason !== 'child') {
       const wait = await store.getApproval(row.pending_approval_id);
       return {

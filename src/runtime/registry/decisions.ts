@@ -77,7 +77,7 @@ function refuseRuntimeWait(runId: string, pending: ApprovalRow): void {
   if (pending.kind === 'task') {
     fail(
       'approval.wrong_decision',
-      `Run '${runId}' waits for the work its call left running elsewhere (an MCP task) to end: no person decides that wait; cancel the run to stop it`,
+      `Run '${runId}' waits for the work its call left running elsewhere (a task, polled by the runtime) to end: no person decides that wait; cancel the run to stop it`,
       { details: { kind: pending.kind, decisions: [] } },
     );
   }

@@ -20,7 +20,7 @@ export interface LetGoDeps {
   owner: string;
   isClosed(): boolean;
   /** A waiting run left memory: it must be loaded again at `at` (null: never). */
-  parked(at: number | null): void;
+  parked(at: number | null, runId: string, polled: boolean): void;
 }
 
 /** The registry's ways of letting go of a run. */
@@ -41,7 +41,8 @@ export function createLetGo(deps: LetGoDeps) {
     driver.stop();
     // Free for whichever runtime the decision reaches first.
     void store.releaseLease(driver.runId, owner, driver.epoch).catch(() => undefined);
-    deps.parked(wakeAtOf(driver.context(), driver.memory.approvals));
+    // A run waiting on its call's work elsewhere is this runtime's to poll: it holds the process open.
+    deps.parked(wakeAtOf(driver.context(), driver.memory.approvals), driver.runId, approval.kind === 'task');
   }
 
   /** Carries out a cancel another runtime asked of a run driven here (see `cancel-request.ts`). */

@@ -144,7 +144,14 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
     },
   });
 
-  const letGo = createLetGo({ live, store, hub, owner, isClosed, parked: (at) => scheduler.consider(at) });
+  const letGo = createLetGo({
+    live,
+    store,
+    hub,
+    owner,
+    isClosed,
+    parked: (at, runId, polled) => scheduler.consider(at, polled ? runId : undefined),
+  });
   const restore = createRestore({
     store,
     owner,
@@ -153,7 +160,10 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
     driverDeps,
     table,
     isClosed,
-    restored: (runId) => reports.clear(runId),
+    restored: (runId) => {
+      reports.clear(runId);
+      scheduler.loaded(runId);
+    },
     cancelAsked: letGo.cancelAsked,
     ...(deps.expire ? { expire: deps.expire } : {}),
     ...(deps.checkTask ? { checkTask: deps.checkTask } : {}),

@@ -3,7 +3,9 @@
  * for the earliest `wake_at` in the index (a deadline, a variant's durable delay, or 0 for a
  * decision committed before it was applied). When it fires, the runs due are loaded in batches,
  * each batch on its own turn of the event loop; loading one re-arms what it needs (its deadline
- * actor fires at once if the deadline has passed). Invariant: no timer, no memory per waiting run.
+ * actor fires at once if the deadline has passed). Invariant: no timer, no memory per waiting run
+ * (but the ids of the runs parked here while their call's work elsewhere is polled, which keep
+ * the timer, and so the process, alive until they are woken).
  */
 import { toFailure, type Failure } from '../../failure.js';
 import type { AgentSet, Store } from '../../store/index.js';
@@ -35,6 +37,12 @@ export function createWakeScheduler(deps: WakeDeps) {
   let again = false;
   /** Runs another live runtime holds: not tried again before their lease can lapse. */
   const notBefore = new Map<string, number>();
+  /** Runs parked here whose task this runtime polls: while there are any, the timer holds the process open. */
+  const polled = new Set<string>();
+  const hold = (): void => {
+    if (polled.size > 0) timer?.ref();
+    else timer?.unref();
+  };
 
   function arm(at: number | null): void {
     if (stopped || at === null) return;
@@ -46,7 +54,7 @@ export function createWakeScheduler(deps: WakeDeps) {
     clearTimeout(timer);
     armedAt = at;
     timer = setTimeout(() => void fire(), Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1));
-    timer.unref();
+    hold();
   }
 
   async function fire(): Promise<void> {
@@ -122,9 +130,15 @@ export function createWakeScheduler(deps: WakeDeps) {
     poke(): void {
       arm(Date.now());
     },
-    /** A run that left memory needs waking at `at` (null: never). */
-    consider(at: number | null): void {
+    /** A run that left memory needs waking at `at` (null: never); `polledRun`: a run whose task this runtime polls. */
+    consider(at: number | null, polledRun?: string): void {
+      if (polledRun !== undefined && at !== null) polled.add(polledRun);
       arm(at);
+      hold();
+    },
+    /** A run was loaded (woken here, or for a decision or a cancel): this runtime no longer waits to poll it. */
+    loaded(runId: string): void {
+      if (polled.delete(runId)) hold();
     },
     /** One timer at most, whatever the number of waiting runs. */
     get timers(): number {
@@ -136,6 +150,7 @@ export function createWakeScheduler(deps: WakeDeps) {
     },
     stop(): void {
       stopped = true;
+      polled.clear();
       clearTimeout(timer);
       timer = undefined;
     },

@@ -75,6 +75,9 @@ export async function checkTask(env: RuntimeEnv, live: LiveRun, waitId: string):
   } finally {
     live.polling = false;
   }
+  // A `read` call has no effect to be unsure of: its work's failure is told to the model, which
+  // may call it again (run again as an unknown outcome, it would fail the same way forever).
+  if (!found.running && found.unknown && tool?.effect === 'read') delete found.unknown;
   failpoint(found.running ? 'task.polled' : 'task.ended');
   // The call took from its start to this poll, not just the poll.
   if (!found.running && row.started_at !== null) found.result.durationMs = Math.max(0, now - row.started_at);
