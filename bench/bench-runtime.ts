@@ -28,7 +28,8 @@ export function toToolLoopScript(steps: number): Decision[] {
 /**
  * Creates a runtime whose only tool has the given effect class (risk `low`, so it never waits
  * for approval). With `modelLike`, the planner is not `cheap`: each step's answer is journaled
- * (committed) before it is acted on, as a real model's is.
+ * (committed) before it is acted on, as a real model's is (with the call's `started` row, for an
+ * `unsafe` tool).
  */
 export function createBenchRuntime(options: {
   database: string;

@@ -95,7 +95,7 @@ export function formatContention(measured: readonly { name: string; otherCpus: n
 export function formatLegend(): string {
   return [
     `A run: ${LOOP_STEPS} steps of one tool call each, then a final answer (scripted planner, zod tool, risk 'low').`,
-    "model-like: the planner is not 'cheap', so each step's answer is committed before it is acted on, as a model's is: the figure to compare with runtimes that checkpoint every step.",
+    "model-like: the planner is not 'cheap', so each step's answer is committed before it is acted on (with its call's started row), as a model's is: the figure to compare with runtimes that checkpoint every step.",
     'commits: group-commit transactions (runtime.stats().commits), one fsync each. ckpts: snapshot writes (runs.version).',
     "trans: state transitions, each durable as a committed 'state' event; one checkpoint may carry several.",
     '÷ raw: durable transitions/s over the raw one-row-per-transaction rate; above 1× only by sharing commits.',

@@ -134,8 +134,11 @@ export interface Planner {
   estimate?(request: Omit<PlannerRequest, 'signal' | 'onDraft'>): PlannerEstimate;
   /**
    * True when asking again costs nothing (a scripted planner): its answer may then commit with
-   * the transition it causes. Otherwise the answer is made durable before it is acted on, so a
-   * run restored after a crash never asks the model again for the same step.
+   * the transition it causes. Otherwise the answer is durable before it is acted on: with the
+   * step's first write that must be durable (a call's `started` row before its effect, a wait,
+   * the run's end), or on its own for a step of `read` calls only. A run restored after a crash
+   * never asks the model again for a step any of whose effects may have begun; a crash between
+   * the answer and that commit (nothing done with it yet) asks again.
    */
   cheap?: boolean;
   /**

@@ -51,10 +51,16 @@ function reopen(db: string, effects: string) {
 }
 
 describe('crashes around a model call', () => {
-  it('asks the model once per step when the process dies between its answer and the transition', async () => {
+  /**
+   * Runs a child whose model answers one tool step then a final answer, killed at `point`;
+   * resumes it here (`askedAgain`: the step is expected to be asked again, and answered the same).
+   */
+  async function crashAndResume(tool: string, point: string, { askedAgain = false } = {}) {
     const { db, effects } = tempFiles();
-    server.enqueue(toolCallsReply([{ name: 'world__idempotent', arguments: { value: 'once' } }]), textReply('done'));
-    const child = spawnChild({ db, effects, baseURL: server.baseURL }, 'planner.journaled=kill');
+    const call = () => toolCallsReply([{ name: tool, arguments: { value: 'once' } }]);
+    // The replies in the order they are asked for: the model answers a step asked again the same.
+    server.enqueue(call(), ...(askedAgain ? [call()] : []), textReply('done'));
+    const child = spawnChild({ db, effects, baseURL: server.baseURL }, `${point}=kill`);
     const { signal, stderr } = await child.exited;
     expect(signal, stderr).toBe('SIGKILL');
     expect(server.requests).toHaveLength(1);
@@ -62,9 +68,28 @@ describe('crashes around a model call', () => {
     const [listed] = (await runtime.list()).runs;
     const run = await runtime.wait(listed!.id);
     expect(run).toMatchObject({ status: 'succeeded', answer: 'done' });
+    return { effects: readEffects(effects), steps: await runtime.steps(run.id) };
+  }
+
+  it("never asks the model again for a step whose call began: its answer commits with the call's started row", async () => {
+    const { effects } = await crashAndResume('world__idempotent', 'tool.started');
     // Step 0 was answered once (before the crash), step 1 once (after): no second call for step 0.
     expect(server.requests).toHaveLength(2);
-    expect(readEffects(effects)).toHaveLength(1);
+    expect(effects).toHaveLength(1);
+  });
+
+  it('asks again for a step nothing was done with: killed between the answer and its commit, no effect began', async () => {
+    const { effects, steps } = await crashAndResume('world__idempotent', 'planner.answered', { askedAgain: true });
+    // Step 0 asked twice (its first answer was never committed, and nothing acted on it), step 1 once.
+    expect(server.requests).toHaveLength(3);
+    expect(effects).toHaveLength(1);
+    expect(steps.map((step) => step.stepIndex)).toEqual([0, 1]);
+  });
+
+  it('commits the answer to a step of read calls on its own: killed after it, the model is not asked again', async () => {
+    const { steps } = await crashAndResume('world__read', 'planner.journaled');
+    expect(server.requests).toHaveLength(2);
+    expect(steps.map((step) => step.stepIndex)).toEqual([0, 1]);
   });
 
   it('leaves no partial answer when the process is killed mid-stream, and the resumed run completes', async () => {

@@ -13,7 +13,7 @@ export const FAILPOINTS = [
   'run.created',
   /** The planner answered; nothing of the answer is saved. */
   'planner.answered',
-  /** A model's answer is committed (planners that are not cheap); the transition it causes is not. */
+  /** A model's answer to a step of `read` calls only is committed on its own (planners that are not cheap); the transition it causes is not. */
   'planner.journaled',
   /** The decision is made and staged (durable with the next commit); its calls are not validated. */
   'step.validating',

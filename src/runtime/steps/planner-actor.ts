@@ -19,6 +19,7 @@ import { HUMAN_ASK } from '../../tools/human-ask.js';
 import type { AgentEnv, LiveRun, RuntimeEnv } from '../drive/env.js';
 import { plannerAgent } from './handoffs.js';
 import { plannerMemory } from './memory-calls.js';
+import { memoryAccessOf } from '../../tools/memory-tools.js';
 import { failpoint } from '../model/failpoints.js';
 import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from '../model/event-data.js';
@@ -39,6 +40,25 @@ function journaledDecision(decision: PlannerDecision): Decision {
     ...(decision.schema ? { schema: decision.schema } : {}),
   };
   return { type: 'tool_calls', calls: [{ tool: HUMAN_ASK, args }], ...(decision.text ? { text: decision.text } : {}) };
+}
+
+/**
+ * True when the step a decision starts makes a commit before anything is done that matters to a
+ * restored run: the run's end (a final answer), a question's wait, or a call that is not `read`,
+ * whose `started` row is durable before its effect (an approval it needs, or a policy's denial,
+ * commits with its wait or its outcome). The decision then commits with that write, and a crash
+ * before it has done nothing with the decision: the model is asked again. A step of `read` calls
+ * only makes no such commit before the next model call: its decision commits on its own.
+ */
+function committedByStep(agent: AgentEnv, decision: Decision): boolean {
+  if (decision.type === 'final') return true;
+  return decision.calls.some((call) => {
+    if (call.tool === HUMAN_ASK) return true;
+    const tool = agent.tools.get(call.tool);
+    // Calls the runtime runs itself are not: a child run is created in a commit of its own, and a
+    // handoff or a memory write commits with the step's end, after the next model call.
+    return tool !== undefined && tool.effect !== 'read' && !tool.delegate && !tool.handoff && !memoryAccessOf(tool);
+  });
 }
 
 /** The versions of the (known) tools a decision calls, by name. */
@@ -214,8 +234,10 @@ export function createPlannerActor(env: RuntimeEnv) {
       ...(agent.planner.model ? { model: agent.planner.model } : {}),
       ...(agent.planner.provider ? { provider: agent.planner.provider } : {}),
     });
-    // A model's answer is durable before it is acted on: a restored run never asks again.
-    if (!agent.planner.cheap) {
+    // A model's answer is durable before anything is done with it that a restored run could not
+    // do again: with a step's first write that must be durable (a call's `started` row, a wait,
+    // the run's end), in the same commit, or on its own when the step's calls are all `read`.
+    if (!agent.planner.cheap && !committedByStep(agent, decision)) {
       await live.driver.flush();
       failpoint('planner.journaled');
     }
