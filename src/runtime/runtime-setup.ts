@@ -47,6 +47,9 @@ export function checkOptions(options: RuntimeOptions): CheckedOptions {
       { details: { machine: definition.name, problems } },
     );
   }
+  if (!Array.isArray(options.tools)) {
+    fail('input.invalid', `createRuntime needs 'tools', an array of tools (defineTool); [] for none`);
+  }
   const tools = new Map(options.tools.map((t) => [t.name, t]));
   if (tools.size !== options.tools.length) fail('input.invalid', 'Two tools share a name');
   if (options.agent !== undefined && !/^[a-z][a-z0-9-]{0,63}$/.test(options.agent)) {

@@ -1,6 +1,6 @@
 /** A run's life from start to its end (states, events, ledger, session history), on a SQLite file and on PostgreSQL. */
 import { describe, expect, it } from 'vitest';
-import { createScriptedPlanner, type Decision } from '../../src/index.js';
+import { createRuntime, createScriptedPlanner, type Decision, type RuntimeOptions } from '../../src/index.js';
 import { ALL_DIALECTS, freshDatabaseOf, rowsOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';
 import { createWorld, readEffects } from '../helpers/world.js';
@@ -111,5 +111,13 @@ describe.each(ALL_DIALECTS)('runtime lifecycle on %s', (dialect) => {
     });
     expect((await runtime.list()).runs).toHaveLength(0);
     await expect(runtime.get('run_missing')).rejects.toThrow(expect.objectContaining({ code: 'run.not_found' }));
+    // A caller that lost its run id (JavaScript, or `as any`) is told so, not given a store error.
+    await expect(runtime.get(undefined as unknown as string)).rejects.toMatchObject({ code: 'input.invalid' });
+  });
+
+  it('refuses a runtime without its tools with a typed error', () => {
+    expect(() =>
+      createRuntime({ database: ':memory:', planner: createScriptedPlanner([]) } as unknown as RuntimeOptions),
+    ).toThrow(expect.objectContaining({ code: 'input.invalid', message: expect.stringMatching(/needs 'tools'/) }));
   });
 });

@@ -47,6 +47,8 @@ export function createRunViews(deps: RunViewsDeps): RunViews {
   return {
     /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure). */
     async get(runId) {
+      if (typeof runId !== 'string' || runId === '')
+        fail('input.invalid', `A run id is a non-empty string, not ${String(runId)}`);
       const row = await store.getRun(runId);
       if (!row) fail('run.not_found', `Run ${quoteId(runId)} does not exist`);
       return registry.withQuarantine(await withTree(store, row, toRun(row, await pendingInputRow(store, row))));
