@@ -112,10 +112,15 @@ describe.each(ALL_DIALECTS)('waits on work elsewhere with a tool of its own (%s)
       settled = true;
       return r;
     });
+    // Awaited below; a failed check before that must not leave it rejecting unheard.
+    waited.catch(() => undefined);
+    // Both durable: the parent waiting on its child, the child waiting on its task (in any order).
     await waitUntil(async () => {
-      const [child] = (await runtime.get(run.id)).children;
-      return child !== undefined && (await runtime.get(child.runId)).waitReason === 'task';
-    }, 'the child to wait on its task');
+      const parent = await runtime.get(run.id);
+      const [child] = parent.children;
+      if (parent.waitReason !== 'child' || child === undefined) return false;
+      return (await runtime.get(child.runId)).waitReason === 'task';
+    }, 'the parent to wait on its child, and the child on its task');
     const parent = await runtime.get(run.id);
     expect(parent).toMatchObject({ status: 'waiting_human', waitReason: 'child' });
     expect(parent.childWait?.asking).toBeNull();
