@@ -39,6 +39,34 @@ function journalOf(file: string): Entry[] {
   }
 }
 
+/** Releases the task and resumes the run in a new process: it succeeds, and the server saw one task, polled to its end. */
+async function resumeOnce(database: string, url: string, journal: string) {
+  writeFileSync(`${journal}.release`, '');
+  const resumed = await spawnChild(CHILD, [JSON.stringify({ database, url, phase: 'resume' })], {
+    timeoutMs: scaled(60_000),
+  });
+  expect(resumed.code, resumed.stderr).toBe(0);
+  const outcome = JSON.parse(resumed.stdout.trim()) as { run: string; status: string; answer: string };
+  expect(outcome).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
+  const entries = journalOf(journal);
+  const created = entries.filter((e) => e.kind === 'create');
+  expect(created).toHaveLength(1);
+  expect(entries.every((e) => e.task_id === created[0]!.task_id)).toBe(true);
+  return { outcome, entries };
+}
+
+/** A finished run's ledger and log, read by a runtime that drives nothing. */
+async function readRun(database: string, url: string, runId: string) {
+  const reports = await createMcpTools({ url });
+  const runtime = createRuntime({ ...reportOptions(database, reports), recover: false });
+  try {
+    return { calls: await runtime.toolCalls(runId), events: await eventsOf(runtime, runId) };
+  } finally {
+    await runtime.close();
+    await reports.close();
+  }
+}
+
 describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
   skipUnlessAvailable(dialect);
   const fixtures = mcpFixtures();
@@ -124,31 +152,12 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
       expect(readFileSync(log, 'utf8')).toBe(`${point}=kill@1\n`);
 
-      writeFileSync(`${journal}.release`, '');
-      const resumed = await spawnChild(CHILD, [JSON.stringify({ database, url, phase: 'resume' })], {
-        timeoutMs: scaled(60_000),
-      });
-      expect(resumed.code, resumed.stderr).toBe(0);
-      const outcome = JSON.parse(resumed.stdout.trim()) as { run: string; status: string; answer: string };
-      expect(outcome).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
-      const entries = journalOf(journal);
-      expect(entries.filter((e) => e.kind === 'create')).toHaveLength(1);
-      const created = entries.find((e) => e.kind === 'create')!;
-      expect(entries.every((e) => e.task_id === created.task_id)).toBe(true);
-
-      const reports = await createMcpTools({ url });
-      const runtime = createRuntime({ ...reportOptions(database, reports), recover: false });
-      try {
-        const [call] = await runtime.toolCalls(outcome.run);
-        // Called once: the task was polled, never called again.
-        expect(call).toMatchObject({ status: 'succeeded', attempts: 1 });
-        const events = await eventsOf(runtime, outcome.run);
-        expect(events.filter((e) => e.type === 'action')).toHaveLength(1);
-        expect(events.filter((e) => e.type === 'task').map((e) => e.data.status)).toEqual(['waiting', 'succeeded']);
-      } finally {
-        await runtime.close();
-        await reports.close();
-      }
+      const { outcome } = await resumeOnce(database, url, journal);
+      const { calls, events } = await readRun(database, url, outcome.run);
+      // Called once: the task was polled, never called again.
+      expect(calls[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(events.filter((e) => e.type === 'action')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'task').map((e) => e.data.status)).toEqual(['waiting', 'succeeded']);
     },
   );
 
@@ -166,33 +175,16 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     const created = journalOf(journal).find((e) => e.kind === 'create');
     expect(created).toMatchObject({ kind: 'create', topic: 'Zog' });
 
-    writeFileSync(`${journal}.release`, '');
-    const resumed = await spawnChild(CHILD, [JSON.stringify({ database, url, phase: 'resume' })], {
-      timeoutMs: scaled(60_000),
-    });
-    expect(resumed.code, resumed.stderr).toBe(0);
-    const outcome = JSON.parse(resumed.stdout.trim()) as { run: string; status: string; answer: string };
-    expect(outcome).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
-    const entries = journalOf(journal);
-    expect(entries.filter((e) => e.kind === 'create')).toHaveLength(1);
-    expect(entries.every((e) => e.task_id === created!.task_id)).toBe(true);
+    const { outcome, entries } = await resumeOnce(database, url, journal);
     expect(entries.filter((e) => e.kind === 'result')).toHaveLength(1);
-
-    const reports = await createMcpTools({ url });
-    const runtime = createRuntime({ ...reportOptions(database, reports), recover: false });
-    try {
-      const [call] = await runtime.toolCalls(outcome.run);
-      expect(call).toMatchObject({ status: 'succeeded', attempts: 2 });
-      const actions = (await eventsOf(runtime, outcome.run)).filter((e) => e.type === 'action');
-      expect(actions.map((e) => e.data.handle ?? null)).toEqual([
-        null,
-        { kind: 'mcp_task', server: 'reports', task_id: created!.task_id },
-      ]);
-      expect(actions.map((e) => e.data.recovery ?? null)).toEqual([null, 'followed']);
-    } finally {
-      await runtime.close();
-      await reports.close();
-    }
+    const { calls, events } = await readRun(database, url, outcome.run);
+    expect(calls[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+    const actions = events.filter((e) => e.type === 'action');
+    expect(actions.map((e) => e.data.handle ?? null)).toEqual([
+      null,
+      { kind: 'mcp_task', server: 'reports', task_id: created!.task_id },
+    ]);
+    expect(actions.map((e) => e.data.recovery ?? null)).toEqual([null, 'followed']);
   });
 
   it('cancels the task at the server when its run is cancelled', async () => {
