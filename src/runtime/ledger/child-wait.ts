@@ -12,7 +12,7 @@ import { toErrorResult, type ToolResult } from '../../tools/tool-result.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 import { resumeAfterDecision, waitsOn } from './approvals.js';
 import { settleCall, stepCalls } from './ledger.js';
-import { decidedRow } from './question-rows.js';
+import { decideByRuntime } from './question-rows.js';
 
 /** Who a child wait is recorded as decided by. */
 export const CHILD_DECIDER = 'baton:child';
@@ -64,20 +64,13 @@ export async function settleChildWait(env: RuntimeEnv, live: LiveRun, waitId: st
         cost_usd: child.cost_usd,
       },
     };
-    const decided = {
-      status: ok ? ('approved' as const) : ('rejected' as const),
-      resolution: null,
+    settled = decideByRuntime(writer, live, current, {
+      status: ok ? 'approved' : 'rejected',
       by: CHILD_DECIDER,
       reason: failure?.message ?? null,
       at: Date.now(),
       answer: JSON.stringify(outcome),
-      args_hash: current.args_hash,
-    };
-    writer.decideApproval(waitId, decided);
-    settled = decidedRow(current, decided);
-    driver.memory.approvals.set(waitId, settled);
-    // Due at once until the parent leaves the wait: a crash before that resumes it on open.
-    writer.setWakeAt(driver.runId, 0);
+    });
     const [callId] = JSON.parse(current.tool_call_ids) as string[];
     driver.writeEvent('child', {
       tool_call_id: callId,

@@ -3,7 +3,7 @@
  * ids, what their request holds, the answer a stopped call runs again with, and the in-process
  * listeners of questions asked in flight, told when one is decided here.
  */
-import type { ApprovalDecision, ApprovalRow } from '../../store/index.js';
+import type { ApprovalDecision, ApprovalRow, UnitWriter } from '../../store/index.js';
 import type { ToolInput } from '../../tools/define-tool.js';
 import type { LiveRun } from '../drive/env.js';
 
@@ -51,6 +51,25 @@ export function answeredInput(row: ApprovalRow | null): ToolInput | undefined {
 export function isToolQuestion(row: Pick<ApprovalRow, 'kind' | 'request'>): boolean {
   if (row.kind !== 'input' || !row.request) return false;
   return typeof (JSON.parse(row.request) as { from?: unknown }).from === 'object';
+}
+
+/**
+ * Decides a wait the runtime itself ends (a child run's end, a task's end), in the run's unit:
+ * the stored decision, the row in the run's memory, and the run due at once until it leaves the
+ * wait (a crash before that resumes it on open). Returns the decided row.
+ */
+export function decideByRuntime(
+  writer: UnitWriter,
+  live: LiveRun,
+  current: ApprovalRow,
+  decision: Omit<ApprovalDecision, 'args_hash' | 'resolution'>,
+): ApprovalRow {
+  const stored: ApprovalDecision = { ...decision, resolution: null, args_hash: current.args_hash };
+  writer.decideApproval(current.id, stored);
+  const decided = decidedRow(current, stored);
+  live.driver.memory.approvals.set(current.id, decided);
+  writer.setWakeAt(live.driver.runId, 0);
+  return decided;
 }
 
 /** A wait's row once `decision` decided it: what memory and the API show of the stored decision. */

@@ -4,6 +4,7 @@
  */
 import type { Compensation, ExtendedLimits, MachineLimits, Usage } from '../../../machines/types.js';
 import type { Failure } from '../../failure.js';
+import type { ToolProgress } from '../../tools/define-tool.js';
 
 /** A planner call's usage, as a `step` event carries it. */
 export function toUsageData(usage: Usage): Record<string, number> {
@@ -84,5 +85,16 @@ export function toCompensationData(c: RunCompensation): CompensationJson {
     compensated: c.compensated.map((x) => ({ tool_call_id: x.toolCallId, tool: x.tool })),
     failed: c.failed.map((x) => ({ tool_call_id: x.toolCallId, tool: x.tool, failure: x.failure })),
     not_compensated: c.notCompensated.map((x) => ({ tool_call_id: x.toolCallId, tool: x.tool, reason: x.reason })),
+  };
+}
+
+/** How far a call has come, as a `progress` event carries it (whoever reports it: the call, or a poll of its work). */
+export function toProgressData(callId: string, tool: string, update: ToolProgress): Record<string, unknown> {
+  return {
+    tool_call_id: callId,
+    tool,
+    progress: typeof update.progress === 'number' ? update.progress : null,
+    total: typeof update.total === 'number' ? update.total : null,
+    message: typeof update.message === 'string' ? update.message.slice(0, 2000) : null,
   };
 }

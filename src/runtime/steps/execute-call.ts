@@ -16,6 +16,7 @@ import { normalizeOutput, reconcileTool, runTool, type ArtifactBlob, type ToolRu
 import { toSettledCall } from '../drive/settled-call.js';
 import { callRow, pendingApproval, type Recovery } from '../ledger/ledger.js';
 import type { PreparedCall } from '../ledger/prepared-call.js';
+import { toProgressData } from '../model/event-data.js';
 import { failpoint } from '../model/failpoints.js';
 import { uncertainApprovalId } from '../model/ids.js';
 import { detach, pendingTaskWait } from './task-call.js';
@@ -200,13 +201,7 @@ async function saveHandle(scope: CallScope, call: PreparedCall, handle: unknown)
 /** A `progress` event of a call, committed (so a reader sees it while the call still runs). */
 async function reportProgress(scope: CallScope, call: PreparedCall, update: ToolProgress): Promise<void> {
   if (scope.signal.aborted) return;
-  scope.live.driver.emit('progress', {
-    tool_call_id: call.id,
-    tool: call.toolName,
-    progress: typeof update.progress === 'number' ? update.progress : null,
-    total: typeof update.total === 'number' ? update.total : null,
-    message: typeof update.message === 'string' ? update.message.slice(0, 2000) : null,
-  });
+  scope.live.driver.emit('progress', toProgressData(call.id, call.toolName, update));
   await scope.live.driver.flush();
 }
 

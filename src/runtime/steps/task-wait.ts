@@ -20,7 +20,8 @@ import { storeArtifact } from './execute-call.js';
 import { nextPollAt, type TaskPollState } from './task-call.js';
 import { resumeAfterDecision, waitsOn } from '../ledger/approvals.js';
 import { settleCall, stepCalls } from '../ledger/ledger.js';
-import { decidedRow } from '../ledger/question-rows.js';
+import { decideByRuntime } from '../ledger/question-rows.js';
+import { toProgressData } from '../model/event-data.js';
 
 /** Who a task wait is recorded as decided by. */
 export const TASK_DECIDER = 'baton:task';
@@ -100,32 +101,18 @@ export async function checkTask(env: RuntimeEnv, live: LiveRun, waitId: string):
       driver.memory.approvals.set(waitId, polled);
       writer.setWakeAt(driver.runId, wakeAtOf(driver.context(), driver.memory.approvals));
       if (tells || (found.progress && typeof found.progress.progress === 'number')) {
-        driver.writeEvent('progress', {
-          tool_call_id: row.id,
-          tool: row.tool,
-          progress: typeof found.progress?.progress === 'number' ? found.progress.progress : null,
-          total: typeof found.progress?.total === 'number' ? found.progress.total : null,
-          message: typeof message === 'string' ? message.slice(0, 2000) : null,
-        });
+        driver.writeEvent('progress', toProgressData(row.id, row.tool, found.progress ?? {}));
       }
       return;
     }
     const status = found.unknown ? 'unknown' : found.result.status === 'ok' ? 'succeeded' : 'failed';
-    const at = Date.now();
-    const decision = {
-      status: status === 'succeeded' ? ('approved' as const) : ('rejected' as const),
-      resolution: null,
+    decided = decideByRuntime(writer, live, current, {
+      status: status === 'succeeded' ? 'approved' : 'rejected',
       by: TASK_DECIDER,
       reason: status === 'succeeded' ? null : (found.result.failure?.message ?? null),
-      at,
+      at: Date.now(),
       answer: JSON.stringify({ status }),
-      args_hash: current.args_hash,
-    };
-    writer.decideApproval(waitId, decision);
-    decided = decidedRow(current, decision);
-    driver.memory.approvals.set(waitId, decided);
-    // Due at once until the run leaves the wait: a crash before that resumes it on open.
-    writer.setWakeAt(driver.runId, 0);
+    });
     driver.writeEvent('task', {
       tool_call_id: row.id,
       tool: row.tool,
