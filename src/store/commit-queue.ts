@@ -56,7 +56,13 @@ export function createCommitQueue(
   const queue: Pending[] = [];
   let scheduled = false;
   let commits = 0;
-  let savepoint = 0;
+  // Prepared once: parsing these seven times a run was a measurable share of a sequential loop.
+  const begin = sqlite.prepare('BEGIN IMMEDIATE');
+  const commit = sqlite.prepare('COMMIT');
+  const rollback = sqlite.prepare('ROLLBACK');
+  const savepoint = sqlite.prepare('SAVEPOINT w');
+  const release = sqlite.prepare('RELEASE w');
+  const rollbackTo = sqlite.prepare('ROLLBACK TO w');
 
   function schedule(): void {
     if (scheduled) return;
@@ -81,46 +87,21 @@ export function createCommitQueue(
     const batch = bounded ? queue.splice(0, MAX_BATCH_UNITS) : queue.splice(0, queue.length);
     if (batch.length === 0) return;
     try {
-      sqlite.exec('BEGIN IMMEDIATE');
+      begin.run();
     } catch (error) {
       const failed = toError(error);
       outcomes.failed(failed);
       for (const item of batch) item.reject(failed);
       return;
     }
-    const started = performance.now();
-    for (const [i, item] of batch.entries()) {
-      if (bounded && i >= MIN_TIMED_UNITS && performance.now() - started > MAX_BATCH_MS) {
-        // Out of time: the writers not run yet wait for the next transaction, first in line.
-        queue.unshift(...batch.splice(i));
-        break;
-      }
-      const name = `w${(savepoint = (savepoint + 1) % 1_000_000)}`;
-      sqlite.exec(`SAVEPOINT ${name}`);
-      try {
-        item.value = item.work();
-        sqlite.exec(`RELEASE ${name}`);
-      } catch (error) {
-        if (!sqlite.inTransaction) {
-          // SQLite rolled the whole transaction back (a full disk, an I/O error): every writer of
-          // it lost its writes, the ones that ran before this one too, and none of it is retried.
-          const lost = toError(error);
-          outcomes.failed(lost);
-          for (const other of batch) other.reject(lost);
-          return;
-        }
-        sqlite.exec(`ROLLBACK TO ${name}`);
-        sqlite.exec(`RELEASE ${name}`);
-        item.failed = true;
-        item.error = toError(error);
-        outcomes.failed(item.error);
-      }
-    }
+    if (batch.length === 1) {
+      if (!commitAlone(batch[0]!)) return;
+    } else if (!runInSavepoints(batch, bounded)) return;
     try {
-      sqlite.exec('COMMIT');
+      commit.run();
       commits += 1;
     } catch (error) {
-      if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+      if (sqlite.inTransaction) rollback.run();
       const failed = toError(error);
       outcomes.failed(failed);
       for (const item of batch) item.reject(failed);
@@ -131,6 +112,58 @@ export function createCommitQueue(
       if (item.failed) item.reject(item.error);
       else item.resolve(item.value);
     }
+  }
+
+  /**
+   * A transaction of one writer needs no savepoint: the transaction is its savepoint. False when
+   * the writer failed and its transaction was rolled back (nothing is left to commit).
+   */
+  function commitAlone(item: Pending): boolean {
+    try {
+      item.value = item.work();
+      return true;
+    } catch (error) {
+      if (sqlite.inTransaction) rollback.run();
+      const failed = toError(error);
+      outcomes.failed(failed);
+      item.reject(failed);
+      return false;
+    }
+  }
+
+  /**
+   * Runs each writer in its own savepoint, so one writer's failure rolls back only its own
+   * writes. False when the database rolled the whole transaction back (every writer rejected).
+   */
+  function runInSavepoints(batch: Pending[], bounded: boolean): boolean {
+    const started = performance.now();
+    for (const [i, item] of batch.entries()) {
+      if (bounded && i >= MIN_TIMED_UNITS && performance.now() - started > MAX_BATCH_MS) {
+        // Out of time: the writers not run yet wait for the next transaction, first in line.
+        queue.unshift(...batch.splice(i));
+        break;
+      }
+      savepoint.run();
+      try {
+        item.value = item.work();
+        release.run();
+      } catch (error) {
+        if (!sqlite.inTransaction) {
+          // SQLite rolled the whole transaction back (a full disk, an I/O error): every writer of
+          // it lost its writes, the ones that ran before this one too, and none of it is retried.
+          const lost = toError(error);
+          outcomes.failed(lost);
+          for (const other of batch) other.reject(lost);
+          return false;
+        }
+        rollbackTo.run();
+        release.run();
+        item.failed = true;
+        item.error = toError(error);
+        outcomes.failed(item.error);
+      }
+    }
+    return true;
   }
 
   return {

@@ -54,4 +54,30 @@ describe('commit queue', () => {
     expect(sqlite.prepare('select count(*) from rows').pluck().get()).toBe(2 * MAX_BATCH_UNITS);
     sqlite.close();
   });
+
+  it('rolls back only the writes of a writer that throws, alone in its transaction or beside others', async () => {
+    const sqlite = openFile();
+    const queue = createCommitQueue(sqlite);
+    const insert = sqlite.prepare('insert into rows (v) values (?)');
+    const count = () => sqlite.prepare('select count(*) from rows').pluck().get();
+    const failing = () => {
+      insert.run('lost');
+      throw new Error('conflict');
+    };
+    // Alone: its transaction is rolled back, nothing of it is left, and the queue goes on.
+    await expect(queue.write(failing)).rejects.toThrow('conflict');
+    expect(sqlite.inTransaction).toBe(false);
+    expect(count()).toBe(0);
+    await queue.write(() => insert.run('kept'));
+    expect(count()).toBe(1);
+    // Beside others in one transaction: only its own writes go.
+    const outcomes = await Promise.allSettled([
+      queue.write(() => insert.run('a')),
+      queue.write(failing),
+      queue.write(() => insert.run('b')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(sqlite.prepare('select v from rows order by id').pluck().all()).toEqual(['kept', 'a', 'b']);
+    sqlite.close();
+  });
 });
