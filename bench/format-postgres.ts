@@ -15,6 +15,17 @@ export function formatPostgres(bench: PgBench): string {
       `${formatNumber(r.perSecond / ceiling, 2)}×`,
       '',
     ]),
+    // A run's commits at the loop's rate, against the raw rate of as many clients.
+    ...bench.loops.map((l) => {
+      const raw = bench.raw.find((r) => r.clients === l.concurrency) ?? bench.raw[0]!;
+      return [
+        `Baton, model-like planner, one process, ${l.concurrency === 1 ? 'sequential' : `${l.concurrency} runs in flight`}: ${formatNumber(l.commitsPerRun, 2)} commits/run, ${formatNumber(l.cpuMsPerRun, 2)} CPU ms/run`,
+        `${formatNumber(l.runsPerSecond, 1)} runs/s`,
+        formatNumber(l.runsPerSecond * l.commitsPerRun),
+        `${formatNumber((l.runsPerSecond * l.commitsPerRun) / raw.perSecond, 2)}×`,
+        '',
+      ];
+    }),
     ...bench.workers.map((w) => [
       `Baton, ${w.workers} worker process${w.workers === 1 ? '' : 'es'}, 50 runs in flight`,
       `${formatNumber(w.runsPerSecond, 1)} runs/s`,
@@ -23,7 +34,7 @@ export function formatPostgres(bench: PgBench): string {
       w.otherCpus === null ? '—' : formatNumber(w.otherCpus, 2),
     ]),
   ];
-  const table = formatTable(['PostgreSQL', 'rate', 'commits/s', '÷ raw max', 'others busy'], rows);
+  const table = formatTable(['PostgreSQL', 'rate', 'commits/s', '÷ raw', 'others busy'], rows);
   const [one, ...more] = bench.workers;
   const growth = more
     .map((w) => `${w.workers} workers ${formatNumber(w.runsPerSecond / one!.runsPerSecond, 2)}× of 1`)
@@ -37,7 +48,7 @@ export function formatPostgres(bench: PgBench): string {
         ? `the CPUs: this machine has ${cpus().length}, and the database, the workers and this process (the client keeping 50 runs in flight) used ${formatNumber(busiest, 1)} of them; commits stayed at ${formatNumber((best.commitsPerSecond / ceiling) * 100)}% of the raw rate`
         : `neither the commit rate (${formatNumber((best.commitsPerSecond / ceiling) * 100)}% of raw) nor the CPUs: look at round trips per unit`;
   return [
-    `PostgreSQL (${bench.settings}): 5-step runs, one unsafe call a step, started by an API-only runtime here and driven by worker processes:`,
+    `PostgreSQL (${bench.settings}): 5-step runs, one unsafe call a step; ÷ raw is commits/s against the raw rate (of as many clients for the model-like rows, run in one process; of the faster for the worker rows, which are started by an API-only runtime here and driven by worker processes):`,
     table,
     `Scaling: ${growth}; best with ${best.workers} (${formatNumber(best.runsPerSecond, 1)} runs/s). What stops it: ${limit}.`,
   ].join('\n');

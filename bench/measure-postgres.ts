@@ -12,12 +12,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createRuntime, createScriptedPlanner } from '../src/index.js';
+import { createBenchRuntime } from './bench-runtime.js';
 import { cpuBetween, sampleCpu } from './machine-load.js';
+import { measureThroughput } from './measure-throughput.js';
+import { LOOP_STEPS } from './scenarios.js';
 
 /** The raw reference: transactions of one upsert and one event. */
 export interface PgRaw {
   clients: number;
   perSecond: number;
+}
+
+/** The model-like loop on PostgreSQL in one runtime in this process, `concurrency` runs in flight. */
+export interface PgLoop {
+  concurrency: number;
+  runsPerSecond: number;
+  commitsPerRun: number;
+  cpuMsPerRun: number;
 }
 
 /** Baton on PostgreSQL with `workers` worker processes. */
@@ -28,7 +39,7 @@ export interface PgWorkers {
   otherCpus: number | null;
 }
 
-export type PgBench = { skipped: string } | { raw: PgRaw[]; workers: PgWorkers[]; settings: string };
+export type PgBench = { skipped: string } | { raw: PgRaw[]; loops: PgLoop[]; workers: PgWorkers[]; settings: string };
 
 const REPO = join(import.meta.dirname, '..');
 
@@ -174,6 +185,26 @@ async function withWorkers(adminUrl: string, workers: number, durationMs: number
   }
 }
 
+/**
+ * The headline loop of the SQLite rows (a model-like planner, one unsafe call a step) on
+ * PostgreSQL, driven by one runtime in this process: what a run costs in commits and CPU.
+ */
+async function modelLikeLoop(adminUrl: string, concurrency: number, durationMs: number): Promise<PgLoop> {
+  const database = await freshDatabase(adminUrl, `baton_bench_loop${concurrency}`);
+  const runtime = createBenchRuntime({ database, effect: 'unsafe', steps: LOOP_STEPS, modelLike: true });
+  try {
+    const r = await measureThroughput(runtime, { concurrency, durationMs });
+    return {
+      concurrency,
+      runsPerSecond: r.runsPerSecond,
+      commitsPerRun: r.commits / r.runs,
+      cpuMsPerRun: r.cpuMs / r.runs,
+    };
+  } finally {
+    await runtime.close();
+  }
+}
+
 /** The whole section; skipped (with why) when no PostgreSQL is at hand. */
 export async function measurePostgres(durationMs: number): Promise<PgBench> {
   const pgCluster = cluster();
@@ -181,6 +212,10 @@ export async function measurePostgres(durationMs: number): Promise<PgBench> {
   try {
     const rawDb = await freshDatabase(pgCluster.url, 'baton_bench_raw');
     const raw = [await rawRate(rawDb, 1, durationMs), await rawRate(rawDb, 50, durationMs)];
+    const loops = [
+      await modelLikeLoop(pgCluster.url, 1, durationMs),
+      await modelLikeLoop(pgCluster.url, 50, durationMs),
+    ];
     const results: PgWorkers[] = [];
     for (const workers of [1, 2, 4]) results.push(await withWorkers(pgCluster.url, workers, durationMs));
     const admin = new pg.Client({ connectionString: pgCluster.url });
@@ -189,7 +224,7 @@ export async function measurePostgres(durationMs: number): Promise<PgBench> {
       "select name, setting from pg_settings where name in ('fsync', 'synchronous_commit', 'wal_sync_method')",
     );
     await admin.end();
-    return { raw, workers: results, settings: rows.map((r) => `${r.name}=${r.setting}`).join(', ') };
+    return { raw, loops, workers: results, settings: rows.map((r) => `${r.name}=${r.setting}`).join(', ') };
   } finally {
     pgCluster.stop();
   }

@@ -4,14 +4,19 @@
  * unit's events, ledger rows, steps, approvals and artifacts, each insert gated on the writes
  * before it, plus the notifications, in a single autocommitted round trip. Rows go in as one
  * JSON array per table (`json_populate_recordset` gives them the table's own column types), so a
- * unit of any size has one of a few statement shapes, each a named prepared statement.
- * Units with other writes (a new run, a decision, an answer) take the transaction path.
+ * unit of any size has one of a few statement shapes, each a named prepared statement. A run's
+ * answer is set by the snapshot's own update, and its messages go in like the other rows, so a
+ * run's last unit is one round trip too. Units with other writes (a new run, a decision, a
+ * cancel request) take the transaction path.
  */
 import type { ArtifactRow, Fence, RunProgress } from '../store-api.js';
 import type { RecordedWrite } from './pg-recorder.js';
 
-/** The tables a fast unit inserts into, with what a repeated key does. */
-const INSERTS = [
+/**
+ * The tables a fast unit inserts into, with what a repeated key does (and the columns it names,
+ * for a table whose key the database generates).
+ */
+const INSERTS: readonly { op: string; table: string; conflict: string; columns?: readonly string[] }[] = [
   { op: 'insertEvent', table: 'events', conflict: '' },
   {
     op: 'putToolCall',
@@ -23,9 +28,16 @@ const INSERTS = [
   { op: 'insertApproval', table: 'approvals', conflict: '' },
   { op: 'putArtifact', table: 'artifacts', conflict: 'on conflict (sha256) do nothing' },
   { op: 'putArtifactRef', table: 'artifact_refs', conflict: 'on conflict do nothing' },
-] as const;
+  {
+    op: 'insertMessage',
+    table: 'messages',
+    conflict: '',
+    columns: ['session_id', 'run_id', 'role', 'content', 'created_at'],
+  },
+];
 
-const FAST: ReadonlySet<string> = new Set(['saveProgress', ...INSERTS.map((i) => i.op)]);
+// A run's answer is set with its snapshot (one update of the row: `setAnswer` goes in only beside a `saveProgress`).
+const FAST: ReadonlySet<string> = new Set(['saveProgress', 'setAnswer', ...INSERTS.map((i) => i.op)]);
 
 const PROGRESS_COLUMNS = [
   'snapshot',
@@ -42,6 +54,7 @@ const PROGRESS_COLUMNS = [
   'updated_at',
   'machine_version',
   'compensation',
+  'deadline_at',
 ] as const;
 
 /** A unit's one statement, or null when the unit needs the transaction path. */
@@ -53,6 +66,8 @@ export function fencedUnit(
   if (ops.some((op) => !FAST.has(op.name))) return null;
   const saves = ops.filter((op) => op.name === 'saveProgress');
   if (saves.length > 1) return null;
+  const answers = ops.filter((op) => op.name === 'setAnswer');
+  if (answers.length > 1 || (answers.length === 1 && answers[0]!.values.id !== saves[0]?.values.id)) return null;
   const values: unknown[] = [];
   const param = (value: unknown) => {
     values.push(value);
@@ -66,6 +81,10 @@ export function fencedUnit(
   const save = saves[0]?.values as unknown as RunProgress | undefined;
   if (save) {
     const sets = PROGRESS_COLUMNS.map((column) => `${column} = ${param(save[column])}`);
+    if (answers[0]) {
+      sets.push(`answer = ${param(answers[0].values.answer)}`);
+      shape += 'a';
+    }
     const status = param(save.status);
     parts.push(
       `saved as (update runs set ${sets.join(', ')}, wake_at = case when wake_at = 0 and ${status} = 'waiting_human' then 0 else ${param(save.wake_at)}::bigint end, version = version + 1 where id = ${param(save.id)} and version = ${param(save.expected_version)}::bigint and exists (select 1 from fence) returning 1)`,
@@ -79,8 +98,9 @@ export function fencedUnit(
     // An upsert may not touch a row twice in one statement: the last write of a call wins.
     if (insert.op === 'putToolCall') rows = [...new Map(rows.map((row) => [row.id, row])).values()];
     if (insert.op === 'putArtifact') rows = rows.map((row) => toJsonArtifact(row as unknown as ArtifactRow));
+    const columns = insert.columns?.join(', ');
     parts.push(
-      `w${i} as (insert into ${insert.table} select * from json_populate_recordset(null::${insert.table}, ${param(JSON.stringify(rows))}::json) where exists (select 1 from ${gate}) ${insert.conflict})`,
+      `w${i} as (insert into ${insert.table}${columns ? ` (${columns})` : ''} select ${columns ?? '*'} from json_populate_recordset(null::${insert.table}, ${param(JSON.stringify(rows))}::json) where exists (select 1 from ${gate}) ${insert.conflict})`,
     );
     shape += `i${i}`;
   }
