@@ -87,6 +87,22 @@ describe.each(ALL_DIALECTS)('approvals on %s', (dialect) => {
     expect(await runtime.approvals(run.id)).toHaveLength(1);
   });
 
+  it('answers approval.already_decided to the decisions that lose a race to one that ends the run', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(highRiskSetup(database, effects));
+    const run = await runtime.wait((await runtime.start({ input: 'x' })).id);
+    // A rejection that terminates ends the run in the unit that decides: the others, queued
+    // behind it on the same run, find it ended, and are told the wait was decided.
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c'].map((by) => runtime.reject(run.id, run.pendingApprovalId!, { by, terminate: true })),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const errors = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected').map((r) => r.reason.code);
+    expect(errors).toEqual(['approval.already_decided', 'approval.already_decided']);
+    expect((await runtime.wait(run.id)).status).toBe('failed');
+    expect(readEffects(effects)).toEqual([]);
+  });
+
   it('tells the model about a rejection and runs none of the step', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const runtime = openRuntime(highRiskSetup(database, effects));

@@ -250,7 +250,17 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
       if (elsewhere && asksInFlight(pending)) return decideInFlight(env, pending, input);
       throw error;
     }
-    const row = await decideApproval(env, run, approvalId, input, { apply: drive });
+    let row;
+    try {
+      row = await decideApproval(env, run, approvalId, input, { apply: drive });
+    } catch (error) {
+      // Another decision won while this one waited for the run, and the run ended on it: the
+      // wait was decided, which is what this decider needs to hear (as when the load lost).
+      if (error instanceof BatonError && error.code === 'run.invalid_transition') {
+        await assertPendingApproval(env.store, runId, approvalId);
+      }
+      throw error;
+    }
     await deps.handOffUnlessDriving(runId);
     return toApproval(row);
   }
