@@ -228,6 +228,12 @@ describe.each(ALL_DIALECTS)('MCP tools run as tasks (%s)', (dialect) => {
     // It comes back on the same port without the task (an in-memory store): the call drops the
     // handle and, idempotent, calls again with the same key: a new task, which completes.
     const second = await startServer(join(tempFiles().dir, 'tasks.jsonl'), port);
+    // The new task is let finish only once the run waits for it (else, on a busy machine, it may
+    // be done at the call's first look, and there is no second wait to see).
+    await waitUntil(
+      async () => (await eventsOf(runtime, run.id)).filter((e) => e.type === 'task').length === 3,
+      'the run to wait for the new task',
+    );
     writeFileSync(`${second.journal}.release`, '');
     const done = await runtime.wait(run.id);
     expect(done).toMatchObject({ status: 'succeeded', answer: 'got: report on Zog' });
