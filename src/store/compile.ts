@@ -130,3 +130,10 @@ export function agentSet(names: readonly string[]): AgentSet {
 export const ACTIVE = ACTIVE_STATUSES;
 export const IN_FLIGHT = IN_FLIGHT_STATUSES;
 export const FINISHED = TERMINAL_STATUSES;
+
+/**
+ * The conditions of the partial indexes `runs_wake` and `runs_finished` (SQLite migration 21,
+ * PostgreSQL 14), word for word: a statement that reads one of them says its condition so.
+ */
+export const WAITING_TERM = sql<boolean>`status = 'waiting_human'`;
+export const FINISHED_TERM = sql<boolean>`status in ('succeeded', 'failed')`;

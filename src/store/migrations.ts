@@ -374,7 +374,7 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 18,
     name: 'versioned memory',
     // A small memory per session and per tenant that agents read and write through built-in
-    // tools: every write a new row, its \`seq\` the memory's version after it (one counter, in
+    // tools: every write a new row, its `seq` the memory's version after it (one counter, in
     // commit order), so a read as of a version never changes. Each step records the version its
     // planner read, so a resumed or forked run reads that version again.
     up: (db) => [
@@ -398,5 +398,65 @@ export const MIGRATIONS: readonly Migration[] = [
     // A call that started work elsewhere that outlives it (an MCP task) saves the handle of that
     // work (JSON) before it waits: after a restart it follows the same work, never starting it again.
     up: (db) => [db.schema.alterTable('tool_calls').addColumn('handle', 'text').compile()],
+  },
+  {
+    version: 20,
+    name: 'the feed on the events themselves',
+    // The feed's position moves onto the event it numbers (set as the event is inserted, by the
+    // statement itself), with a partial index of the feed's events only: a table with two
+    // indexes, its autoincrement counter and a trigger's update were ~7 of the ~20 pages each
+    // commit of a run wrote. Positions still never go back: `feed_floor` keeps the highest one a
+    // prune deleted (it starts at the highest the old table ever gave), and a new position is
+    // above both it and every position left. PostgreSQL keeps its `event_feed` (placed after
+    // commit: its migration 7).
+    up: (db) => [
+      db.schema.alterTable('events').addColumn('position', 'integer').compile(),
+      sql`update events set position = (select f.position from event_feed f where f.run_id = events.run_id and f.seq = events.seq) where type in ('run.created', 'state')`.compile(
+        db,
+      ),
+      db.schema
+        .createTable('feed_floor')
+        .addColumn('id', 'integer', (c) => c.primaryKey().check(sql`id = 1`))
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .compile(),
+      sql`insert into feed_floor (id, position) values (1, coalesce((select seq from sqlite_sequence where name = 'event_feed'), 0))`.compile(
+        db,
+      ),
+      sql`drop trigger events_feed`.compile(db),
+      sql`drop table event_feed`.compile(db),
+      db.schema
+        .createIndex('events_feed')
+        .unique()
+        .on('events')
+        .column('position')
+        .where(sql<boolean>`position is not null`)
+        .compile(),
+    ],
+  },
+  {
+    version: 21,
+    name: 'partial indexes of waits and finished runs',
+    // A run in flight changes its status and `updated_at` at every step: kept in `runs_wake` and
+    // `runs_finished`, each step of each run rewrote an entry of both (~20 of the ~110 pages a
+    // model-like run wrote to SQLite's log). Each index now holds only the runs it serves: those
+    // waiting (by when they are due), those finished (by when they ended). The statements that
+    // read them repeat the index's condition word for word (`WAITING_TERM`, `FINISHED_TERM`),
+    // as the planner needs to use a partial index.
+    up: (db) => [
+      sql`drop index runs_wake`.compile(db),
+      db.schema
+        .createIndex('runs_wake')
+        .on('runs')
+        .columns(['status', 'wake_at', 'id'])
+        .where(sql<boolean>`status = 'waiting_human'`)
+        .compile(),
+      sql`drop index runs_finished`.compile(db),
+      db.schema
+        .createIndex('runs_finished')
+        .on('runs')
+        .columns(['status', 'updated_at', 'id'])
+        .where(sql<boolean>`status in ('succeeded', 'failed')`)
+        .compile(),
+    ],
   },
 ];

@@ -13,7 +13,7 @@
  */
 import { DEFAULTS } from '../defaults.js';
 import { sql } from 'kysely';
-import { ACTIVE, FINISHED, idIn, idList, type Build, type Dialect } from './compile.js';
+import { ACTIVE, FINISHED, FINISHED_TERM, idIn, idList, type Build, type Dialect } from './compile.js';
 
 export const PRUNE_BUILDS = {
   /** The newest finished runs of a status, newest first (the runs `keepLast` keeps). */
@@ -21,6 +21,7 @@ export const PRUNE_BUILDS = {
     db
       .selectFrom('runs')
       .select(['id', 'updated_at'])
+      .where(FINISHED_TERM)
       .where('status', '=', p('status'))
       .orderBy('updated_at', 'desc')
       .orderBy('id', 'desc')
@@ -30,6 +31,7 @@ export const PRUNE_BUILDS = {
     db
       .selectFrom('runs')
       .select(['id', 'session_id', 'updated_at'])
+      .where(FINISHED_TERM)
       .where('status', '=', p('status'))
       .where(sql<boolean>`(updated_at, id) > (${p('after_at')}, ${p('after_id')})`)
       .where(sql<boolean>`(updated_at, id) < (${p('before_at')}, ${p('before_id')})`)
@@ -107,6 +109,14 @@ export const PRUNE_BUILDS = {
       ])
       .$castTo<Record<string, number>>();
   },
+  /** SQLite: the feed's floor raised to the highest position of the events about to go, so none is given again. */
+  raiseFeedFloor: (db, p, dialect) =>
+    db
+      .updateTable('feed_floor')
+      .set({
+        position: sql<number>`max(position, coalesce((select max(position) from events where run_id in ${idIn(p, dialect)} and position is not null), 0))`,
+      })
+      .where('id', '=', 1),
   deleteEvents: (db, p, dialect) => db.deleteFrom('events').where('run_id', 'in', idIn(p, dialect)),
   deleteSteps: (db, p, dialect) => db.deleteFrom('steps').where('run_id', 'in', idIn(p, dialect)),
   deleteToolCalls: (db, p, dialect) => db.deleteFrom('tool_calls').where('run_id', 'in', idIn(p, dialect)),
@@ -290,6 +300,7 @@ export function* pruneBatch(
   }
   const counts = { ...empty };
   if (runIds.length > 0) {
+    if (dialect === 'sqlite') yield { name: 'raiseFeedFloor', values: ids(runIds) };
     counts.events = (yield { name: 'deleteEvents', values: ids(runIds) }).count;
     counts.steps = (yield { name: 'deleteSteps', values: ids(runIds) }).count;
     counts.tool_calls = (yield { name: 'deleteToolCalls', values: ids(runIds) }).count;

@@ -156,12 +156,21 @@ export interface EventTable {
   type: LogEventType;
   data: string;
   created_at: number;
+  /** SQLite only (migration 20): the event's place in the feed (`run.created` and `state` events), null for others. */
+  position?: number | null;
+}
+
+/** SQLite only (migration 20): the highest feed position a prune deleted; new ones go above it. */
+export interface FeedFloorTable {
+  id: number;
+  position: number;
 }
 
 /**
- * The events `GET /v1/events` sends, numbered across runs in commit order (migration 13; filled
- * by a trigger on `events`). `id` is the insertion order; `position` the order readers see: the
- * id itself on SQLite, given once the row is committed on PostgreSQL (null until then).
+ * PostgreSQL: the events `GET /v1/events` sends, numbered across runs in commit order (filled by
+ * a trigger on `events`). `id` is the insertion order; `position` the order readers see, given
+ * once the row is committed (null until then). SQLite numbers the events themselves
+ * (`events.position`).
  */
 export interface EventFeedTable {
   id: Generated<number>;
@@ -223,6 +232,7 @@ export interface Database {
   approvals: ApprovalTable;
   events: EventTable;
   event_feed: EventFeedTable;
+  feed_floor: FeedFloorTable;
   baton_secrets: SecretTable;
   artifacts: ArtifactTable;
   artifact_refs: ArtifactRefTable;

@@ -1,6 +1,6 @@
 /**
  * The SQLite store's feed and shared secrets. A file has one writer at a time, so the feed's
- * positions are given as its rows are inserted (a trigger), already in commit order.
+ * positions are given as its events are inserted (`events.position`), already in commit order.
  */
 import { directWrite, type WriteFailures } from './store-errors.js';
 import type { Prepared } from './sqlite-prepared.js';

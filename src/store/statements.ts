@@ -15,6 +15,7 @@ import {
   nowMs,
   inAgentSet,
   ofAgent,
+  WAITING_TERM,
   type Build,
   type Compiled,
   type Dialect,
@@ -193,7 +194,7 @@ const BUILDS = {
     db
       .selectFrom('runs')
       .select(['id', 'wake_at'])
-      .where('status', '=', 'waiting_human')
+      .where(WAITING_TERM)
       .where('wake_at', '<=', p('now'))
       .where(ofAgent(p))
       .where(sql<boolean>`(wake_at, id) > (${p('after_wake_at')}, ${p('after_id')})`)
@@ -204,7 +205,7 @@ const BUILDS = {
     db
       .selectFrom('runs')
       .select((eb) => eb.fn.min('wake_at').as('at'))
-      .where('status', '=', 'waiting_human')
+      .where(WAITING_TERM)
       .where('wake_at', '>', p('now'))
       .where(ofAgent(p)),
   setWakeAt: (db, p) =>
@@ -302,8 +303,20 @@ const BUILDS = {
   listApprovals: (db, p) =>
     db.selectFrom('approvals').selectAll().where('run_id', '=', p('run_id')).orderBy('created_at').orderBy('id'),
 
-  insertEvent: (db, p) =>
-    db.insertInto('events').values(valuesOf(['run_id', 'seq', 'type', 'data', 'created_at'] as const, p)),
+  /**
+   * On SQLite a `run.created` or `state` event takes its feed position as it goes in: above every
+   * position left and above the floor a prune left (the file has one writer at a time, so the
+   * order is the commit order).
+   */
+  insertEvent: (db, p, dialect) =>
+    dialect === 'sqlite'
+      ? db.insertInto('events').values({
+          ...valuesOf(['run_id', 'seq', 'type', 'data', 'created_at'] as const, p),
+          position: sql<
+            number | null
+          >`case when ${p('type')} in ('run.created', 'state') then max(coalesce((select max(position) from events where position is not null), 0), (select position from feed_floor where id = 1)) + 1 end`,
+        })
+      : db.insertInto('events').values(valuesOf(['run_id', 'seq', 'type', 'data', 'created_at'] as const, p)),
   /** A run's events of one type, in order (its `artifact` events: what it stored). */
   eventsOfType: (db, p) =>
     db.selectFrom('events').selectAll().where('run_id', '=', p('run_id')).where('type', '=', p('type')).orderBy('seq'),
@@ -322,11 +335,24 @@ const BUILDS = {
       .where('run_id', '=', p('run_id')),
 
   /** The feed after a position, in order: every run's (`readFeedOfTenant`: one tenant's runs'). */
-  readFeed: (db, p) => feedQuery(db, p),
-  readFeedOfTenant: (db, p) =>
-    feedQuery(db, p).innerJoin('runs as r', 'r.id', 'f.run_id').where('r.tenant_id', '=', p('tenant_id')),
+  readFeed: (db, p, dialect) => (dialect === 'sqlite' ? sqliteFeedQuery(db, p) : feedQuery(db, p)),
+  readFeedOfTenant: (db, p, dialect) =>
+    dialect === 'sqlite'
+      ? // A cross join keeps SQLite walking the feed in order (the tenant's rows filtered out of it),
+        // not gathering every event of the tenant's runs to sort them.
+        sqliteFeedQuery(db, p)
+          .crossJoin('runs as r')
+          .whereRef('r.id', '=', 'e.run_id')
+          .where('r.tenant_id', '=', p('tenant_id'))
+      : feedQuery(db, p).innerJoin('runs as r', 'r.id', 'f.run_id').where('r.tenant_id', '=', p('tenant_id')),
   /** The highest position placed so far (null on an empty feed). */
-  feedHead: (db) => db.selectFrom('event_feed').select((eb) => eb.fn.max('position').as('position')),
+  feedHead: (db, _p, dialect) =>
+    dialect === 'sqlite'
+      ? db
+          .selectFrom('events')
+          .select((eb) => eb.fn.max('position').as('position'))
+          .where('position', 'is not', null)
+      : db.selectFrom('event_feed').select((eb) => eb.fn.max('position').as('position')),
   /** Creates a named secret unless one exists (the first process to ask wins). */
   putSecret: (db, p) =>
     db
@@ -357,6 +383,16 @@ const BUILDS = {
 } satisfies Record<string, Build>;
 
 export type StatementName = keyof typeof BUILDS;
+
+/** SQLite's feed: the events that have a position, by it (the partial index `events_feed`). */
+function sqliteFeedQuery(db: Parameters<Build>[0], p: Parameters<Build>[1]) {
+  return db
+    .selectFrom('events as e')
+    .select(['e.position', 'e.run_id', 'e.seq', 'e.type', 'e.data', 'e.created_at'])
+    .where('e.position', '>', p('after'))
+    .orderBy('e.position')
+    .limit(p('limit'));
+}
 
 function feedQuery(db: Parameters<Build>[0], p: Parameters<Build>[1]) {
   return db

@@ -26,7 +26,8 @@ export type RunRow = Selectable<RunTable>;
 export type StepRow = Selectable<StepTable>;
 export type ToolCallRow = Selectable<ToolCallTable>;
 export type ApprovalRow = Selectable<ApprovalTable>;
-export type EventRow = Selectable<EventTable>;
+/** A run's event as stored (SQLite's feed position, `events.position`, is the feed's business only). */
+export type EventRow = Omit<Selectable<EventTable>, 'position'>;
 export type ArtifactRow = Selectable<ArtifactTable>;
 export type MessageRow = Selectable<MessageTable>;
 export type MemoryRow = Selectable<MemoryTable>;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createSqliteStore, type RunFilter } from '../../src/store/index.js';
-import { listRunsQuery } from '../../src/store/statements.js';
+import { catalog, listRunsQuery } from '../../src/store/statements.js';
 import { tempFiles } from '../helpers/temp.js';
 
 const FILTERS: Record<string, RunFilter> = {
@@ -62,6 +62,62 @@ describe('list query plans', () => {
           }
         }
       }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('finds due waits and finished runs in partial indexes that runs in flight never touch', async () => {
+    const { db } = tempFiles();
+    const store = createSqliteStore(db);
+    try {
+      const insert = store.db.sqlite.prepare(
+        `insert into runs (id, session_id, status, input, context, options, snapshot, machine_version, version,
+           step_index, llm_calls, tool_calls, tokens, created_at, updated_at, wake_at)
+         values (?, ?, ?, 'x', '{}', '{}', '{}', 2, 0, 0, 0, 0, 0, ?, ?, ?)`,
+      );
+      const statuses = ['succeeded', 'failed', 'waiting_human', 'executing'];
+      await store.write((writer) => {
+        for (let i = 0; i < 2_000; i += 1) {
+          const status = statuses[i % 4]!;
+          writer.ensureSession(`default:s${i}`, i);
+          insert.run(`run_${i}`, `default:s${i}`, status, i, i, status === 'waiting_human' ? i : null);
+        }
+      });
+      const plan = (name: 'dueWaitingRuns' | 'nextWake' | 'newestFinished' | 'pruneCandidates') => {
+        const statement = catalog('sqlite')[name];
+        const args = statement.params.map((param) => (typeof param === 'string' ? 1 : param.value));
+        return (store.db.sqlite.prepare(`explain query plan ${statement.sql}`).all(...args) as { detail: string }[])
+          .map((row) => row.detail)
+          .join(' / ');
+      };
+      for (const [name, index] of [
+        ['dueWaitingRuns', 'runs_wake'],
+        ['nextWake', 'runs_wake'],
+        ['newestFinished', 'runs_finished'],
+        ['pruneCandidates', 'runs_finished'],
+      ] as const) {
+        const where = `${name}: ${plan(name)}`;
+        expect(plan(name), where).toMatch(new RegExp(`^SEARCH runs USING (COVERING )?INDEX ${index} \\(status=\\?`));
+        expect(plan(name), where).not.toMatch(/TEMP B-TREE/);
+      }
+      // Each holds only its own runs: a run in flight is in neither.
+      const entries = (index: string) =>
+        store.db.sqlite
+          .prepare(
+            `select count(*) from runs indexed by ${index} where ${index === 'runs_wake' ? "status = 'waiting_human'" : "status in ('succeeded', 'failed')"}`,
+          )
+          .pluck()
+          .get();
+      expect(entries('runs_wake')).toBe(500);
+      expect(entries('runs_finished')).toBe(1_000);
+      const indexed = store.db.sqlite
+        .prepare("select name, sql from sqlite_master where name in ('runs_wake', 'runs_finished') order by name")
+        .all() as { name: string; sql: string }[];
+      expect(indexed.map((row) => row.sql)).toEqual([
+        expect.stringMatching(/where status in \('succeeded', 'failed'\)$/),
+        expect.stringMatching(/where status = 'waiting_human'$/),
+      ]);
     } finally {
       await store.close();
     }

@@ -78,6 +78,48 @@ describe('openDatabase', () => {
     ]);
     migrated.close();
   });
+
+  it('migration 20 keeps the feed in order on the events themselves and never gives a position again', async () => {
+    const { db } = tempFiles();
+    const sqlite = new SQLite(db);
+    const { kysely } = openDatabase(':memory:');
+    sqlite.exec(
+      'create table baton_migrations (version integer primary key, name text not null, applied_at integer not null)',
+    );
+    for (const migration of MIGRATIONS.filter((m) => m.version < 20)) {
+      for (const statement of migration.up(kysely)) sqlite.exec(statement.sql);
+      sqlite.prepare('insert into baton_migrations values (?, ?, 0)').run(migration.version, migration.name);
+    }
+    sqlite.prepare('insert into sessions values (?, 0, 0)').run('s');
+    const row = runRow('r1', 's', { status: 'succeeded' });
+    const columns = Object.keys(row);
+    sqlite
+      .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
+      .run(...Object.values(row));
+    const event = sqlite.prepare('insert into events (run_id, seq, type, data, created_at) values (?, ?, ?, ?, 0)');
+    event.run('r1', 1, 'run.created', '{}');
+    event.run('r1', 2, 'step', '{}');
+    event.run('r1', 3, 'state', '{}');
+    event.run('r1', 4, 'state', '{}');
+    // The newest feed event pruned: the old table's counter still says 3 positions were given.
+    sqlite.prepare('delete from events where seq = 4').run();
+    sqlite.close();
+
+    const store = createSqliteStore(db);
+    expect(store.db.sqlite.prepare("select name from sqlite_master where name like 'event_feed%'").all()).toEqual([]);
+    expect((await store.readFeed(0, 10, null)).map((e) => [e.seq, e.position])).toEqual([
+      [1, 1],
+      [3, 2],
+    ]);
+    await store.write((writer) => {
+      writer.insertEvent({ run_id: 'r1', seq: 4, type: 'action', data: '{}', created_at: 1 });
+      writer.insertEvent({ run_id: 'r1', seq: 5, type: 'state', data: '{}', created_at: 1 });
+    });
+    // Above the 3 given before, not 3 again; an event outside the feed takes no position.
+    expect((await store.readFeed(2, 10, null)).map((e) => [e.seq, e.position])).toEqual([[5, 4]]);
+    expect(await store.feedHead()).toBe(4);
+    await store.close();
+  });
 });
 
 describe('store', () => {
