@@ -98,7 +98,7 @@ export function formatLegend(): string {
     "model-like: the planner is not 'cheap', so each step's answer is committed before it is acted on (with its call's started row), as a model's is: the figure to compare with runtimes that checkpoint every step.",
     'commits: group-commit transactions (runtime.stats().commits), one fsync each. ckpts: snapshot writes (runs.version).',
     "trans: state transitions, each durable as a committed 'state' event; one checkpoint may carry several.",
-    '÷ raw: durable transitions/s over the raw one-row-per-transaction rate; above 1× only by sharing commits.',
+    '÷ raw (SQLite table): durable transitions/s over the raw one-row-per-transaction rate; above 1× only by sharing commits. The PostgreSQL section says what its own columns count.',
     `others busy: CPUs used by other processes meanwhile (from /proc/stat); above ${CONTENDED_CPUS} the numbers are contended.`,
   ].join('\n');
 }
