@@ -21,6 +21,16 @@ export const SETTLED_STATUSES = ['waiting_human', ...TERMINAL_STATUSES] as const
 export const RUN_STATUSES = [...ACTIVE_STATUSES, ...TERMINAL_STATUSES] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/**
+ * A run accepted while its session had an active run (`onBusy: 'enqueue' | 'interrupt'`): it
+ * waits, outside any machine, for that run to end, and is `pending` (its machine not yet started)
+ * once it may go. Not a state of the machine: a row's status only.
+ */
+export const QUEUED_STATUS = 'queued';
+/** Every status a run's row (and the API's `Run`) can have: `queued`, then the machine's six. */
+export const LISTED_STATUSES = [QUEUED_STATUS, ...RUN_STATUSES] as const;
+export type ListedStatus = (typeof LISTED_STATUSES)[number];
+
 /** Why a run ended `failed`. */
 export const STOP_REASONS = [
   'error',

@@ -459,4 +459,24 @@ export const MIGRATIONS: readonly Migration[] = [
         .compile(),
     ],
   },
+  {
+    version: 22,
+    name: 'session queues',
+    // A run started while its session is busy may wait its turn (`onBusy: 'enqueue' | 'interrupt'`):
+    // status `queued`, in `queue_order` (its creation time; 0 for one that interrupts, so it goes
+    // first). The one-active-run rule stays the unique index's; a trigger hands the session to the
+    // head of its queue in the very write that ends its active run, whoever writes it.
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('queue_order', 'integer').compile(),
+      db.schema
+        .createIndex('runs_queue')
+        .on('runs')
+        .columns(['session_id', 'queue_order', 'created_at', 'id'])
+        .where(sql<boolean>`status = 'queued'`)
+        .compile(),
+      sql`create trigger runs_dequeue after update of status on runs when new.status in ('succeeded', 'failed') and old.status in ('pending', 'planning', 'executing', 'waiting_human') begin update runs set status = 'pending', queue_order = null, updated_at = new.updated_at, version = version + 1 where id = (select q.id from runs q where q.session_id = new.session_id and q.status = 'queued' order by q.queue_order, q.created_at, q.id limit 1); end`.compile(
+        db,
+      ),
+    ],
+  },
 ];

@@ -1,6 +1,6 @@
 /** The tables of a Baton database, as Kysely sees them: snake_case, epoch-ms integers, JSON as text. */
 import type { Generated } from 'kysely';
-import type { Effect, RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import type { Effect, ListedStatus, StopReason, WaitReason } from '../../machines/types.js';
 import type {
   ApprovalKind,
   ApprovalResolution,
@@ -28,8 +28,8 @@ export interface MessageTable {
 export interface RunTable {
   id: string;
   session_id: string;
-  /** One of the six public states (a damaged row may hold anything: `checkRunRow` tells). */
-  status: RunStatus;
+  /** One of the six public states, or `queued` (a damaged row may hold anything: `checkRunRow` tells). */
+  status: ListedStatus;
   stop_reason: StopReason | null;
   failure: string | null;
   wait_reason: WaitReason | null;
@@ -74,6 +74,8 @@ export interface RunTable {
   parent_run_id: string | null;
   /** The ledger call of the parent that started this run (migration 16): this run's id is derived from it. */
   parent_call_id: string | null;
+  /** A queued run's place in its session's queue (migration 22): its creation time, 0 for one that interrupts; null once it may go. */
+  queue_order: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -14,7 +14,7 @@ import { sqliteLeases } from './sqlite-leases.js';
 import { sqliteFeed } from './sqlite-feed.js';
 import { sqliteRetention } from './sqlite-retention.js';
 import { sqliteWrite } from './sqlite-writer.js';
-import type { Store } from './store-api.js';
+import type { Store, StoreNote } from './store-api.js';
 
 /**
  * The store on a SQLite file, with what only a file has: the open database (for Baton's
@@ -35,19 +35,27 @@ export function createSqliteStore(path: string): SqliteStore {
   const prepared = prepareStatements(sqlite);
   const writeFailures = trackWriteFailures();
   const queue: CommitQueue = createCommitQueue(sqlite, toWriteError, writeFailures);
+  // A file has no channel to hear other processes on; this process's own listeners hear that
+  // one of its writes made a queued run `pending` (to be claimed).
+  const listeners = new Set<(note: StoreNote) => void>();
+  const runsToDrive = () => {
+    for (const listener of listeners) listener({ kind: 'runs' });
+  };
   return {
     dialect: 'sqlite',
     db,
     queue,
-    write: sqliteWrite(prepared, queue),
+    write: sqliteWrite(prepared, queue, runsToDrive),
     get commits() {
       return queue.commits;
     },
     get writeFailure() {
       return writeFailures.current;
     },
-    // A file has no channel to hear other processes on.
-    listen: () => () => undefined,
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
     async close() {
       queue.flushNow();
       sqlite.close();

@@ -11,8 +11,13 @@ import type { Prepared } from './sqlite-prepared.js';
 import type { Fence, Store, UnitWriter } from './store-api.js';
 
 /** `Store.write` over the prepared statements and the commit queue. */
-export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['write'] {
+export function sqliteWrite(prepared: Prepared, queue: CommitQueue, runsToDrive: () => void): Store['write'] {
   const { run, get } = prepared;
+  // Rows a unit changed, its triggers' included: a run's end that changed more than its own row
+  // handed its session to a queued run (trigger `runs_dequeue`), which is then to be claimed.
+  const totalChanges = prepared.sqlite.prepare('select total_changes()').pluck();
+  /** Set by a unit whose writes made a queued run `pending`; told once it has committed. */
+  let promoted = false;
   /** The fence of the unit being written, until it is checked (units run one at a time). */
   let unchecked: Fence | null = null;
   const fenced = (): void => {
@@ -35,7 +40,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['writ
     saveProgress(progress) {
       fenced();
       // Compare-and-set on `version`: no row changed when another writer got there first.
+      const ends = progress.status === 'succeeded' || progress.status === 'failed';
+      const before = ends ? (totalChanges.get() as number) : 0;
       if (run('saveProgress', rowOf(progress)).changes !== 1) throw versionConflict(progress.id);
+      if (ends && (totalChanges.get() as number) - before > 1) promoted = true;
     },
     setAnswer(runId, answer) {
       fenced();
@@ -44,6 +52,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['writ
     setWakeAt(id, at) {
       fenced();
       run('setWakeAt', { id, at });
+    },
+    promoteQueueHead(sessionId, now) {
+      fenced();
+      if (run('promoteQueueHead', { session_id: sessionId, now }).changes > 0) promoted = true;
     },
     askCancel(id, request) {
       fenced();
@@ -97,14 +109,19 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue): Store['writ
     },
   };
   /** Runs `work` as one unit under `fence` (checked before its first write). */
-  const unit = <T>(work: (writer: UnitWriter) => T, fence: Fence | undefined): T => {
+  const unit = <T>(work: (writer: UnitWriter) => T, fence: Fence | undefined): { value: T; promoted: boolean } => {
     unchecked = fence ?? null;
+    promoted = false;
     try {
-      return work(writer);
+      return { value: work(writer), promoted };
     } finally {
       unchecked = null;
     }
   };
   // The same fence as PostgreSQL's: the owner and epoch, checked inside the unit's savepoint.
-  return (work, fence) => queue.write(() => unit(work, fence));
+  return async (work, fence) => {
+    const { value, promoted: handedOn } = await queue.write(() => unit(work, fence));
+    if (handedOn) runsToDrive();
+    return value;
+  };
 }

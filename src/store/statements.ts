@@ -62,6 +62,7 @@ const RUN_COLUMNS = [
   'fork',
   'parent_run_id',
   'parent_call_id',
+  'queue_order',
   'created_at',
   'updated_at',
 ] as const;
@@ -124,6 +125,56 @@ const BUILDS = {
   insertRun: (db, p) => db.insertInto('runs').values(valuesOf(RUN_COLUMNS, p)),
   getRun: (db, p) => db.selectFrom('runs').selectAll().where('id', '=', p('id')),
   findRunByIdempotencyKey: (db, p) => db.selectFrom('runs').selectAll().where('idempotency_key', '=', p('key')),
+  /**
+   * The head of a session's queue made `pending` (its machine to be started by whoever claims
+   * it), if the session has no active run: after a run is enqueued, and by the claim loop's sweep.
+   * The runs' own trigger (migration 22) does the same when a session's active run ends.
+   */
+  promoteQueueHead: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({ status: 'pending', queue_order: null, updated_at: p('now'), version: sql`version + 1` })
+      .where(
+        'id',
+        '=',
+        db
+          .selectFrom('runs as q')
+          .select('q.id')
+          .where('q.session_id', '=', p('session_id'))
+          .where(sql<boolean>`q.status = 'queued'`)
+          .orderBy('q.queue_order')
+          .orderBy('q.created_at')
+          .orderBy('q.id')
+          .limit(1),
+      )
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs as a')
+              .select(sql`1`.as('one'))
+              .where('a.session_id', '=', p('session_id'))
+              .where('a.status', 'in', ACTIVE),
+          ),
+        ),
+      ),
+  /** Sessions with a queue and no active run (a queue no run's end handed on): for the sweep. */
+  orphanQueues: (db, p) =>
+    db
+      .selectFrom('runs as q')
+      .select('q.session_id')
+      .distinct()
+      .where(sql<boolean>`q.status = 'queued'`)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('runs as a')
+              .select(sql`1`.as('one'))
+              .whereRef('a.session_id', '=', 'q.session_id')
+              .where('a.status', 'in', ACTIVE),
+          ),
+        ),
+      )
+      .limit(p('limit')),
   activeRunOfSession: (db, p) =>
     db.selectFrom('runs').selectAll().where('session_id', '=', p('session_id')).where('status', 'in', ACTIVE),
   saveProgress: (db, p, dialect) =>

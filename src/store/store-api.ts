@@ -15,7 +15,7 @@ import type {
   StepTable,
   ToolCallTable,
 } from './schema.js';
-import type { RunStatus, StopReason, WaitReason } from '../../machines/types.js';
+import type { ListedStatus, RunStatus, StopReason, WaitReason } from '../../machines/types.js';
 import type { ApprovalResolution, ApprovalStatus } from './vocabulary.js';
 import type { PruneBatch, PruneSelection } from './prune-statements.js';
 import type { AgentSet } from './compile.js';
@@ -61,7 +61,7 @@ export interface RunProgress {
 
 /** Filter for `listRuns`; `cursor` is the `created_at:id` of the last row already seen. */
 export interface RunFilter {
-  status?: RunStatus | undefined;
+  status?: ListedStatus | undefined;
   sessionId?: string | undefined;
   tenantId?: string | undefined;
   /** Only the forks of this run (`runs.forked_from`). */
@@ -122,6 +122,8 @@ export interface UnitWriter {
   setAnswer(runId: string, answer: string): void;
   /** Sets when a run must be loaded again (0: at once). */
   setWakeAt(id: string, at: number | null): void;
+  /** Makes the head of the session's queue `pending` if the session has no active run (`promoteQueueHead`). */
+  promoteQueueHead(sessionId: string, now: number): void;
   /** Asks whoever drives another active run to cancel it (`request` as `requestCancel` stores it); a waiting one becomes due. */
   askCancel(id: string, request: string): void;
   /** Journals a planner decision (once per step). */
@@ -182,6 +184,8 @@ export interface StoreReads {
   findRunByIdempotencyKey(key: string): Promise<RunRow | undefined>;
   /** The session's one non-terminal run, if any (a unique index keeps it one). */
   activeRunOfSession(sessionId: string): Promise<RunRow | undefined>;
+  /** Up to `limit` sessions with queued runs and no active run: queues no run's end handed on. */
+  orphanQueues(limit: number): Promise<string[]>;
   /** Runs newest first, filtered and paged (`RunFilter`). */
   listRuns(filter: RunFilter): Promise<RunRow[]>;
   /** Runs whose status is none of `statuses` (damaged rows). */

@@ -36,6 +36,7 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     fork: null,
     parent_run_id: null,
     parent_call_id: null,
+    queue_order: null,
     wake_at: null,
     epoch: 0,
     owner: null,

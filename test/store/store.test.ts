@@ -61,6 +61,7 @@ describe('openDatabase', () => {
     delete row.fork;
     delete row.parent_run_id;
     delete row.parent_call_id;
+    delete row.queue_order;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
@@ -91,7 +92,8 @@ describe('openDatabase', () => {
       sqlite.prepare('insert into baton_migrations values (?, ?, 0)').run(migration.version, migration.name);
     }
     sqlite.prepare('insert into sessions values (?, 0, 0)').run('s');
-    const row = runRow('r1', 's', { status: 'succeeded' });
+    const row: Partial<ReturnType<typeof runRow>> = runRow('r1', 's', { status: 'succeeded' });
+    delete row.queue_order;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)

@@ -37,7 +37,12 @@ export function notesOf(ops: readonly RecordedWrite[]): [string, string][] {
     const status = saved?.values.id === runId ? ` ${String(saved.values.status)}` : '';
     notes.push([EVENTS_CHANNEL, `${runId} ${from} ${to}${status}`]);
   }
-  if (ops.some((op) => op.name === 'insertRun' || (op.name === 'setWakeAt' && op.values.at === 0))) {
+  if (
+    ops.some(
+      (op) =>
+        op.name === 'insertRun' || op.name === 'promoteQueueHead' || (op.name === 'setWakeAt' && op.values.at === 0),
+    )
+  ) {
     notes.push([RUNS_CHANNEL, '']);
   }
   // A cancel asked of another run: whoever drives it carries it out; a waiting one is due.

@@ -22,6 +22,8 @@ export function pgReads(pool: pg.Pool, { rows, row }: PgRows): StoreReads {
     getRun: (id) => row<RunRow>('getRun', { id }),
     findRunByIdempotencyKey: (key) => row<RunRow>('findRunByIdempotencyKey', { key }),
     activeRunOfSession: (sessionId) => row<RunRow>('activeRunOfSession', { session_id: sessionId }),
+    orphanQueues: async (limit) =>
+      (await rows<{ session_id: string }>('orphanQueues', { limit })).map((r) => r.session_id),
     async listRuns(filter) {
       const { statement, args } = listRunsQuery('postgres', filter);
       return (await pool.query({ name: `baton_${statement.key}`, text: statement.sql, values: args })).rows as RunRow[];

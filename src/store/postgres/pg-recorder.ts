@@ -27,6 +27,7 @@ export function recorder(ops: RecordedWrite[]): UnitWriter {
       }),
     setAnswer: (runId, answer) => push('setAnswer', { id: runId, answer }),
     setWakeAt: (id, at) => push('setWakeAt', { id, at }),
+    promoteQueueHead: (sessionId, now) => push('promoteQueueHead', { session_id: sessionId, now }),
     askCancel: (id, request) => push('askCancel', { id, request }),
     insertStep: (row) => push('insertStep', row),
     putToolCall: (row) => push('putToolCall', row),
