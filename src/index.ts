@@ -77,8 +77,15 @@ export { defineAgent, resolveAgentPlanner, agentTool, subAgentsOf, handoff } fro
 export type { Agent, AgentSpec, ModelSettings, AgentToolOptions, HandoffOptions } from './agent/index.js';
 export { fromBatonRun } from './embed/index.js';
 export type { BatonRunInput, BatonRunOutput, BatonRunEvent } from './embed/index.js';
-export { RUN_STATUSES, STOP_REASONS, WAIT_REASONS } from '../machines/types.js';
-export type { RunStatus, StopReason, WaitReason, HandoverBudget, HandoffFrame } from '../machines/types.js';
+export { LISTED_STATUSES, QUEUED_STATUS, RUN_STATUSES, STOP_REASONS, WAIT_REASONS } from '../machines/types.js';
+export type {
+  ListedStatus,
+  RunStatus,
+  StopReason,
+  WaitReason,
+  HandoverBudget,
+  HandoffFrame,
+} from '../machines/types.js';
 export { TOOL_CALL_STATUSES } from './store/index.js';
 export type { ToolCallStatus } from './store/index.js';
 export { DEFAULTS, OPENAI_PLANNER_DEFAULTS } from './defaults.js';

@@ -8,6 +8,7 @@
  * (`sharing.ts`). Invariants: a run is acknowledged only once its row and `run.created` event are
  * committed; runs in flight are resumed on open; a run is driven by one runtime at a time.
  */
+import { watchQueuedHere } from './registry/queued-here.js';
 import type { RunStatus } from '../../machines/types.js';
 import { DEFAULTS } from '../defaults.js';
 import { fail, type Failure } from '../failure.js';
@@ -67,6 +68,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   };
   // Callers blocked in wait() or events() are released when the runtime closes.
   const onClose = new Set<() => void>();
+  // The queued runs started here, driven here once it is their turn (by a runtime that drives
+  // but does not claim: the command line's; a claiming one gets them from its claim loop).
+  const queued = watchQueuedHere(options, { store, owner, leaseMs, registry, isClosed, onClose });
 
   /** An API-only runtime lets a worker drive a run it acted on, once its own writes are durable. */
   async function handOffUnlessDriving(runId: string): Promise<void> {
@@ -103,11 +107,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // A burst of starts is let through a batch a turn, so none holds the event loop long.
       await admitStart();
       assertOpen();
-      return startRun({ ...shared, definition, defaults: options.defaults, agent }, request);
+      const creating = { definition, defaults: options.defaults, agent, cancel: commands.cancel, queued };
+      return startRun({ ...shared, ...creating }, request);
     },
     fork(runId: string, request: ForkRequest): Promise<Run> {
       assertOpen();
-      return forkRun({ ...shared, definition, defaults: options.defaults, agent }, runId, request);
+      const creating = { definition, defaults: options.defaults, agent, cancel: commands.cancel, queued };
+      return forkRun({ ...shared, ...creating }, runId, request);
     },
     async forks(runId: string, opts: { limit?: number } = {}): Promise<Run[]> {
       assertOpen();

@@ -115,6 +115,41 @@ describe('the run API', () => {
     expect((await call('POST', '/v1/runs', { input: 'hello', session_id: 's2' })).status).toBe(201);
   });
 
+  it('queues a run of a busy session with options.on_busy: listed as queued, cancellable, run in turn', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const active = await call('POST', '/v1/runs?wait=true', { input: 'mail', session_id: 's1' });
+    expect(active.body.status).toBe('waiting_human');
+    const queued = await call('POST', '/v1/runs', {
+      input: 'hello',
+      session_id: 's1',
+      options: { on_busy: 'enqueue' },
+    });
+    expect(queued.status).toBe(201);
+    expect(queued.body).toMatchObject({ status: 'queued', session_id: 's1' });
+    const dropped = await call('POST', '/v1/runs', { input: 'hi', session_id: 's1', options: { on_busy: 'enqueue' } });
+    const listed = await call('GET', '/v1/runs?status=queued');
+    expect(listed.body.runs.map((r: { id: string }) => r.id)).toEqual([dropped.body.id, queued.body.id]);
+    const cancelled = await call('POST', `/v1/runs/${dropped.body.id}/cancel`, { reason: 'sent twice' });
+    expect(cancelled.body).toMatchObject({ status: 'failed', stop_reason: 'cancelled' });
+    for (const options of [{ on_busy: 'later' }, { on_busy: 'enqueue', interrupt: { compensate: true } }]) {
+      const bad = await call('POST', '/v1/runs', { input: 'x', session_id: 's1', options });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('input.invalid');
+    }
+    // The interrupting run cancels the active one and goes before the one queued earlier.
+    const now = await call('POST', '/v1/runs', {
+      input: 'hello',
+      session_id: 's1',
+      options: { on_busy: 'interrupt', interrupt: { reason: 'new message' } },
+    });
+    expect(now.status).toBe(201);
+    expect((await server.runtime.get(active.body.id as string)).stopReason).toBe('cancelled');
+    expect((await server.runtime.wait(now.body.id as string)).status).toBe('succeeded');
+    expect((await server.runtime.wait(queued.body.id as string)).status).toBe('succeeded');
+    expect((await call('GET', '/v1/runs?status=queued')).body.runs).toEqual([]);
+  });
+
   it('lists runs by status and session, newest first, page by page', async () => {
     const server = await startTestServer();
     const call = apiClient(server.url, SUBMIT);

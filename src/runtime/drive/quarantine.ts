@@ -5,14 +5,14 @@
  * operator can still end it (`cancel`), which writes it `failed` without its snapshot.
  */
 import { isRunStateValue, isTerminalStatus } from '../../../machines/run-status.js';
-import { RUN_STATUSES, type RunStatus } from '../../../machines/types.js';
+import { LISTED_STATUSES, type RunStatus } from '../../../machines/types.js';
 import { BatonError, type Failure } from '../../failure.js';
 import type { RunRow, Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
 import { corruptRow } from '../model/rows.js';
 import type { RunEventRecord } from '../model/types.js';
 
-const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
+const STATUSES: ReadonlySet<string> = new Set(LISTED_STATUSES);
 
 function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

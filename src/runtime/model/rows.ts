@@ -1,6 +1,6 @@
 /** Conversions from stored rows to the public API's shapes. */
 import {
-  RUN_STATUSES,
+  LISTED_STATUSES,
   type HandoffFrame,
   type RunStatus,
   type StopReason,
@@ -39,7 +39,7 @@ export function corruptRow(runId: string, column: string, why: string): Failure 
   });
 }
 
-const STATUSES: ReadonlySet<string> = new Set(RUN_STATUSES);
+const STATUSES: ReadonlySet<string> = new Set(LISTED_STATUSES);
 
 /**
  * A run row as the API reports it. A damaged row is still reported, with a `store.corrupt_row`
@@ -254,8 +254,11 @@ export function checkListFilter(filter: {
       details: { limit: filter.limit },
     });
   }
-  if (filter.status !== undefined && !(RUN_STATUSES as readonly string[]).includes(filter.status)) {
-    fail('input.invalid', `Unknown status '${String(filter.status).slice(0, 60)}': one of ${RUN_STATUSES.join(', ')}`);
+  if (filter.status !== undefined && !(LISTED_STATUSES as readonly string[]).includes(filter.status)) {
+    fail(
+      'input.invalid',
+      `Unknown status '${String(filter.status).slice(0, 60)}': one of ${LISTED_STATUSES.join(', ')}`,
+    );
   }
   // A cursor is `<created_at>:<run id>` as a page gave it; anything else would read as the end.
   if (filter.cursor !== undefined && !/^\d{1,16}:[A-Za-z0-9_.:-]{1,300}$/.test(filter.cursor)) {

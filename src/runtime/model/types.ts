@@ -1,5 +1,5 @@
 /** The public shapes of the runtime API. */
-import type { Effect, Risk, RunStatus, StopReason, Usage, WaitReason } from '../../../machines/types.js';
+import type { Effect, ListedStatus, Risk, RunStatus, StopReason, Usage, WaitReason } from '../../../machines/types.js';
 import type { Decision as PlannerDecision, PlannerMessage } from '../../planner/types.js';
 import type { ToolResult } from '../../tools/tool-result.js';
 import type { Failure } from '../../failure.js';
@@ -33,9 +33,22 @@ export interface RunOptions extends WaitExpiryOptions {
 }
 
 /** What `start()` takes. */
+/** What `start()` does when the session already has an active run. */
+export type OnBusy = 'reject' | 'enqueue' | 'interrupt';
+
 export interface StartRequest {
   input: string;
   sessionId?: string;
+  /**
+   * When the session has an active run: `reject` (the default) refuses with `session.busy`;
+   * `enqueue` keeps the run `queued` and starts it once the runs before it in the session's queue
+   * have ended (first in, first out, across restarts and processes); `interrupt` cancels the
+   * active run (as `cancel()` does, compensating when `interrupt.compensate`) and starts this
+   * one next, before any run enqueued earlier.
+   */
+  onBusy?: OnBusy;
+  /** With `onBusy: 'interrupt'`: how the active run is cancelled. */
+  interrupt?: { compensate?: boolean; reason?: string };
   context?: RunUserContext;
   options?: RunOptions;
   /** The caller's W3C `traceparent`: the run's trace links to that span (an invalid one is ignored). */
@@ -139,7 +152,8 @@ export interface RerunEntry {
 export interface Run {
   id: string;
   sessionId: string;
-  status: RunStatus;
+  /** `queued` while it waits for its session's active run to end (`onBusy`), then the machine's state. */
+  status: ListedStatus;
   stopReason: StopReason | null;
   failure: Failure | null;
   waitReason: WaitReason | null;

@@ -49,6 +49,11 @@ export const runOptionsSchema = z
 const startSchema = z.object({
   input: z.string().min(1),
   sessionId: z.string().min(1).max(200).optional(),
+  onBusy: z.enum(['reject', 'enqueue', 'interrupt']).optional(),
+  interrupt: z
+    .object({ compensate: z.boolean().optional(), reason: z.string().max(500).optional() })
+    .strict()
+    .optional(),
   context: z.record(z.string(), z.unknown()).optional(),
   options: runOptionsSchema.optional(),
   traceparent: z.string().max(256).optional(),
@@ -149,6 +154,7 @@ export function toNewRow(
     fork: null,
     parent_run_id: null,
     parent_call_id: null,
+    queue_order: null,
     owner,
     // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
     lease_until: run.now + leaseMs,
@@ -199,11 +205,12 @@ export async function findCollision(store: Store, run: NewRun, key: string | nul
  * taken in the meantime fails the unit on its unique index (`isUniqueViolation`): nothing of it
  * is written, and the caller reads what took it (`findCollision`).
  */
-export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow): void {
+export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow, extra: Record<string, unknown> = {}): void {
   driver.stage((writer) => {
     writer.ensureSession(run.sessionId, run.now);
     writer.insertRun(row);
     driver.writeEvent('run.created', {
+      ...extra,
       input: run.request.input,
       session_id: run.clientSessionId,
       limits: toLimitsData(run.limits),

@@ -8,7 +8,7 @@
  * run; opening costs what is in flight, not what waits.
  */
 import type { RunMachineDefinition } from '../../../machines/variants.js';
-import { RUN_STATUSES } from '../../../machines/types.js';
+import { LISTED_STATUSES } from '../../../machines/types.js';
 import { toFailure, type Failure } from '../../failure.js';
 import type { Claim, RunRow, Store } from '../../store/index.js';
 import { isDeadOwner } from '../drive/leases.js';
@@ -68,7 +68,7 @@ export function createRecovery(deps: RecoveryDeps): () => Promise<string[]> {
 
 /** A row with a status no state has is reported, not skipped. */
 async function reportUnknownStatuses(deps: RecoveryDeps): Promise<void> {
-  for (const id of await deps.store.runIdsWithStatusNotIn(RUN_STATUSES)) {
+  for (const id of await deps.store.runIdsWithStatusNotIn(LISTED_STATUSES)) {
     const row = await deps.store.getRun(id);
     if (row) deps.reports.report(id, checkRunRow(row)!);
   }

@@ -4,6 +4,8 @@
  * resolves once what it changed is durable. A run another runtime drives is cancelled through
  * that runtime (`cancel-request.ts`); a quarantined one is ended from its row alone.
  */
+import { QUEUED_STATUS } from '../../../machines/types.js';
+import { cancelQueuedRun } from './session-queue.js';
 import type { SnapshotFrom } from 'xstate';
 import { runEventSchema } from '../../../machines/events.js';
 import type { RunMachine } from '../../../machines/run-machine.js';
@@ -72,6 +74,10 @@ export function createRunCommands(deps: RunCommandsDeps): RunCommands {
       if (row && damage) {
         await endQuarantinedRun(store, deps.hub, row, damage, opts.reason);
         registry.forget(runId);
+        return deps.get(runId);
+      }
+      // A queued run never started: it ends from its row (unless it left the queue meanwhile).
+      if (row?.status === QUEUED_STATUS && (await cancelQueuedRun(store, deps.hub, row, opts.reason))) {
         return deps.get(runId);
       }
       let run: LiveRun;

@@ -7,9 +7,18 @@
 import type { RunMachineDefinition } from '../../../machines/variants.js';
 import type { AgentIdentity } from './agent-identity.js';
 import { fail, quoteId } from '../../failure.js';
-import { isUniqueViolation, type Store } from '../../store/index.js';
+import { isUniqueViolation, type RunRow, type Store } from '../../store/index.js';
 import { failpoint } from '../model/failpoints.js';
-import { findCollision, planNewRun, requestDifferences, stageCreation, toNewRow, type Creation } from './new-run.js';
+import {
+  findCollision,
+  planNewRun,
+  requestDifferences,
+  stageCreation,
+  toNewRow,
+  type Creation,
+  type NewRun,
+} from './new-run.js';
+import { assertInterruptTerms, commitQueued, interruptActive, queuedRow } from './session-queue.js';
 import { createDriver } from '../drive/run-driver.js';
 import type { RunRegistry } from './run-registry.js';
 import { toRun } from '../model/rows.js';
@@ -27,12 +36,53 @@ export interface StartContext {
   defaults: RunDefaults | undefined;
   /** The runtime's agent: recorded on the run, which only runtimes of that agent drive. */
   agent: AgentIdentity;
+  /** Cancels a run as `cancel()` does (the active run a start with `onBusy: 'interrupt'` ends). */
+  cancel(runId: string, opts: { reason?: string; compensate?: boolean }): Promise<unknown>;
+  /** Told of a run this start queued: a runtime that drives runs drives it once it is its turn. */
+  queued(runId: string): void;
+}
+
+/**
+ * A run whose session is busy, kept in the session's queue (`onBusy: 'enqueue' | 'interrupt'`);
+ * one that interrupts cancels the active run first, and goes next when it has ended.
+ */
+async function startQueued(ctx: StartContext, run: NewRun, row: RunRow, activeRunId: string | null): Promise<Run> {
+  const interrupts = run.request.onBusy === 'interrupt';
+  // A fresh driver: the one the first attempt staged on is done with.
+  const driver = createDriver(ctx.registry.driverDeps, run.runId, {
+    kind: 'new',
+    input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
+  });
+  try {
+    await commitQueued(driver, run, queuedRow(row, interrupts), activeRunId);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // The idempotency key was taken meanwhile: the same request again answers its run.
+    const taken = await findCollision(ctx.store, run, row.idempotency_key);
+    if (taken?.kind !== 'existing') throw error;
+    return toRun(taken.row);
+  } finally {
+    driver.stop();
+  }
+  failpoint('run.created');
+  ctx.queued(run.runId);
+  if (interrupts) {
+    // A driver that retired meanwhile has nothing left to land.
+    const landed = async (id: string) =>
+      ctx.registry
+        .get(id)
+        ?.driver.flush()
+        .catch(() => undefined);
+    await interruptActive(ctx.cancel, landed, activeRunId, run.request.interrupt ?? {});
+  }
+  return toRun((await ctx.store.getRun(run.runId)) ?? row);
 }
 
 /** Creates, commits and (when this runtime drives runs) starts a run. */
 export async function startRun(ctx: StartContext, request: StartRequest): Promise<Run> {
   const { store, registry, owner, definition, leaseMs, drive } = ctx;
   const run = planNewRun(request, ctx.defaults);
+  assertInterruptTerms(run.request.onBusy, run.request.interrupt);
   const driver = createDriver(registry.driverDeps, run.runId, {
     kind: 'new',
     input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
@@ -66,10 +116,14 @@ export async function startRun(ctx: StartContext, request: StartRequest): Promis
     return toRun(result.row);
   }
   if (result.kind === 'busy') {
-    const active = result.runId ? ` '${result.runId}'` : '';
-    fail('session.busy', `Session ${quoteId(run.clientSessionId)} already has an active run${active}`, {
-      details: { session_id: run.clientSessionId, active_run_id: result.runId },
-    });
+    const onBusy = run.request.onBusy ?? 'reject';
+    if (onBusy === 'reject') {
+      const active = result.runId ? ` '${result.runId}'` : '';
+      fail('session.busy', `Session ${quoteId(run.clientSessionId)} already has an active run${active}`, {
+        details: { session_id: run.clientSessionId, active_run_id: result.runId },
+      });
+    }
+    return startQueued(ctx, run, row, result.runId);
   }
   failpoint('run.created');
   if (!drive) return toRun(row);

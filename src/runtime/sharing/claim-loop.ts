@@ -22,6 +22,8 @@ export interface ClaimLoopDeps {
   room(): number;
   /** Drives a claimed run. */
   adopt(claim: Claim): Promise<void>;
+  /** Work done before each round's claims (moving session queues that no run's end handed on). */
+  beforeRound?(): Promise<unknown>;
   /** Told of a round that failed (it is tried again on the next tick). */
   onError?(error: unknown): void;
 }
@@ -41,6 +43,7 @@ export function startClaimLoop(deps: ClaimLoopDeps) {
     }
     running = true;
     try {
+      await deps.beforeRound?.();
       for (;;) {
         again = false;
         const room = Math.min(CLAIM_BATCH, deps.room());

@@ -9,6 +9,7 @@ import { toFailure, type Failure } from '../../failure.js';
 import type { BackgroundErrorContext } from '../registry/run-registry.js';
 import type { AgentSet, Store, StoreNote } from '../../store/index.js';
 import { startClaimLoop } from './claim-loop.js';
+import { moveOrphanQueues } from '../registry/session-queue.js';
 import { startHeartbeat } from '../drive/leases.js';
 import type { EventHub } from '../model/event-hub.js';
 import type { RunRegistry } from '../registry/run-registry.js';
@@ -59,6 +60,7 @@ export function startSharing(deps: SharingDeps): Sharing {
         agents: deps.agents,
         room: () => deps.maxRuns - registry.size,
         adopt: (claim) => registry.adopt(claim),
+        beforeRound: () => moveOrphanQueues(store),
         onError: (error) => deps.onError(toFailure(error), { activity: 'claiming runs' }),
       })
     : null;

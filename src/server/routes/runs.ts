@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { RUN_STATUSES } from '../../index.js';
+import { LISTED_STATUSES } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 import { parseInput, readBody } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
@@ -18,7 +18,7 @@ import { waitSettled } from './wait-settled.js';
 const startQuerySchema = z.object({ wait: z.enum(['true', 'false', '1', '0']).optional() });
 
 const listQuerySchema = z.object({
-  status: z.enum(RUN_STATUSES).optional(),
+  status: z.enum(LISTED_STATUSES).optional(),
   session_id: z.string().min(1).max(128).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
   cursor: z.string().min(1).optional(),

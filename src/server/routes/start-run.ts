@@ -41,12 +41,20 @@ export const optionsBodySchema = z.strictObject({
   on_expire: onExpireSchema.optional(),
 });
 
+/** A start's options: a run's, and what to do when its session already has an active run. */
+const startOptionsBodySchema = optionsBodySchema.extend({
+  /** `reject` (409 session.busy, the default), `enqueue` (wait its turn), `interrupt` (cancel the active run, go next). */
+  on_busy: z.enum(['reject', 'enqueue', 'interrupt']).optional(),
+  /** With `on_busy: interrupt`: how the active run is cancelled. */
+  interrupt: z.strictObject({ compensate: z.boolean().optional(), reason: z.string().max(500).optional() }).optional(),
+});
+
 /** The body of `POST /v1/runs` (snake_case; unknown fields are refused so typos do not pass silently). */
 export const startBodySchema = z.strictObject({
   input: z.string().min(1),
   session_id: z.string().min(1).max(128).optional(),
   context: contextBodySchema.optional(),
-  options: optionsBodySchema.optional(),
+  options: startOptionsBodySchema.optional(),
 });
 export type StartBody = z.infer<typeof startBodySchema>;
 
@@ -60,11 +68,14 @@ function defined<T extends Record<string, unknown>>(value: T): T {
  * some scopes cannot start a run with others.
  */
 export function toStartRequest(body: StartBody, principal: Principal): StartRequest {
+  const { on_busy, interrupt, ...options } = body.options ?? {};
   return defined({
     input: body.input,
     sessionId: body.session_id,
+    onBusy: on_busy,
+    interrupt,
     context: toRunContext(body.context ?? {}, principal),
-    options: toRunOptions(body.options),
+    options: toRunOptions(options),
   });
 }
 
