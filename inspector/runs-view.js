@@ -12,7 +12,7 @@ import { openStream } from './stream.js';
 import { showConnection, showError } from './notices.js';
 
 const PAGE = 50;
-const STATUSES = ['', 'pending', 'planning', 'executing', 'waiting_human', 'succeeded', 'failed'];
+const STATUSES = ['', 'queued', 'pending', 'planning', 'executing', 'waiting_human', 'succeeded', 'failed'];
 const RELOAD_MS = 300;
 const COLUMNS = ['Run', 'Input', 'Status', 'Session', 'Age', 'Steps', 'LLM calls', 'Tool calls', 'Tokens', 'Cost'];
 

@@ -1,5 +1,5 @@
 /** What a command needs from where the runs are: a runtime in this process, or a server over HTTP. */
-import type { RunStatus } from '../index.js';
+import type { ListedStatus } from '../index.js';
 import type { ApprovalJson, EventJson, RerunReportJson, RunJson, RunPage, ToolJson } from './api-json.js';
 import type { ForkBody, RerunBody } from '../server/routes/fork-body.js';
 
@@ -8,6 +8,8 @@ export interface StartBody {
   input: string;
   session_id?: string;
   context?: Record<string, unknown>;
+  /** `on_busy`: what a start in a session with an active run does (`POST /v1/runs`'s option). */
+  options?: { on_busy?: 'reject' | 'enqueue' | 'interrupt' };
 }
 
 /**
@@ -54,7 +56,7 @@ export interface Backend {
   start(body: StartBody): Promise<RunJson>;
   get(runId: string): Promise<RunJson>;
   list(filter: {
-    status?: RunStatus | undefined;
+    status?: ListedStatus | undefined;
     limit?: number | undefined;
     forkedFrom?: string;
     parentRunId?: string;

@@ -106,6 +106,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       const run = await rt.start({
         input: body.input,
         ...(body.session_id ? { sessionId: body.session_id } : {}),
+        ...(body.options?.on_busy ? { onBusy: body.options.on_busy } : {}),
         ...(body.context ? { context: body.context } : {}),
       });
       driven.add(run.id);

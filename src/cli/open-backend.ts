@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { isPostgresUrl } from '../store/index.js';
-import type { RunStatus } from '../index.js';
+import type { ListedStatus } from '../index.js';
 import type { Backend } from './backend.js';
 import { usageError } from './cli-error.js';
 import { createHttpBackend } from './http-backend.js';
@@ -75,12 +75,12 @@ export async function openBackend(
 }
 
 /** `--status`, checked against the run statuses. */
-export function toStatus(value: string | undefined, statuses: readonly RunStatus[]): RunStatus | undefined {
+export function toStatus(value: string | undefined, statuses: readonly ListedStatus[]): ListedStatus | undefined {
   if (value === undefined) return undefined;
   if (!(statuses as readonly string[]).includes(value)) {
     throw usageError(`--status must be one of ${statuses.join(', ')}, not '${value}'`);
   }
-  return value as RunStatus;
+  return value as ListedStatus;
 }
 
 /**

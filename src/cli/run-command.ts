@@ -12,8 +12,11 @@ import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals
 import { summarizeRun, toRunExitCode } from './summarize-run.js';
 import { terminalText } from './terminal-text.js';
 
+/** What `--on-busy` takes. */
+const ON_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
+
 /** The usage text of `baton run`. */
-export const RUN_USAGE = `Usage: baton run "<input>" [--session <id>] [--approve | --reject] [--json]
+export const RUN_USAGE = `Usage: baton run "<input>" [--session <id> [--on-busy <what>]] [--approve | --reject] [--json]
                  [--url <url> [--token <token>] | --db <file>|<postgres-url> [--agent <agent>]]
 
 Starts a run with <input> and follows it live: state changes, tool calls and results, the
@@ -23,6 +26,8 @@ stdin when it is piped ('echo 3 | baton run …'). It ends with the run's answer
 
 Options:
   --session <id>    continue a session (default: a new session)
+  --on-busy <what>  when the session has an active run: reject (the default: exit 2),
+                    enqueue (wait for it to end, then run) or interrupt (cancel it, run now)
   --approve         approve every approval without asking (questions are still read)
   --reject          reject every approval and decline every question without asking (the
                     model is told), and end a run whose budget ran out
@@ -79,6 +84,7 @@ export const runRunCommand = defineCommand({
     ...TARGET_OPTIONS,
     ...AGENT_OPTIONS,
     session: { type: 'string' },
+    'on-busy': { type: 'string' },
     approve: { type: 'boolean', default: false },
     reject: { type: 'boolean', default: false },
   },
@@ -87,10 +93,17 @@ export const runRunCommand = defineCommand({
     if (!input?.trim()) throw usageError('<input> is empty');
     if (values.approve && values.reject) throw usageError('--approve and --reject cannot be used together');
     const decider: Decider = values.approve ? 'approve' : values.reject ? 'reject' : 'ask';
+    const onBusy = values['on-busy'];
+    if (onBusy !== undefined && !ON_BUSY.includes(onBusy as (typeof ON_BUSY)[number])) {
+      throw usageError(`--on-busy must be one of ${ON_BUSY.join(', ')}, not '${onBusy}'`);
+    }
+    if (onBusy !== undefined && !values.session)
+      throw usageError('--on-busy needs --session: a new session is never busy');
     const backend = await open(values, { drive: true });
     const run = await backend.start({
       input,
       ...(values.session ? { session_id: values.session } : {}),
+      ...(onBusy ? { options: { on_busy: onBusy as (typeof ON_BUSY)[number] } } : {}),
       // On a server the caller's identity comes from its token. The demo's directory is recorded,
       // so a later decision here acts where this run listed and read (see openBackend).
       ...(backend.inProcess

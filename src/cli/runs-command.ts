@@ -1,5 +1,5 @@
 /** `baton runs`: the newest runs, optionally of one status. */
-import { RUN_STATUSES } from '../index.js';
+import { LISTED_STATUSES } from '../index.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { toRunsTable } from './format-run.js';
@@ -17,7 +17,7 @@ export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [
 Lists runs, newest first.
 
 Options:
-  --status <status>  only runs in this state: ${RUN_STATUSES.join(', ')}
+  --status <status>  only runs in this state: ${LISTED_STATUSES.join(', ')}
   --limit <n>        at most n runs, 1-200 (default 20)
   --forked-from <run>  only the forks of that run
   --parent <run>     only the child runs that run's agent tools started
@@ -42,7 +42,7 @@ export const runRunsCommand = defineCommand({
   },
   async run({ values, positionals }, { io, open }) {
     takePositionals(positionals, { required: [] });
-    const status = toStatus(values.status, RUN_STATUSES);
+    const status = toStatus(values.status, LISTED_STATUSES);
     const limit = toPositiveInt(values.limit, '--limit') ?? 20;
     // The server's limit too: the same flags mean the same thing in process and with --url.
     if (limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}, not ${limit}`);

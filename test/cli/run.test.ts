@@ -65,6 +65,27 @@ describe('baton run (in process)', () => {
     expect(again.stderr).toMatch(/is succeeded and waits for no approval \(run\.invalid_transition\)/);
   });
 
+  it('interrupts the active run of its session with --on-busy interrupt; refuses a busy session by default', async () => {
+    const flags = place();
+    const first = await baton(['run', 'Archive', '--session', 'ops', '--json', ...flags]);
+    expect(first.code, first.stderr).toBe(3);
+    const { run: active } = jsonLines(first.stdout).at(-1) as { run: { id: string } };
+    const busy = await batonInProcess(['run', 'Archive', '--session', 'ops', '--json', ...flags]);
+    expect(busy.code).not.toBe(0);
+    expect(busy.stderr).toContain('session.busy');
+    const bad = await batonInProcess(['run', 'Archive', '--session', 'ops', '--on-busy', 'later', ...flags]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--on-busy must be one of reject, enqueue, interrupt, not 'later'");
+    const second = await baton(['run', 'Archive', '--session', 'ops', '--on-busy', 'interrupt', '--json', ...flags]);
+    expect(second.code, second.stderr).toBe(3);
+    const { run } = jsonLines(second.stdout).at(-1) as { run: { id: string; status: string } };
+    expect(run).toMatchObject({ status: 'waiting_human' });
+    const listed = await batonInProcess(['runs', '--json', ...flags.slice(0, 2)]);
+    const runs = (JSON.parse(listed.stdout) as { runs: { id: string; status: string; stop_reason: string | null }[] })
+      .runs;
+    expect(runs.find((r) => r.id === active.id)).toMatchObject({ status: 'failed', stop_reason: 'cancelled' });
+  });
+
   it('exits 1 when the run an approval drives then fails, as the exit table says', async () => {
     const db = ['--db', join(tempDir(), 'b.db')];
     const agent = ['--agent', 'test/cli/fixtures/doomed-agent.ts'];

@@ -66,6 +66,7 @@ const CONTEXT: BlockContext[] = [
     before: `import { createRuntime, memoryTools } from '${pkg.name}';\ndeclare const planner: import('${pkg.name}').Planner;\ndeclare const lookup: import('${pkg.name}').AnyTool;`,
   },
   { has: "input: 'Summarize the tickets'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
+  { has: "sessionId: 'chat-42'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "input: 'Mail the team the report'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   {
     has: 'await runtime.fork(run.id',
