@@ -76,7 +76,16 @@ export async function endQuarantinedRun(
     ...corrupt,
     message: `${corrupt.message}; cancelled by an operator${cancelReason ? `: ${cancelReason}` : ''}`,
   };
-  // No runtime drives a quarantined run: its last event number is read first.
+  await endFromRow(store, hub, row, failure);
+}
+
+/**
+ * Ends a run that no runtime drives `failed` (`cancelled`) from its row alone: the row (a
+ * compare-and-set on its version: `run.version_conflict` if it changed since it was read) and
+ * a `state` event from its status, in one write; its snapshot and counters are left as they are.
+ */
+export async function endFromRow(store: Store, hub: EventHub, row: RunRow, failure: Failure): Promise<void> {
+  // No runtime drives it: its last event number is read first.
   const lastSeq = await store.lastSeq(row.id);
   const committed = await store.write((writer): RunEventRecord[] => {
     writer.saveProgress({

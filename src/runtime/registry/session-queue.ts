@@ -9,11 +9,11 @@
  * sweep moves any queue left with no active run. The run made `pending` is claimed like any
  * unclaimed run.
  */
-import { BatonError, createFailure, fail, toFailure, type Failure } from '../../failure.js';
+import { BatonError, createFailure, fail, toFailure } from '../../failure.js';
 import { isUniqueViolation, type RunRow, type Store } from '../../store/index.js';
+import { endFromRow } from '../drive/quarantine.js';
 import type { RunDriver } from '../drive/run-driver.js';
 import type { EventHub } from '../model/event-hub.js';
-import type { RunEventRecord } from '../model/types.js';
 import { cancelRequest } from './cancel-request.js';
 import { stageCreation, type NewRun } from './new-run.js';
 
@@ -67,48 +67,14 @@ export async function moveOrphanQueues(store: Store): Promise<number> {
  * or further: cancel it as a started run).
  */
 export async function cancelQueuedRun(store: Store, hub: EventHub, row: RunRow, reason: string | undefined) {
-  const failure: Failure = createFailure('run.cancelled', `Run cancelled while queued${reason ? `: ${reason}` : ''}`);
-  const lastSeq = await store.lastSeq(row.id);
-  let committed: RunEventRecord[];
+  const failure = createFailure('run.cancelled', `Run cancelled while queued${reason ? `: ${reason}` : ''}`);
   try {
-    committed = await store.write((writer): RunEventRecord[] => {
-      const now = Date.now();
-      writer.saveProgress({
-        id: row.id,
-        expected_version: row.version,
-        snapshot: row.snapshot,
-        status: 'failed',
-        stop_reason: 'cancelled',
-        failure: JSON.stringify(failure),
-        wait_reason: null,
-        pending_approval_id: null,
-        step_index: 0,
-        llm_calls: 0,
-        tool_calls: 0,
-        tokens: 0,
-        cost_usd: 0,
-        machine_version: row.machine_version,
-        wake_at: null,
-        compensation: null,
-        deadline_at: row.deadline_at,
-        updated_at: now,
-      });
-      const data = { from: 'queued', to: 'failed', step_index: 0, stop_reason: 'cancelled', failure };
-      writer.insertEvent({
-        run_id: row.id,
-        seq: lastSeq + 1,
-        type: 'state',
-        data: JSON.stringify(data),
-        created_at: now,
-      });
-      return [{ runId: row.id, seq: lastSeq + 1, type: 'state', data, createdAt: now }];
-    });
+    await endFromRow(store, hub, row, failure);
+    return true;
   } catch (error) {
     if (error instanceof BatonError && error.code === 'run.version_conflict') return false;
     throw error;
   }
-  hub.publish(committed);
-  return true;
 }
 
 /**
