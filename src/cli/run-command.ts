@@ -26,8 +26,9 @@ stdin when it is piped ('echo 3 | baton run …'). It ends with the run's answer
 
 Options:
   --session <id>    continue a session (default: a new session)
-  --on-busy <what>  when the session has an active run: reject (the default: exit 2),
-                    enqueue (wait for it to end, then run) or interrupt (cancel it, run now)
+  --on-busy <what>  when the session has an active run: reject (the default: exit 1,
+                    session.busy), enqueue (wait for it to end, then run) or interrupt
+                    (cancel it, run now)
   --approve         approve every approval without asking (questions are still read)
   --reject          reject every approval and decline every question without asking (the
                     model is told), and end a run whose budget ran out
@@ -117,14 +118,22 @@ export const runRunCommand = defineCommand({
     });
     if (!values.json) {
       io.stdout.write(terminalText(`Run ${run.id} (session ${run.session_id}) on ${backend.where}\n`));
+      if (run.status === 'queued') {
+        io.stdout.write(
+          terminalText(`Queued: session ${run.session_id} has an active run; this one starts once it ends\n`),
+        );
+      }
       if (backend.planner) io.stdout.write(`Planner: ${backend.planner}\n`);
     }
     const outcome = await followRun(backend, run.id, { decider, json: values.json, signal }, io);
     if (outcome.kind === 'interrupted') {
       const now = await backend.get(run.id).catch(() => run);
-      const next = backend.inProcess
-        ? `it resumes when 'baton serve' opens ${backend.where}`
-        : 'the server keeps driving it';
+      const next =
+        now.status === 'queued'
+          ? `it starts once the runs before it in session ${now.session_id} have ended (cancel it with 'baton cancel ${run.id}')`
+          : backend.inProcess
+            ? `it resumes when 'baton serve' opens ${backend.where}`
+            : 'the server keeps driving it';
       io.stderr.write(`\nInterrupted: run ${run.id} is ${now.status}; ${next}\n`);
       return EXIT.interrupted;
     }

@@ -117,6 +117,35 @@ describe.each(ALL_DIALECTS)('session queues on %s', (dialect) => {
     await expect(runtime.cancel(b.id)).rejects.toMatchObject({ code: 'run.invalid_transition' });
   });
 
+  it('follows a queued run through its turn: events() neither ends while it waits nor misses what it does', async () => {
+    const { database, effects } = await freshDatabaseOf(dialect);
+    const runtime = openRuntime(setup(database, effects));
+    const a = await runtime.wait((await runtime.start({ input: 'hold a', sessionId: 's' })).id);
+    const b = await runtime.start({ input: 'b', sessionId: 's', onBusy: 'enqueue' });
+    const seen: string[] = [];
+    const following = (async () => {
+      for await (const event of runtime.events(b.id))
+        seen.push(`${event.type}${event.data.to ? `>${event.data.to}` : ''}`);
+    })();
+    // The stream stays open while the run is queued: what it does once it runs comes through.
+    await runtime.approve(a.id, a.pendingApprovalId!, { by: 'alice' });
+    await following;
+    expect(seen[0]).toBe('run.created');
+    expect(seen.at(-1)).toBe('state>succeeded');
+    // And a follower that is told to stop while the run is queued stops.
+    const c = await runtime.start({ input: 'hold c', sessionId: 's2' });
+    await runtime.wait(c.id);
+    const d = await runtime.start({ input: 'd', sessionId: 's2', onBusy: 'enqueue' });
+    const abort = new AbortController();
+    const stopped = (async () => {
+      const events = [];
+      for await (const event of runtime.events(d.id, { signal: abort.signal })) events.push(event);
+      return events.length;
+    })();
+    abort.abort();
+    expect(await stopped).toBeLessThanOrEqual(1);
+  });
+
   it('starts an enqueued run at once when its session is free', async () => {
     const { database, effects } = await freshDatabaseOf(dialect);
     const runtime = openRuntime(setup(database, effects));

@@ -2,7 +2,7 @@
  * Following runs: the committed events of a run then its live ones, and waiting until a run
  * settles. Only committed events are delivered: the hub publishes after each COMMIT.
  */
-import { ACTIVE_STATUSES, SETTLED_STATUSES } from '../../../machines/types.js';
+import { ACTIVE_STATUSES, QUEUED_STATUS, SETTLED_STATUSES } from '../../../machines/types.js';
 import { BatonError, createFailure, fail, quoteId, type Failure } from '../../failure.js';
 import type { RunRow, Store } from '../../store/index.js';
 import type { EventHub } from '../model/event-hub.js';
@@ -13,7 +13,8 @@ import { withTree } from './run-tree.js';
 import type { Run, RunEventRecord } from '../model/types.js';
 
 const SETTLED: ReadonlySet<string> = new Set(SETTLED_STATUSES);
-const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATUSES);
+/** Statuses of a run that has not ended: a queued one has not even begun. */
+const GOING: ReadonlySet<string> = new Set([QUEUED_STATUS, ...ACTIVE_STATUSES]);
 const PAGE = 500;
 /** Live events held for a reader before it is sent back to the log instead (memory per reader stays bounded). */
 export const BUFFER_LIMIT = 1_000;
@@ -143,7 +144,7 @@ export async function* followEvents(
           continue;
         }
         status = (await store.getRun(runId))?.status;
-        if (!ACTIVE.has(status ?? '')) {
+        if (!GOING.has(status ?? '')) {
           // It ended between the two reads: the transaction that ended it wrote its last events
           // too, so the log has them now; they go out before the stream ends.
           const rest = (await store.listEvents(runId, last, PAGE)).map(toEvent);
@@ -155,7 +156,8 @@ export async function* followEvents(
       let timer: NodeJS.Timeout | undefined;
       // A run waiting in the file moves when someone decides: here (published live) or in
       // another process (seen in the log, polled less often).
-      const pollMs = remote && status === 'waiting_human' ? WAITING_POLL_MS : REMOTE_POLL_MS;
+      const pollMs =
+        remote && (status === 'waiting_human' || status === QUEUED_STATUS) ? WAITING_POLL_MS : REMOTE_POLL_MS;
       await new Promise<void>((resolve) => {
         wake = resolve;
         ctx.onClose.add(resolve);
