@@ -360,8 +360,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 15,
     name: 'session queues (SQLite migration 22)',
     // As SQLite's: `queued` runs in `queue_order`, and a trigger that hands the session to the head
-    // of its queue in the write that ends its active run. The session's row is locked first, as a
-    // run that is enqueued locks it (`promoteQueueHead`), so one of the two always sees the other.
+    // of its queue in the write that ends its active run. (It takes no lock of the session: a start
+    // in that session waits on the ending run's index entry, and would wait on it in turn. A run
+    // enqueued in the very moment the active one ends, each unseen by the other, is moved by the
+    // claim loop's sweep.)
     up: (db) => [
       db.schema.alterTable('runs').addColumn('queue_order', 'bigint').compile(),
       db.schema
@@ -370,7 +372,7 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
         .columns(['session_id', 'queue_order', 'created_at', 'id'])
         .where(sql<boolean>`status = 'queued'`)
         .compile(),
-      sql`create function baton_dequeue() returns trigger language plpgsql as $$ begin perform 1 from sessions where id = new.session_id for update; update runs set status = 'pending', queue_order = null, updated_at = new.updated_at, version = version + 1 where id = (select q.id from runs q where q.session_id = new.session_id and q.status = 'queued' order by q.queue_order, q.created_at, q.id limit 1); if found then perform pg_notify('baton_runs', ''); end if; return null; end $$`.compile(
+      sql`create function baton_dequeue() returns trigger language plpgsql as $$ begin update runs set status = 'pending', queue_order = null, updated_at = new.updated_at, version = version + 1 where id = (select q.id from runs q where q.session_id = new.session_id and q.status = 'queued' order by q.queue_order, q.created_at, q.id limit 1); if found then perform pg_notify('baton_runs', ''); end if; return null; end $$`.compile(
         db,
       ),
       sql`create trigger runs_dequeue after update of status on runs for each row when (new.status in ('succeeded', 'failed') and old.status in ('pending', 'planning', 'executing', 'waiting_human')) execute function baton_dequeue()`.compile(
