@@ -22,4 +22,5 @@ export const EVENT_NAMES = [
   'handoff',
   'progress',
   'task',
+  'pause',
 ];

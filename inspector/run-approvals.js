@@ -3,7 +3,8 @@
  * A run's pending wait and the decisions made. A step's approval shows the exact calls it is
  * bound to, each call's arguments editable (approve with edits, or respond as the tool), and the
  * buttons; an uncertain call or a changed tool version its own three or four; a question its
- * form (`run-human.js`); a budget that ran out its limits. Every wait says the role it needs and
+ * form (`run-human.js`); a budget that ran out its limits; an operator's pause who paused it and
+ * a Resume button. Every wait says the role it needs and
  * when it expires. The pending part is built once per wait and kept across redraws, so what a
  * person is typing is not wiped out by the next event.
  */
@@ -23,6 +24,7 @@ import { decidedDetail, renderBudget, renderQuestion, waitTerms } from './run-hu
  *   live: boolean,
  *   decide: (approvalId: string, body: Record<string, unknown>) => Promise<void>,
  *   answer: (inputId: string, body: Record<string, unknown>) => Promise<void>,
+ *   resume: (body: Record<string, unknown>) => Promise<void>,
  *   errors: HTMLElement,
  * }} Actions
  */
@@ -45,6 +47,11 @@ export function decisionRequests(runId, refresh) {
     /** @param {string} inputId @param {Record<string, unknown>} body */
     answer: async (inputId, body) => {
       await post(`${run}/inputs/${encodeURIComponent(inputId)}`, body);
+      await refresh();
+    },
+    /** Lets a paused run go on (`POST …/resume`, the role that pauses). @param {Record<string, unknown>} body */
+    resume: async (body) => {
+      await post(`${run}/resume`, body);
       await refresh();
     },
   };
@@ -214,6 +221,33 @@ function boundCalls(pending, editable, submit) {
 }
 
 /**
+ * An operator's pause: who paused the run and why, where it goes on, and the Resume button.
+ * @param {FoldApproval} pending
+ * @param {ApprovalJson | undefined} row
+ * @param {HTMLInputElement} reason
+ * @param {Actions} actions
+ * @param {HTMLElement} box
+ */
+function pausedWait(pending, row, reason, actions, box) {
+  const request = row?.request?.kind === 'pause' ? row.request : null;
+  const who = request?.by ? ` by ${request.by}` : '';
+  const resume = h('button', { type: 'button', class: 'primary', 'data-testid': 'resume' }, 'Resume');
+  resume.addEventListener('click', () => {
+    const why = reason.value.trim();
+    sending(box, () => actions.resume(why ? { reason: why } : {}), actions.errors);
+  });
+  return [
+    h('h3', { 'data-testid': 'paused' }, `Paused${who}${request?.reason ? `: ${request.reason}` : ''}`),
+    h(
+      'p',
+      { class: 'muted' },
+      `${pending.id} · resumed, it goes on ${request?.resume === 'executing' ? 'with the calls of the step it planned' : 'by planning its next step'}; it holds no memory meanwhile.`,
+    ),
+    actions.live ? h('div', { class: 'decide' }, reason, resume) : null,
+  ];
+}
+
+/**
  * The pending wait, built once.
  * @param {FoldApproval} pending
  * @param {ApprovalJson | undefined} row
@@ -238,6 +272,7 @@ function pendingWait(pending, row, actions) {
   let parts;
   if (pending.reason === 'input') parts = renderQuestion(pending, row, submit, reason);
   else if (pending.reason === 'budget') parts = renderBudget(pending, row, submit, reason);
+  else if (pending.reason === 'paused') parts = pausedWait(pending, row, reason, actions, box);
   else {
     parts = [
       h('h3', {}, approvalHeading(pending)),

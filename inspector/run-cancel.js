@@ -1,5 +1,5 @@
 // @ts-check
-/** The run view's cancel: a reason and whether to undo the completed calls, sent to the API. */
+/** The run view's cancel (a reason, whether to undo the completed calls) and pause, sent to the API. */
 import { post } from './api.js';
 import { showError } from './notices.js';
 
@@ -28,4 +28,25 @@ export function wireCancel(form, errors, runId, cancelled) {
     }
   };
   form.button.addEventListener('click', () => void cancel());
+}
+
+/**
+ * Wires the pause button: the run as the API answers it (with `pause_requested` until it is
+ * reached) goes to `asked`; a refusal is shown and the button enabled again.
+ * @param {HTMLButtonElement} button
+ * @param {HTMLElement} errors
+ * @param {string} runId
+ * @param {(run: import('./types.js').RunJson) => void} asked
+ */
+export function wirePause(button, errors, runId, asked) {
+  const pause = async () => {
+    button.disabled = true;
+    try {
+      asked(await post(`/v1/runs/${encodeURIComponent(runId)}/pause`, {}));
+    } catch (error) {
+      showError(error, errors);
+      button.disabled = false;
+    }
+  };
+  button.addEventListener('click', () => void pause());
 }

@@ -46,6 +46,12 @@ export function createRunLayout(runId, chartElement) {
     'data-testid': 'cancel-reason',
   });
   const cancelButton = h('button', { type: 'button', class: 'danger', 'data-testid': 'cancel' }, 'Cancel run');
+  // An operator's pause: the run stops before its next step, until resumed (its wait's Resume button).
+  const pauseButton = h(
+    'button',
+    { type: 'button', 'data-testid': 'pause', title: 'Stop the run before its next step, until it is resumed' },
+    'Pause',
+  );
   // Undo the run's completed calls that have a compensator (newest first) before it ends.
   const cancelCompensate = h('input', { type: 'checkbox', 'data-testid': 'cancel-compensate' });
   const compensateLabel = h(
@@ -116,6 +122,7 @@ export function createRunLayout(runId, chartElement) {
         h('button', { type: 'button', 'data-testid': 'export', 'data-action': 'export' }, 'Export JSON'),
         h('button', { type: 'button', 'data-testid': 'copy-curl', 'data-action': 'curl' }, 'Copy as curl'),
         h('button', { type: 'button', 'data-testid': 'copy-baton', 'data-action': 'baton' }, 'Copy baton command'),
+        pauseButton,
         h('span', { class: 'cancel-box' }, cancelReason, compensateLabel, cancelButton),
       ),
     ),
@@ -178,6 +185,7 @@ export function createRunLayout(runId, chartElement) {
     cancelReason,
     cancelCompensate,
     cancelButton,
+    pauseButton,
     buttons: { export: action('export'), curl: action('curl'), baton: action('baton') },
   };
 }

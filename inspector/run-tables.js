@@ -69,7 +69,11 @@ export function summarize(event) {
           : d.declined
             ? `declined by ${d.by}`
             : `answered by ${d.by}: ${brief(d.answer, 80)}`;
+    case 'pause':
+      return `pause asked${d.by ? ` by ${d.by}` : ''}${d.reason ? `: ${d.reason}` : ''}: the run stops before its next step`;
     case 'approval_request':
+      if (d.reason === 'paused')
+        return `paused${d.pause?.by ? ` by ${d.pause.by}` : ''}${d.pause?.reason ? `: ${d.pause.reason}` : ''}, until resumed (it goes on ${d.pause?.resume === 'executing' ? 'with the step it planned' : 'planning its next step'})`;
       if (d.reason === 'budget') return `budget ran out: ${d.budget} at step ${d.step_index}, a human decides`;
       return `${d.reason === 'policy' ? `escalated by a policy to the role ${d.role}` : d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : d.reason === 'repeat_effect' ? `would repeat call ${d.source?.tool_call_id ?? '?'} of the source run, a human decides` : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;
     case 'approval_result':

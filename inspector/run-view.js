@@ -13,7 +13,7 @@ import { showError } from './notices.js';
 import { decisionRequests, renderApprovals } from './run-approvals.js';
 import { renderDraft, renderOutcome, renderUsage, usageOfRun, withDraft } from './run-panels.js';
 import { ledgerRows } from './run-ledger.js';
-import { wireCancel } from './run-cancel.js';
+import { wireCancel, wirePause } from './run-cancel.js';
 import { wireExportButtons } from './run-export.js';
 import { createRunLayout } from './run-layout.js';
 import { renderLedger, renderReplay, renderSteps, renderTrace, timelineRows } from './run-tables.js';
@@ -39,7 +39,10 @@ const CHILD_POLL_MS = 1_000;
 export function mountRunView(root, runId, machine, onConnection) {
   const id = encodeURIComponent(runId);
   const chart = createChart(machine);
-  const { section, el, cancelReason, cancelCompensate, cancelButton, buttons } = createRunLayout(runId, chart.element);
+  const { section, el, cancelReason, cancelCompensate, cancelButton, pauseButton, buttons } = createRunLayout(
+    runId,
+    chart.element,
+  );
   fill(root, section);
 
   /** @type {RunJson | null} */
@@ -82,6 +85,12 @@ export function mountRunView(root, runId, machine, onConnection) {
     cancelButton.disabled = ended || replaySeq !== null;
     cancelReason.disabled = cancelButton.disabled;
     cancelCompensate.disabled = cancelButton.disabled;
+    // Paused, or asked to pause and not there yet: the run's wait (or its status) says so.
+    const asked = replaySeq === null && run?.pause_requested ? run.pause_requested : null;
+    const paused = replaySeq === null && run?.wait_reason === 'paused';
+    pauseButton.disabled = cancelButton.disabled || status === 'queued' || paused || asked !== null;
+    pauseButton.textContent = asked ? 'Pausing…' : paused ? 'Paused' : 'Pause';
+    pauseButton.dataset.state = asked ? 'asked' : paused ? 'paused' : 'none';
     renderReplay(el, events.at(-1)?.seq ?? 0, replaySeq, state.status);
     // In replay, a fork from the step the replay shows (made again only when that step changes).
     const replayStep = replaySeq === null ? null : state.stepIndex;
@@ -93,7 +102,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     renderUsage(el.usage, usage, state.limits, run?.deadline_at ?? state.deadlineAt, ended);
     renderLedger(el.ledger, ledgerRows(state, replaySeq === null ? toolCalls : []));
     const following = replaySeq === null;
-    const actions = { live: following, decide, answer, errors: el.errors };
+    const actions = { live: following, decide, answer, resume, errors: el.errors };
     renderApprovals(el.approvals, { ...state, status }, approvals, following ? toolCalls : [], actions);
     if (run && replaySeq === null) renderOutcome(el, run);
     if (run) renderLineage(el.lineage, run, forks, replaySeq === null ? decideBelow : undefined);
@@ -175,7 +184,7 @@ export function mountRunView(root, runId, machine, onConnection) {
     }
   }
 
-  const { decide, answer } = decisionRequests(runId, refresh);
+  const { decide, answer, resume } = decisionRequests(runId, refresh);
   /** A decision on a wait down the tree, named on this run's id (the server finds the run that asks). */
   const decideBelow = (/** @type {string} */ approvalId, /** @type {Record<string, unknown>} */ body) =>
     decide(approvalId, body).catch((/** @type {unknown} */ error) => showError(error, el.errors));
@@ -189,6 +198,10 @@ export function mountRunView(root, runId, machine, onConnection) {
       renderState();
     },
   );
+  wirePause(pauseButton, el.errors, runId, (asked) => {
+    run = asked;
+    renderState();
+  });
   wireExportButtons(buttons, el, runId, events);
 
   el.scrubber.addEventListener('input', () => {

@@ -29,6 +29,7 @@ export interface RunJson {
   failure: FailureJson | null;
   wait_reason: string | null;
   pending_approval_id: string | null;
+  pause_requested: { reason: string | null; by: string | null } | null;
   pending_input?: PendingInputJson | null;
   input: string;
   answer: string | null;
@@ -110,6 +111,7 @@ export interface ApprovalJson {
       }
     | { kind: 'budget'; budget: string; step_index: number; limits: BudgetLimitJson[] }
     | { kind: 'policy'; reason: string | null }
+    | { kind: 'pause'; reason: string | null; by: string | null; resume: 'planning' | 'executing'; step_index: number }
     | null;
   role: string;
   expires_at: number | null;

@@ -95,4 +95,6 @@ export const runEventSchema = z.discriminatedUnion('type', [
       ),
     }),
   }),
+  z.object({ type: z.literal('pause'), reason: z.string().max(2000).optional(), by: z.string().max(200).optional() }),
+  z.object({ type: z.literal('resumed'), approvalId: z.string(), by: z.string().optional() }),
 ]) as unknown as z.ZodType<RunEvent>;

@@ -12,6 +12,7 @@ import type {
   DeadlineActorInput,
   DeadlineMoved,
   HandoverBudget,
+  PauseWait,
   ExecutorActorInput,
   ExecutorOutcome,
   PlannerActorInput,
@@ -93,6 +94,11 @@ function budgetStop(budget: HandoverBudget) {
 /** The id of a run's next budget wait: made from its context, so a replay finds the same. */
 function budgetWaitId(context: RunContext): string {
   return `${context.runId}.budget.${(context.budgetAsks ?? 0) + 1}`;
+}
+
+/** The id of a run's next pause: made from its context, so a replay finds the same. */
+function pauseId(context: RunContext): string {
+  return `${context.runId}.pause.${(context.pauses ?? 0) + 1}`;
 }
 
 /** Enters a budget wait: the run asks a person whether to go on (`onBudgetExceeded: 'ask'`). */
@@ -192,6 +198,30 @@ export const runMachine = setup({
       pendingApprovalId: null,
       waitReason: null,
       budgetWait: null,
+      pauseWait: null,
+    })),
+    /** Counts the planner call whose decision arrived (a decision given by a person is not one). */
+    countPlan: assign(({ context, event }) => {
+      if (event.type !== 'plan_ready') return {};
+      return {
+        llmCalls: context.llmCalls + (event.given ? 0 : 1),
+        tokens: context.tokens + event.usage.inputTokens + event.usage.outputTokens,
+        costUsd: context.costUsd + (event.usage.costUsd ?? 0),
+      };
+    }),
+    /** Keeps an operator's pause until the run reaches its next step boundary. */
+    askPause: assign(({ event }) => {
+      if (event.type !== 'pause') return {};
+      return { pauseAsk: { reason: event.reason ?? null, by: event.by ?? null } };
+    }),
+    /** Enters the pause asked: the run waits (reason `paused`) and goes on at `resume` once resumed. */
+    enterPause: assign(({ context, event }, params: { resume: PauseWait['resume'] }) => ({
+      pendingApprovalId: pauseId(context),
+      waitReason: 'paused' as const,
+      pauseWait: { resume: params.resume, reason: context.pauseAsk?.reason ?? null, by: context.pauseAsk?.by ?? null },
+      pauses: (context.pauses ?? 0) + 1,
+      pauseAsk: null,
+      ...(event.type === 'next_step' ? nextStepCounters(context, event) : {}),
     })),
     /** Raises the limits a person extended a budget wait with (and the deadline). */
     extend: assign(({ context, event }) => {
@@ -225,6 +255,7 @@ export const runMachine = setup({
         pendingApprovalId: null,
         waitReason: null,
         budgetWait: null,
+        pauseWait: null,
         ...(event.type === 'budget_exceeded' ? { toolCalls: context.toolCalls + (event.toolCalls ?? 0) } : {}),
       };
     }),
@@ -241,12 +272,14 @@ export const runMachine = setup({
     }),
     skipStep: assign(({ context }) => ({ stepIndex: context.stepIndex + 1 })),
     /** Leaves a wait: nothing is pending any more. */
-    endWait: assign({ pendingApprovalId: null, waitReason: null, budgetWait: null }),
+    endWait: assign({ pendingApprovalId: null, waitReason: null, budgetWait: null, pauseWait: null }),
     compensate: assign((_, params: { reason: 'cancelled' | 'rejected'; failure: Failure | null }) => ({
       compensation: { reason: params.reason, failure: params.failure, report: null },
       pendingApprovalId: null,
       waitReason: null,
       budgetWait: null,
+      pauseWait: null,
+      pauseAsk: null,
     })),
   },
   guards: {
@@ -270,6 +303,12 @@ export const runMachine = setup({
     waitsOnDeadline: ({ context }) => context.waitReason === 'budget' && context.budgetWait?.budget === 'timeout',
     resumesPlanning: ({ context }) => context.budgetWait?.resume === 'planning',
     asksOnBudget: ({ context }) => context.limits.onBudgetExceeded === 'ask',
+    // A pause asked, to be honoured at the run's next step boundary.
+    pauseAsked: ({ context }) => Boolean(context.pauseAsk),
+    // Not asked already, not paused already, and not undoing its calls before it ends.
+    canAskPause: ({ context }) => !context.pauseAsk && context.waitReason !== 'paused' && !context.compensation,
+    isPauseWait: ({ context }) => context.waitReason === 'paused' && Boolean(context.pauseWait),
+    resumesPlanningAfterPause: ({ context }) => context.pauseWait?.resume === 'planning',
     expiresToEnd: ({ event }) => event.type === 'expired' && event.outcome === 'end',
     // Asked for, and not already under way (a second cancel while compensating just ends the run).
     wantsCompensation: ({ context, event }) =>
@@ -296,6 +335,7 @@ export const runMachine = setup({
     compensation: null,
     budgetWait: null,
     budgetAsks: input.budgetAsks ?? 0,
+    ...(input.pauses ? { pauses: input.pauses } : {}),
     ...(input.handoffStack?.length ? { handoffStack: input.handoffStack } : {}),
   }),
   initial: 'pending',
@@ -331,14 +371,16 @@ export const runMachine = setup({
         ...CANCEL_AND_TIMEOUT,
         ...timeoutIn('planning'),
         ...budgetIn('planning'),
-        plan_ready: {
-          target: 'executing',
-          actions: assign({
-            llmCalls: ({ context, event }) => context.llmCalls + (event.given ? 0 : 1),
-            tokens: ({ context, event }) => context.tokens + event.usage.inputTokens + event.usage.outputTokens,
-            costUsd: ({ context, event }) => context.costUsd + (event.usage.costUsd ?? 0),
-          }),
-        },
+        plan_ready: [
+          {
+            // Paused once the step is planned: its calls run when the run is resumed.
+            guard: 'pauseAsked',
+            target: 'waiting_human',
+            actions: ['countPlan', { type: 'enterPause', params: { resume: 'executing' } }],
+          },
+          { target: 'executing', actions: 'countPlan' },
+        ],
+        pause: { guard: 'canAskPause', actions: 'askPause' },
         plan_error: {
           target: 'failed',
           actions: assign({ stopReason: 'error', failure: ({ event }) => event.failure }),
@@ -395,10 +437,18 @@ export const runMachine = setup({
             actions: { type: 'stop', params: stopFailure('max_steps', 'The run reached its step limit') },
           },
           {
+            // Paused between steps: the next one is planned when the run is resumed.
+            guard: 'pauseAsked',
+            target: 'waiting_human',
+            actions: { type: 'enterPause', params: { resume: 'planning' } },
+          },
+          {
             target: 'planning',
             actions: 'nextStep',
           },
         ],
+        // A call in flight finishes (and is recorded) before the pause is reached.
+        pause: { guard: 'canAskPause', actions: 'askPause' },
         done: 'succeeded',
         need_approval: {
           target: 'waiting_human',
@@ -447,6 +497,16 @@ export const runMachine = setup({
         },
         // The work a call left running elsewhere ended: the call is settled with its outcome, the step goes on.
         task_ended: { guard: and(['isPendingApproval', 'isTaskWait']), target: 'executing', actions: 'endWait' },
+        // A run waiting on something else is paused once that wait is over and the step ends.
+        pause: { guard: 'canAskPause', actions: 'askPause' },
+        resumed: [
+          {
+            guard: and(['isPendingApproval', 'isPauseWait', 'resumesPlanningAfterPause']),
+            target: 'planning',
+            actions: 'endWait',
+          },
+          { guard: and(['isPendingApproval', 'isPauseWait']), target: 'executing', actions: 'endWait' },
+        ],
         extended: [
           {
             guard: and(['isPendingApproval', 'isBudgetWait', 'resumesPlanning']),

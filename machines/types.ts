@@ -72,7 +72,8 @@ export type HandoverBudget = (typeof HANDOVER_BUDGETS)[number];
  * its source run already had, the same call with the same arguments (`repeat_effect`); a call of
  * an agent as a tool waits for the child run it started to end (`child`: the child may itself wait
  * for a person, whose wait the parent then shows); a call whose work goes on elsewhere (an MCP task)
- * waits for it to end, polled now and then by whichever runtime loads the run (`task`).
+ * waits for it to end, polled now and then by whichever runtime loads the run (`task`); an operator
+ * paused the run before its next step (`paused`: it goes on where it stopped once resumed).
  */
 export const WAIT_REASONS = [
   'approval',
@@ -84,6 +85,7 @@ export const WAIT_REASONS = [
   'repeat_effect',
   'child',
   'task',
+  'paused',
 ] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
@@ -137,6 +139,17 @@ export interface BudgetWait {
   resume: 'planning' | 'executing';
 }
 
+/** A pause an operator asked for (`pause`): who, and why; the run stops at its next step boundary. */
+export interface PauseAsk {
+  reason: string | null;
+  by: string | null;
+}
+
+/** A pause the run is in: where it goes on once resumed, and the ask it honours. */
+export interface PauseWait extends PauseAsk {
+  resume: 'planning' | 'executing';
+}
+
 /** Small, JSON-only context: ids, counters, deadlines, the open approval, the stop reason. */
 export interface RunContext {
   runId: string;
@@ -169,6 +182,12 @@ export interface RunContext {
    * Absent in snapshots from before handoffs (read as empty).
    */
   handoffStack?: HandoffFrame[];
+  /** A pause asked and not yet reached (absent in snapshots from before operator pause: none). */
+  pauseAsk?: PauseAsk | null;
+  /** Set while the run is paused (`waitReason: 'paused'`). */
+  pauseWait?: PauseWait | null;
+  /** Pauses so far: the next one's id is made from it. */
+  pauses?: number;
 }
 
 /** An agent the conversation was handed to (`handoff(agent)`): who, since which step, by which call. */
@@ -210,6 +229,8 @@ export interface RunInput {
   stepIndex?: number;
   /** Budget waits among a fork's copied steps, so its own are numbered after them: 0 when absent. */
   budgetAsks?: number;
+  /** Pauses among a fork's copied steps, so its own are numbered after them: 0 when absent. */
+  pauses?: number;
   /** A fork's handoff stack at the step it was forked at: empty when absent. */
   handoffStack?: HandoffFrame[];
 }
@@ -273,7 +294,11 @@ export type RunEvent =
   | { type: 'compensated'; report: CompensationReport }
   | { type: 'timeout' }
   /** `toolCalls`: calls of the executor's step that ran before it stopped (counted in the usage). */
-  | { type: 'budget_exceeded'; budget: BudgetName; toolCalls?: number };
+  | { type: 'budget_exceeded'; budget: BudgetName; toolCalls?: number }
+  /** An operator asks the run to stop before its next step (a call in flight finishes first). */
+  | { type: 'pause'; reason?: string; by?: string }
+  /** An operator lets a paused run go on where it stopped. */
+  | { type: 'resumed'; approvalId: string; by?: string };
 
 /** The type of an event the run machine takes. */
 export type MachineEventType = RunEvent['type'];
@@ -304,6 +329,8 @@ export const MACHINE_EVENT_TYPES = [
   'timeout',
   'budget_exceeded',
   'compensated',
+  'pause',
+  'resumed',
 ] as const satisfies readonly MachineEventType[];
 
 /** Input of the `planner` actor: one planning step of one run. */

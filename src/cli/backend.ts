@@ -86,6 +86,10 @@ export interface Backend {
   rerun(body: RerunBody): Promise<RerunReportJson>;
   /** Cancels a run; with `compensate`, it undoes its completed calls first (the run is answered as it is then). */
   cancel(runId: string, opts: { reason?: string | undefined; compensate?: boolean }): Promise<RunJson>;
+  /** Asks a run to pause before its next step (`POST /v1/runs/{id}/pause`): the run as it is then. */
+  pause(runId: string, opts: { reason?: string | undefined }): Promise<RunJson>;
+  /** Lets a paused run go on (`POST /v1/runs/{id}/resume`); in process this runtime drives it on. */
+  resume(runId: string, opts: { reason?: string | undefined }): Promise<RunJson>;
   /**
    * In process: resolves when the run is terminal or waiting for a human (this process drives
    * it there). Over HTTP the server drives it: the run as it is now.

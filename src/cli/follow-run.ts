@@ -125,6 +125,8 @@ async function decideApproval(
   options: FollowOptions,
   io: CliIo,
 ): Promise<WaitOutcome> {
+  // An operator paused the run on purpose: whoever follows it leaves it so (`baton resume` goes on).
+  if (request?.data.reason === 'paused') return 'leave';
   if (request?.data.reason === 'budget') {
     // New limits are numbers a person chooses: `baton extend` says them; --reject ends the run.
     if (options.decider !== 'reject') return 'leave';

@@ -67,7 +67,13 @@ function describe(event: EventLike): string {
       const took = typeof data.duration_ms === 'number' ? ` in ${data.duration_ms} ms` : '';
       return `  ${String(data.tool)} ${String(data.status)}${took}${failure?.message ? `: ${failure.message}` : ''}`;
     }
+    case 'pause':
+      return `pause asked${data.by ? ` by ${String(data.by)}` : ''}${data.reason ? `: ${String(data.reason)}` : ''} (the run stops before its next step)`;
     case 'approval_request': {
+      if (data.reason === 'paused') {
+        const pause = (data.pause ?? {}) as { by?: string | null; reason?: string | null };
+        return `paused before step ${String(data.step_index)}${pause.by ? ` by ${pause.by}` : ''}${pause.reason ? `: ${pause.reason}` : ''} (resume it to go on)`;
+      }
       if (data.reason === 'budget') {
         return `budget ${String(data.budget)} ran out at step ${String(data.step_index)}: extend it or end the run`;
       }

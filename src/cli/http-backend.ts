@@ -48,6 +48,10 @@ export function createHttpBackend(target: HttpTarget): Backend {
         `${run(runId)}/cancel`,
         reason || compensate ? { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) } : undefined,
       ),
+    pause: (runId, { reason }) =>
+      client.request<RunJson>('POST', `${run(runId)}/pause`, reason ? { reason } : undefined),
+    resume: (runId, { reason }) =>
+      client.request<RunJson>('POST', `${run(runId)}/resume`, reason ? { reason } : undefined),
     fork: (runId, body) => client.request<RunJson>('POST', `${run(runId)}/fork`, body),
     rerun: (body) => client.request<RerunReportJson>('POST', '/v1/reruns', body),
     settle: (runId) => client.request<RunJson>('GET', run(runId)),

@@ -144,29 +144,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
       return (await must(runId).toolCalls(runId)).map(toToolCallJson);
     },
     events,
-    async decide(runId, approvalId, body) {
-      const rt = must(runId);
-      // The server's own check of a decision body: the same refusals in process as over HTTP.
-      const decision = parseInput(decisionBodySchema, body, 'decision');
-      // Deciding loads the run into this runtime, which then drives it.
-      driven.add(runId);
-      return toApprovalJson(await decideBody(rt, runId, approvalId, decision, options.by));
-    },
-    async answer(runId, inputId, body) {
-      const rt = must(runId);
-      const { answer, reason } = parseInput(answerBodySchema, body, 'answer');
-      driven.add(runId);
-      return toApprovalJson(
-        await rt.answer(runId, inputId, { answer, by: options.by, ...(reason === undefined ? {} : { reason }) }),
-      );
-    },
-    async cancel(runId, { reason, compensate }) {
-      // A compensating run is driven here until it ends (see `settle`).
-      if (compensate) driven.add(runId);
-      return toRunJson(
-        await must(runId).cancel(runId, { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) }),
-      );
-    },
+    ...movesOf(must, driven, options.by),
     async fork(runId, body, opts = {}) {
       const rt = must(runId);
       const given = opts.ownAgent && options.agent ? { ...body, agent: options.agent.name } : body;
@@ -197,6 +175,51 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
     },
     async close() {
       await runtime?.close();
+    },
+  };
+}
+
+/**
+ * The commands that move a run on (decide, answer, cancel, pause, resume), checked as the server
+ * checks them; the runs they load are driven here afterwards (`driven`), for `settle`.
+ */
+function movesOf(
+  must: (runId: string) => Runtime,
+  driven: Set<string>,
+  by: string,
+): Pick<Backend, 'decide' | 'answer' | 'cancel' | 'pause' | 'resume'> {
+  const options = { by };
+  return {
+    async decide(runId, approvalId, body) {
+      const rt = must(runId);
+      // The server's own check of a decision body: the same refusals in process as over HTTP.
+      const decision = parseInput(decisionBodySchema, body, 'decision');
+      // Deciding loads the run into this runtime, which then drives it.
+      driven.add(runId);
+      return toApprovalJson(await decideBody(rt, runId, approvalId, decision, options.by));
+    },
+    async answer(runId, inputId, body) {
+      const rt = must(runId);
+      const { answer, reason } = parseInput(answerBodySchema, body, 'answer');
+      driven.add(runId);
+      return toApprovalJson(
+        await rt.answer(runId, inputId, { answer, by: options.by, ...(reason === undefined ? {} : { reason }) }),
+      );
+    },
+    async cancel(runId, { reason, compensate }) {
+      // A compensating run is driven here until it ends (see `settle`).
+      if (compensate) driven.add(runId);
+      return toRunJson(
+        await must(runId).cancel(runId, { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) }),
+      );
+    },
+    async pause(runId, { reason }) {
+      return toRunJson(await must(runId).pause(runId, { by: options.by, ...(reason ? { reason } : {}) }));
+    },
+    async resume(runId, { reason }) {
+      // Resuming loads the run into this runtime, which then drives it.
+      driven.add(runId);
+      return toRunJson(await must(runId).resume(runId, { by: options.by, ...(reason ? { reason } : {}) }));
     },
   };
 }

@@ -1,6 +1,7 @@
 /** The `baton` command dispatcher: picks the subcommand and maps the outcome to an exit code. */
 import { runArtifactCommand, runExportCommand } from './artifact-command.js';
 import { runCancelCommand } from './cancel-command.js';
+import { runPauseCommand, runResumeCommand } from './pause-command.js';
 import { usageError, wantsJson, writeFailure } from './cli-error.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { closestName } from './closest-name.js';
@@ -37,6 +38,8 @@ Commands:
   extend <run>       go on past a budget that ran out, with new limits (--max-llm-calls, …)
   end <run>          end a run that waits on a budget that ran out
   cancel <run>       cancel a run (--compensate: undo its completed calls first)
+  pause <run>        stop a run before its next step, until it is resumed
+  resume <run>       let a paused run go on where it stopped
   fork <run> --at-step N  a new run from step N of a run: the steps before N copied, never run
                      again (--decision: another decision for step N)
   rerun              fork the failed runs a filter matches at the step each failed in
@@ -73,6 +76,8 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   extend: runExtendCommand,
   end: runEndCommand,
   cancel: runCancelCommand,
+  pause: runPauseCommand,
+  resume: runResumeCommand,
   fork: runForkCommand,
   rerun: runRerunCommand,
   tools: runToolsCommand,

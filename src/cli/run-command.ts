@@ -65,6 +65,9 @@ function leftWaiting(
         `'baton answer ${runId} "<text>"${target}' (or --value '<json>'), or decline with 'baton reject ${runId}${target}'.`,
     );
   }
+  if (outcome.waitReason === 'paused') {
+    return `Run ${runId} was paused by an operator (approval ${outcome.approvalId}). Let it go on with 'baton resume ${runId}${target}'.`;
+  }
   if (outcome.waitReason === 'budget') {
     return (
       `Run ${runId} is left waiting on a budget that ran out (approval ${outcome.approvalId}). Go on with ` +

@@ -40,10 +40,13 @@ export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
         ? `, input ${run.pending_input.id}`
         : run.wait_reason === 'task'
           ? `, waiting for its call's work elsewhere (${run.pending_approval_id}): the runtime polls it`
-          : run.pending_approval_id
-            ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
-            : '';
-  io.stdout.write(`Run ${run.id} ${run.status}${run.stop_reason ? ` (${run.stop_reason})` : ''}${pending}\n`);
+          : run.wait_reason === 'paused'
+            ? `, paused (${run.pending_approval_id}): 'baton resume ${run.id}' lets it go on`
+            : run.pending_approval_id
+              ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
+              : '';
+  const pausing = run.pause_requested ? ', pause requested' : '';
+  io.stdout.write(`Run ${run.id} ${run.status}${pausing}${run.stop_reason ? ` (${run.stop_reason})` : ''}${pending}\n`);
 }
 
 /** The exit code of a run's status: 0 succeeded, 1 failed, 3 waiting for a human, 1 otherwise. */

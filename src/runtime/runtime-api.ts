@@ -210,6 +210,20 @@ export interface Runtime {
    * newest first (it stays `executing` meanwhile; `wait()` for the end and its `compensation`).
    */
   cancel(runId: string, opts?: { reason?: string; compensate?: boolean }): Promise<Run>;
+  /**
+   * Pauses a run before its next step: a call in flight finishes and is recorded first, then the
+   * run waits (`waiting_human`, reason `paused`), holding no memory and surviving restarts, until
+   * `resume` (or a cancel). Until it is reached the run shows `pauseRequested`; asking again then
+   * changes nothing. Refused with `run.invalid_transition` for a run that is paused already,
+   * queued, finished, or undoing its calls. Whoever drives the run carries it out (another
+   * process too: at once on PostgreSQL, at its next lease renewal on SQLite).
+   */
+  pause(runId: string, opts?: { reason?: string; by?: string }): Promise<Run>;
+  /**
+   * Lets a paused run go on where it stopped (a decision `resume` on its pause, by `by`,
+   * default `operator`). `run.invalid_transition` for a run that is not paused.
+   */
+  resume(runId: string, opts?: { reason?: string; by?: string }): Promise<Run>;
   /** Delivers a machine event to a run, as one of its actors would (tools, tests); refused with `run.invalid_transition` if its state does not take it. */
   send(runId: string, event: unknown): Promise<Run>;
   /**

@@ -33,6 +33,7 @@ import { createRunReads } from './read/run-reads.js';
 import { readMemorySnapshot } from './read/memory-read.js';
 import { createDecisions } from './registry/decisions.js';
 import { createRunCommands } from './registry/run-commands.js';
+import { createPauseCommands } from './registry/pause-commands.js';
 import { createRunViews } from './read/run-views.js';
 import { startRun } from './registry/start-run.js';
 import { createPruning } from './retention/pruning.js';
@@ -96,6 +97,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const reads = createRunReads({ ...shared, tools, agent: agent.name });
   const decisions = createDecisions(shared);
   const commands = createRunCommands({ ...shared, endChildren: (runId) => children.endChildrenOf(runId) });
+  const pausing = createPauseCommands({ ...shared, decide: decisions.decide });
   // A run that ends takes its children with it: they are cancelled like any run.
   children.useCancel((runId, opts) => commands.cancel(runId, opts));
   const pruning = createPruning({ ...shared, retention: options.retention });
@@ -136,6 +138,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     ...decisions,
     ...commands,
+    ...pausing,
 
     async recover(): Promise<string[]> {
       assertOpen();

@@ -22,6 +22,8 @@ export function toRunJson(run: Run) {
     failure: run.failure,
     wait_reason: run.waitReason,
     pending_approval_id: run.pendingApprovalId,
+    // A pause asked and not reached yet (once reached: `wait_reason: 'paused'`).
+    pause_requested: run.pauseRequested ? { reason: run.pauseRequested.reason, by: run.pauseRequested.by } : null,
     pending_input: run.pendingInput ? toPendingInputJson(run.pendingInput) : null,
     input: run.input,
     answer: run.answer,
@@ -119,6 +121,14 @@ function toWaitRequestJson(request: WaitRequest | null) {
       };
     case 'policy':
       return { kind: request.kind, reason: request.reason };
+    case 'pause':
+      return {
+        kind: request.kind,
+        reason: request.reason,
+        by: request.by,
+        resume: request.resume,
+        step_index: request.stepIndex,
+      };
     case 'repeat':
       return {
         kind: request.kind,

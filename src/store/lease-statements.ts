@@ -70,7 +70,7 @@ export const LEASE_BUILDS = {
       .set({ lease_until: sql`${nowMs(p, dialect)} + ${p('lease_ms')}` })
       .where('id', 'in', idIn(p, dialect))
       .where('owner', '=', p('owner'))
-      .returning(['id', 'cancel_requested']),
+      .returning(['id', 'cancel_requested', 'pause_requested']),
   /** The owners holding runs in flight (a worker looks for its own host's dead ones). */
   inFlightOwners: (db) =>
     db.selectFrom('runs').select('owner').distinct().where('status', 'in', IN_FLIGHT).where('owner', 'is not', null),
@@ -98,6 +98,14 @@ export const LEASE_BUILDS = {
       .set({ cancel_requested: p('request') })
       .where('id', '=', p('id'))
       .where('status', 'in', ACTIVE),
+  /** A pause asked of a run in flight or waiting; a second ask before the first is reached changes nothing. */
+  requestPause: (db, p) =>
+    db
+      .updateTable('runs')
+      .set({ pause_requested: p('request') })
+      .where('id', '=', p('id'))
+      .where('status', 'in', ['planning', 'executing', 'waiting_human'])
+      .where('pause_requested', 'is', null),
   releaseLease: (db, p) =>
     db
       .updateTable('runs')

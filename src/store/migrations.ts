@@ -479,4 +479,10 @@ export const MIGRATIONS: readonly Migration[] = [
       ),
     ],
   },
+  {
+    version: 23,
+    name: 'operator pause',
+    // A pause asked of a run by a runtime that may not drive it, kept until the run reaches it.
+    up: (db) => [db.schema.alterTable('runs').addColumn('pause_requested', 'text').compile()],
+  },
 ];

@@ -60,6 +60,12 @@ export interface RunTable {
   epoch: Generated<number>;
   /** A cancel asked of this run by a runtime that does not drive it (`{"reason","at"}` JSON), for the one that does. */
   cancel_requested: string | null;
+  /**
+   * A pause asked of this active run (`{"reason","by","at"}` JSON) and not yet reached: whoever
+   * drives the run carries it into its machine; taken (null) in the write that enters the pause
+   * (migration 23; PostgreSQL 16).
+   */
+  pause_requested: string | null;
   /** What a compensating run undid and could not, as JSON (migration 11); null when none was asked. */
   compensation: string | null;
   /** The agent whose runtimes drive this run (migration 12); null for runs from before, which any agent drives. */

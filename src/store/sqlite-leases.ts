@@ -41,6 +41,7 @@ export function sqliteLeases({ get, all, run }: Prepared, failures: WriteFailure
     renewLeases: (owner, leaseMs, ids) =>
       write(() => all<HeldRun>('renewLeases', { owner, lease_ms: leaseMs, now: Date.now(), ids: JSON.stringify(ids) })),
     requestCancel: (id, request) => write(() => run('requestCancel', { id, request }).changes === 1),
+    requestPause: (id, request) => write(() => run('requestPause', { id, request }).changes === 1),
     decideInFlight: (id, decision) => write(() => run('decideApproval', { id, ...decision }).changes === 1),
     releaseLease: (id, owner, epoch) =>
       write(() => {

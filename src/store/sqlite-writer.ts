@@ -61,6 +61,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue, runsToDrive:
       fenced();
       run('askCancel', { id, request });
     },
+    takePauseRequest(id) {
+      fenced();
+      run('takePauseRequest', { id });
+    },
     insertStep(row) {
       fenced();
       run('insertStep', rowOf(row));

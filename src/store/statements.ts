@@ -55,6 +55,7 @@ const RUN_COLUMNS = [
   'lease_until',
   'epoch',
   'cancel_requested',
+  'pause_requested',
   'compensation',
   'agent',
   'agent_tools',
@@ -274,6 +275,8 @@ const BUILDS = {
       })
       .where('id', '=', p('id'))
       .where('status', 'in', ACTIVE),
+  /** The pause asked of a run is reached: its request is taken, with the write that enters the pause. */
+  takePauseRequest: (db, p) => db.updateTable('runs').set({ pause_requested: null }).where('id', '=', p('id')),
   insertStep: (db, p) =>
     db
       .insertInto('steps')

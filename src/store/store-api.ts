@@ -126,6 +126,8 @@ export interface UnitWriter {
   promoteQueueHead(sessionId: string, now: number): void;
   /** Asks whoever drives another active run to cancel it (`request` as `requestCancel` stores it); a waiting one becomes due. */
   askCancel(id: string, request: string): void;
+  /** Takes the pause asked of the run (`requestPause`): written with the transition that reaches it. */
+  takePauseRequest(id: string): void;
   /** Journals a planner decision (once per step). */
   insertStep(row: StepRow): void;
   /** Inserts or replaces a ledger row. */
@@ -151,6 +153,7 @@ export interface UnitWriter {
 export interface HeldRun {
   id: string;
   cancel_requested: string | null;
+  pause_requested: string | null;
 }
 
 /** A run a worker now holds, and the epoch its writes carry. */
@@ -251,6 +254,11 @@ export interface StoreLeases {
   renewLeases(owner: string, leaseMs: number, ids: readonly string[]): Promise<HeldRun[]>;
   /** Asks whoever drives an active run to cancel it (`request`: `{"reason","at"}` JSON); false if the run is not active. */
   requestCancel(id: string, request: string): Promise<boolean>;
+  /**
+   * Asks whoever drives a run (or loads it next) to pause it before its next step (`request`:
+   * `{"reason","by","at"}` JSON); false if the run is not active or a pause is asked already.
+   */
+  requestPause(id: string, request: string): Promise<boolean>;
   /**
    * Decides a question another runtime's call waits on in flight (that runtime holds the run and
    * reads the decision from here): single use, false when it is no longer pending.

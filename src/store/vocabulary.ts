@@ -52,8 +52,8 @@ export const FAILED_TOOL_CALL_STATUSES: ReadonlySet<ToolCallStatus> = new Set<To
  * source already had (`repeat`: the same call with the same arguments), or the end of a child run an
  * agent called as a tool started (`child`: decided by the runtime when the child ends, never by a
  * person), or the end of work a call left running elsewhere (`task`, an MCP task: decided by the
- * runtime when a poll finds it ended; its `expires_at` is when it is polled next). The table is
- * `approvals` for all.
+ * runtime when a poll finds it ended; its `expires_at` is when it is polled next), or an operator's
+ * pause (`pause`: decided by `resume`, never expires). The table is `approvals` for all.
  */
 export const APPROVAL_KINDS = [
   'tool',
@@ -65,6 +65,7 @@ export const APPROVAL_KINDS = [
   'repeat',
   'child',
   'task',
+  'pause',
 ] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
@@ -75,7 +76,8 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 /** How a decision was applied: an uncertain call run again or recorded done, or a rejection that ended the run. */
 // `compensate`: a rejection that ends the run after undoing its completed calls.
 // `edit`: approved with a person's arguments; `respond`: a person's output instead of the call;
-// `answer`: a question answered; `extend` / `end`: a budget wait; `reject` / `end` of an expiry.
+// `answer`: a question answered; `extend` / `end`: a budget wait; `reject` / `end` of an expiry;
+// `resume`: a paused run let go on.
 export const APPROVAL_RESOLUTIONS = [
   'retry',
   'done',
@@ -87,6 +89,7 @@ export const APPROVAL_RESOLUTIONS = [
   'extend',
   'end',
   'reject',
+  'resume',
 ] as const;
 export type ApprovalResolution = (typeof APPROVAL_RESOLUTIONS)[number];
 
@@ -119,6 +122,8 @@ export const LOG_EVENT_TYPES = [
   'progress',
   /** A call's work goes on elsewhere (an MCP task) and the run waits for it holding nothing, or that work ended. */
   'task',
+  /** An operator's pause was taken by the run (it stops at its next step boundary): who asked, and why. */
+  'pause',
 ] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 

@@ -67,6 +67,11 @@ export async function checkSnapshot(
       `${where}: expected stop reason ${expected.context.stopReason}, got ${persisted.stopReason}`,
     );
   }
+  if (persisted.waitReason !== expected.context.waitReason) {
+    throw new PathMismatchError(
+      `${where}: expected wait reason ${expected.context.waitReason}, got ${persisted.waitReason}`,
+    );
+  }
   if ((persisted.pendingApprovalId === null) !== (expected.context.pendingApprovalId === null)) {
     throw new PathMismatchError(`${where}: pending approval is ${persisted.pendingApprovalId ?? 'none'}`);
   }

@@ -2,7 +2,8 @@
  * How `runPath` makes the runtime take one event of the model: a person's call on the public
  * API (cancel, approve, reject, edit, respond, answer, extend, end), letting the held actor go
  * (and, for an uncertain side effect, a crash inside the unsafe call), or waiting for what the
- * runtime does by itself at a stored instant (a deadline, an expiry).
+ * runtime does by itself at a stored instant (a deadline, an expiry). An operator's pause leaves
+ * the actor held: the path's next event takes it.
  */
 import type { RunEvent } from '../../machines/types.js';
 import type { Budget } from '../runtime/model/types.js';
@@ -13,14 +14,17 @@ import { MODEL_EXPIRES_MS, MODEL_EXTENSION_MS } from './path-scenario.js';
 import type { PathSession } from './path-session.js';
 import type { RunPath } from './run-model.js';
 
-/** Makes the run take the step's event; `hit` is the actor held at its gate, if any. */
+/**
+ * Makes the run take the step's event; `hit` is the actor held at its gate, if any. Resolves with
+ * the actor still held for the next event (one the event did not stop), if any.
+ */
 export async function applyPathEvent(
   session: PathSession,
   runId: string,
   step: RunPath['steps'][number],
   hit: GateHit | undefined,
   where: string,
-): Promise<void> {
+): Promise<GateHit | undefined> {
   const { event } = step;
   const runtime = session.runtime;
   const by = 'by' in event && event.by ? event.by : 'model';
@@ -29,6 +33,15 @@ export async function applyPathEvent(
   switch (event.type) {
     case 'cancel':
       await runtime.cancel(runId, event.compensate ? { compensate: true } : {});
+      break;
+    case 'pause': {
+      const asked = await runtime.pause(runId, { reason: event.reason ?? 'model pause', by });
+      if (!asked.pauseRequested) throw new PathMismatchError(`${where}: the run shows no pause asked`);
+      // Nothing stops: the actor in flight goes on when the path's next event lets it.
+      return hit;
+    }
+    case 'resumed':
+      await runtime.resume(runId, { by });
       break;
     case 'timeout':
       break; // The persisted deadline fires while the actor is held (or while the run waits).

@@ -43,19 +43,22 @@ export async function runPath(
   const take = (step: RunPath['steps'][number], where: string) => takeActor(session.gates, step, where);
 
   try {
+    // An actor an event left held (an operator's pause), for the next event to take.
+    let carried: GateHit | undefined;
     for (const [i, step] of path.steps.entries()) {
       const { event, before } = step;
       const where = label(i);
       if (event.type !== 'start') {
         const held = statusOf(before.value) === 'planning' || statusOf(before.value) === 'executing';
-        let hit = held ? await take(step, where) : undefined;
+        let hit = held ? (carried ?? (await take(step, where))) : undefined;
+        carried = undefined;
         await checkpoint(before, where);
         if (options.restoreEveryStep) {
           await session.restart();
           hit = held ? await take(step, `${where} after restore`) : undefined;
           await checkpoint(before, `${where} after restore`);
         }
-        await applyPathEvent(session, run.id, step, hit, where);
+        carried = await applyPathEvent(session, run.id, step, hit, where);
       }
       if (statusOf(step.after.value) !== statusOf(before.value)) predicted.push(statusOf(step.after.value));
     }
@@ -63,7 +66,7 @@ export async function runPath(
     let held: GateHit | undefined;
     const lastStatus = statusOf(last.after.value);
     if (lastStatus === 'planning' || lastStatus === 'executing') {
-      held = await take({ ...last, before: last.after }, 'end');
+      held = carried ?? (await take({ ...last, before: last.after }, 'end'));
     }
     await checkpoint(last.after, 'end');
     // Past the path: let the run go on until it settles, so what the last event set in motion

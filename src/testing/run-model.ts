@@ -100,6 +100,9 @@ export function runModelEvents(snapshot: RunSnapshot): RunEvent[] {
     { type: 'extended', approvalId, by: MODEL_APPROVERS[0], limits: extensionOf(context) },
     { type: 'expired', approvalId, outcome: 'reject' },
     { type: 'expired', approvalId, outcome: 'end' },
+    // An operator pauses the run (it stops at its next step boundary) and resumes it.
+    { type: 'pause', reason: 'model pause', by: MODEL_APPROVERS[1] },
+    { type: 'resumed', approvalId, by: MODEL_APPROVERS[1] },
   ];
   return events.filter((event) => producible(event, context));
 }
@@ -140,6 +143,8 @@ const DECIDED_BY: Record<WaitReason, readonly RunEvent['type'][]> = {
   child: ['child_ended'],
   // Decided by a poll that finds the call's work elsewhere ended, never by a person.
   task: ['task_ended'],
+  // Decided by an operator's resume (or ended by a cancel, like any wait).
+  paused: ['resumed'],
 };
 const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(DECIDED_BY).flat());
 
@@ -147,6 +152,8 @@ const DECISIONS: ReadonlySet<string> = new Set<string>(Object.values(DECIDED_BY)
 function producible(event: RunEvent, context: RunContext): boolean {
   // A compensating executor spends no budget.
   if (event.type === 'budget_exceeded') return !context.compensation;
+  // One pause a run is enough to reach every place a pause is asked and honoured.
+  if (event.type === 'pause') return (context.pauses ?? 0) === 0;
   if (context.waitReason === null) return true;
   // The deadline of a run waiting on it has passed already: only an extension moves it.
   if (event.type === 'timeout') return context.budgetWait?.budget !== 'timeout';
@@ -179,6 +186,9 @@ export function serializeRunState(snapshot: RunSnapshot): string {
     c.loopCount,
     c.waitReason,
     c.budgetWait ? `${c.budgetWait.budget}>${c.budgetWait.resume}` : '',
+    c.pauseAsk ? 'pause asked' : '',
+    c.pauseWait ? `paused>${c.pauseWait.resume}` : '',
+    c.pauses ?? 0,
     c.limits.maxSteps,
     c.limits.onBudgetExceeded ?? 'fail',
     c.stopReason,

@@ -226,7 +226,9 @@ describe.each(ALL_DIALECTS)('the store on %s', (dialect) => {
     const other = holder === 'a' ? 'b' : 'a';
     expect(await store.claimRun('r1', other, 60_000, alive)).toBeNull();
     // The holder renews; the other holds nothing.
-    expect(await store.renewLeases(holder, 1, ['r1'])).toEqual([{ id: 'r1', cancel_requested: null }]);
+    expect(await store.renewLeases(holder, 1, ['r1'])).toEqual([
+      { id: 'r1', cancel_requested: null, pause_requested: null },
+    ]);
     expect(await store.renewLeases(other, 60_000, ['r1'])).toEqual([]);
     // The holder's lease (renewed for 1 ms) lapses: the other claims it, at a higher epoch.
     await expect.poll(() => store.claimRun('r1', other, 60_000, alive)).toBe(2);
@@ -239,13 +241,17 @@ describe.each(ALL_DIALECTS)('the store on %s', (dialect) => {
     const store = await storeWithRun(dialect, 'r1', { owner: null, lease_until: null });
     const epoch = (await store.claimRun('r1', 'a', 60_000, () => false))!;
     // Its lease (renewed for 1 ms) lapses: its own claim loop leaves it, so its epoch stays.
-    expect(await store.renewLeases('a', 1, ['r1'])).toEqual([{ id: 'r1', cancel_requested: null }]);
+    expect(await store.renewLeases('a', 1, ['r1'])).toEqual([
+      { id: 'r1', cancel_requested: null, pause_requested: null },
+    ]);
     await expect.poll(async () => (await store.getRun('r1'))!.lease_until! < Date.now()).toBe(true);
     expect(await store.claimRuns('a', 60_000, 10)).toEqual([]);
     expect(await store.getRun('r1')).toMatchObject({ owner: 'a', epoch });
     // A unit fenced on that epoch still lands, and the heartbeat takes the lease up again.
     await store.write((w) => w.insertEvent(event('r1', 1)), { runId: 'r1', owner: 'a', epoch });
-    expect(await store.renewLeases('a', 60_000, ['r1'])).toEqual([{ id: 'r1', cancel_requested: null }]);
+    expect(await store.renewLeases('a', 60_000, ['r1'])).toEqual([
+      { id: 'r1', cancel_requested: null, pause_requested: null },
+    ]);
     // Another worker takes a lapsed lease over, at a higher epoch.
     await store.renewLeases('a', 1, ['r1']);
     await expect
@@ -349,7 +355,9 @@ describe.each(ALL_DIALECTS)('the store on %s', (dialect) => {
   it('keeps a cancel asked of an active run for the owner, returned with its next renewal', async () => {
     const store = await storeWithRun(dialect, 'r1', { owner: 'a', lease_until: Date.now() + 60_000 });
     expect(await store.requestCancel('r1', '{"reason":"stop"}')).toBe(true);
-    expect(await store.renewLeases('a', 60_000, ['r1'])).toEqual([{ id: 'r1', cancel_requested: '{"reason":"stop"}' }]);
+    expect(await store.renewLeases('a', 60_000, ['r1'])).toEqual([
+      { id: 'r1', cancel_requested: '{"reason":"stop"}', pause_requested: null },
+    ]);
     await store.write((w) => w.saveProgress({ ...progress('r1', 0), status: 'failed' }));
     expect(await store.requestCancel('r1', '{"reason":"again"}')).toBe(false);
   });

@@ -29,6 +29,7 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     cost_usd: 0,
     deadline_at: null,
     cancel_requested: null,
+    pause_requested: null,
     compensation: null,
     agent: null,
     agent_tools: null,

@@ -72,7 +72,7 @@ describe('chart layout', () => {
     // rejection only to undo calls or past an uncertain call or a question, an expiry only past
     // those (their usual arrow is back to planning).
     // So does a child run's end (`child_ended`), for a run that waited on it, and the end of a
-    // call's work elsewhere (`task_ended`).
+    // call's work elsewhere (`task_ended`), and a resumed pause that had planned its step (`resumed`).
     expect(edge('waiting_human', 'executing')?.events).toEqual([
       'approved',
       'edited',
@@ -80,19 +80,21 @@ describe('chart layout', () => {
       'answered',
       'child_ended',
       'task_ended',
+      'resumed',
       'extended',
       'cancel',
       'rejected',
       'expired',
     ]);
-    expect(edge('waiting_human', 'executing')?.label).toBe('approved +9');
+    expect(edge('waiting_human', 'executing')?.label).toBe('approved +10');
     // An extension goes back to planning only when the wait stopped a plan (its usual arrow is to executing).
-    expect(edge('waiting_human', 'planning')?.events).toEqual(['rejected', 'expired', 'extended']);
+    expect(edge('waiting_human', 'planning')?.events).toEqual(['rejected', 'expired', 'resumed', 'extended']);
     // A rejection or an expiry fails the run on a budget wait, an ending rejection, the last step.
     expect(edge('waiting_human', 'failed')?.events).toEqual(['cancel', 'timeout', 'rejected', 'expired']);
     expect(edge('planning', 'executing')?.events).toEqual(['plan_ready', 'cancel']);
-    // A budget that runs out waits on a person only when the run's options ask: its usual arrow is to failed.
-    expect(edge('planning', 'waiting_human')?.events).toEqual(['timeout', 'budget_exceeded']);
+    // A budget that runs out waits on a person only when the run's options ask: its usual arrow is to
+    // failed; a plan goes there only when an operator asked a pause (its usual arrow is to executing).
+    expect(edge('planning', 'waiting_human')?.events).toEqual(['timeout', 'budget_exceeded', 'plan_ready']);
     expect(edge('planning', 'failed')?.events).toEqual(['cancel', 'timeout', 'budget_exceeded', 'plan_error']);
     expect(edge('executing', 'waiting_human')?.events).toEqual([
       'need_approval',

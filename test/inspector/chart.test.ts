@@ -120,7 +120,7 @@ describe('inspector chart (Chromium)', () => {
 
     // The label names what takes the arrow; the count says how often this run took it.
     const byEdge = new Map(measured.labels.map((l) => [l.edge, l]));
-    expect(byEdge.get('waiting_human>executing')).toMatchObject({ text: 'approved +9', count: 'taken 1×' });
+    expect(byEdge.get('waiting_human>executing')).toMatchObject({ text: 'approved +10', count: 'taken 1×' });
     expect(byEdge.get('planning>executing')).toMatchObject({ count: 'taken 4×' });
     expect(byEdge.get('planning>executing')?.text).toMatch(/^plan_ready/);
     expect(byEdge.get('executing>succeeded')).toMatchObject({ text: 'done', count: 'taken 1×' });

@@ -28,8 +28,18 @@ describe('run machine transition model', () => {
       'isLoop',
       'and(isLastStep, asksOnBudget)',
       'isLastStep',
+      'pauseAsked',
       null,
     ]);
+    // An operator's pause is asked in every active state and reached at either step boundary.
+    expect(model.edges.filter((e) => e.event === 'pause').map((e) => e.source)).toEqual([
+      'planning',
+      'executing',
+      'waiting_human',
+    ]);
+    expect(
+      model.edges.filter((e) => e.target === 'waiting_human' && e.guard === 'pauseAsked').map((e) => e.event),
+    ).toEqual(['plan_ready', 'next_step']);
   });
 
   it('covers the edges of a budget handed to a person only from the run that asks', () => {
@@ -126,6 +136,7 @@ describe('run machine transition model', () => {
       'isLoop',
       'and(isLastStep, asksOnBudget)',
       'isLastStep',
+      'pauseAsked',
       null,
     ]);
   });

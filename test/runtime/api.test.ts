@@ -178,10 +178,18 @@ describe('runtime API for services', () => {
         'isTerminatingRejection',
         'isUncertainWait',
         'wantsCompensation',
+        'pauseAsked',
+        'canAskPause',
+        'isPauseWait',
+        'resumesPlanningAfterPause',
       ].sort(),
     );
     for (const t of transitions) expect(t.actions).not.toContain('unknown');
-    expect(transitions.find((t) => t.event === 'plan_ready')?.actions).toEqual(['assign(llmCalls, tokens, costUsd)']);
+    // A plan counts its model call, and enters an operator's pause when one was asked.
+    expect(transitions.filter((t) => t.event === 'plan_ready').map((t) => [t.guard, t.target, t.actions])).toEqual([
+      ['pauseAsked', 'waiting_human', ['countPlan', 'enterPause']],
+      [null, 'executing', ['countPlan']],
+    ]);
     // A cancel that asks for compensation goes to `executing` to undo; any other ends the run.
     const cancels = transitions.filter((t) => t.event === 'cancel' && t.source === 'planning');
     expect(cancels.map((t) => [t.guard, t.target, t.actions])).toEqual([

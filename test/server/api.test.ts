@@ -182,6 +182,50 @@ describe('the run API', () => {
     expect(again.body.error.code).toBe('run.invalid_transition');
   });
 
+  it('pauses a run before its next step and resumes it, answering 409 for what it cannot pause or resume', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const run = await call('POST', '/v1/runs?wait=true', { input: 'mail' });
+    expect(run.body).toMatchObject({ wait_reason: 'approval', pause_requested: null });
+    const asked = await call('POST', `/v1/runs/${run.body.id}/pause`, { reason: 'audit' });
+    expect(asked.status).toBe(200);
+    // The operator is the caller; the pause is reached once the wait is over and the step has run.
+    expect(asked.body).toMatchObject({
+      status: 'waiting_human',
+      pause_requested: { reason: 'audit', by: 'acme-bot' },
+    });
+    const approved = await apiClient(server.url, ADMIN)(
+      'POST',
+      `/v1/runs/${run.body.id}/approvals/${run.body.pending_approval_id}`,
+      {
+        decision: 'approve',
+      },
+    );
+    expect(approved.status).toBe(200);
+    await server.runtime.wait(run.body.id);
+    const paused = await call('GET', `/v1/runs/${run.body.id}`);
+    expect(paused.body).toMatchObject({ status: 'waiting_human', wait_reason: 'paused', pause_requested: null });
+    const wait = (await call('GET', `/v1/runs/${run.body.id}/approvals`)).body.approvals.at(-1);
+    expect(wait).toMatchObject({
+      kind: 'pause',
+      role: 'submit',
+      request: { kind: 'pause', reason: 'audit', by: 'acme-bot', resume: 'planning' },
+    });
+    const twice = await call('POST', `/v1/runs/${run.body.id}/pause`);
+    expect([twice.status, twice.body.error.code]).toEqual([409, 'run.invalid_transition']);
+    const unknownField = await call('POST', `/v1/runs/${run.body.id}/resume`, { by: 'someone else' });
+    expect([unknownField.status, unknownField.body.error.code]).toEqual([400, 'input.invalid']);
+    const viewer = await apiClient(server.url, token('acme-view'))('POST', `/v1/runs/${run.body.id}/resume`);
+    expect(viewer.status).toBe(403);
+    const resumed = await call('POST', `/v1/runs/${run.body.id}/resume`, { reason: 'audit done' });
+    expect(resumed.status).toBe(200);
+    expect((await server.runtime.wait(run.body.id)).status).toBe('succeeded');
+    const again = await call('POST', `/v1/runs/${run.body.id}/resume`);
+    expect([again.status, again.body.error.code]).toEqual([409, 'run.invalid_transition']);
+    const missing = await call('POST', '/v1/runs/run_nope/pause');
+    expect(missing.status).toBe(404);
+  });
+
   it('serves the machine definition and a health check', async () => {
     const server = await startTestServer();
     const machine = await apiClient(server.url, token('acme-view'))('GET', '/v1/machine');

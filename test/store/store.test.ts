@@ -62,6 +62,7 @@ describe('openDatabase', () => {
     delete row.parent_run_id;
     delete row.parent_call_id;
     delete row.queue_order;
+    delete row.pause_requested;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
@@ -94,6 +95,7 @@ describe('openDatabase', () => {
     sqlite.prepare('insert into sessions values (?, 0, 0)').run('s');
     const row: Partial<ReturnType<typeof runRow>> = runRow('r1', 's', { status: 'succeeded' });
     delete row.queue_order;
+    delete row.pause_requested;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)

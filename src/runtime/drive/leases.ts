@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Store } from '../../store/index.js';
+import type { HeldRun, Store } from '../../store/index.js';
 
 const LIVE_INSTANCES = new Set<string>();
 
@@ -49,7 +49,7 @@ const RENEW_BATCH = 500;
  * a batch per statement, each batch on its own turn of the event loop; a renewal still under
  * way when the next one is due is not started twice. A run whose lease did not renew was claimed
  * by another runtime: `lost` is told, and stops driving it; a run another runtime asked to cancel
- * is passed to `cancelAsked`. Returns the function that stops it.
+ * or to pause is passed to `asked`. Returns the function that stops it.
  */
 export function startHeartbeat(
   store: Store,
@@ -57,7 +57,7 @@ export function startHeartbeat(
   leaseMs: number,
   driving: () => string[],
   lost: (ids: string[]) => void,
-  cancelAsked: (id: string, request: string) => void = () => undefined,
+  asked: (run: HeldRun) => void = () => undefined,
   onError: (error: unknown) => void = () => undefined,
 ): () => void {
   let stopped = false;
@@ -74,7 +74,7 @@ export function startHeartbeat(
         const held = new Set(renewed.map((run) => run.id));
         const gone = batch.filter((id) => !held.has(id));
         if (gone.length > 0 && !stopped) lost(gone);
-        for (const run of renewed) if (run.cancel_requested && !stopped) cancelAsked(run.id, run.cancel_requested);
+        for (const run of renewed) if ((run.cancel_requested || run.pause_requested) && !stopped) asked(run);
       }
     } catch (error) {
       // A renewal that failed (the database away for a moment) is tried again on the next beat.

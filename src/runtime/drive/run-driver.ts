@@ -41,8 +41,8 @@ export interface DriverDeps {
   onRetired(driver: RunDriver, failure: Failure | null): void;
   /** Called when the run is durably waiting for a human with nothing left to write. */
   onIdleWaiting?(driver: RunDriver): void;
-  /** Called in the transition into a budget wait whose row does not exist yet: stage it. */
-  onBudgetWait?(driver: RunDriver): void;
+  /** Called in the transition into a wait of the whole run (a budget's, a pause) whose row does not exist yet: stage it. */
+  onRunWait?(driver: RunDriver): void;
   /** Told of the events this driver committed, once durable (the runtime's tracing). */
   onCommitted?(events: readonly RunEventRecord[]): void;
 }
@@ -169,8 +169,8 @@ export function createDriver(deps: DriverDeps, runId: string, origin: DriverOrig
     emit,
     succeeded: () => deps.onSucceeded(driver),
     ended: () => deps.onEnded?.(driver),
-    budgetWait: (id) => {
-      if (!memory.approvals.has(id)) deps.onBudgetWait?.(driver);
+    runWait: (id) => {
+      if (!memory.approvals.has(id)) deps.onRunWait?.(driver);
     },
     flush: () => driver.flush(),
     failed: retire,

@@ -23,8 +23,8 @@ export interface RunTransitionsDeps {
   succeeded(): void;
   /** Called in the transition to a terminal status, after the calls it cut off are settled. */
   ended(): void;
-  /** Called in a transition into a budget wait (its row is made once, with the transition). */
-  budgetWait(approvalId: string): void;
+  /** Called in a transition into a wait of the whole run, a budget's or a pause (its row is made once, with the transition). */
+  runWait(approvalId: string): void;
   flush(): Promise<void>;
   /** The actor failed: the run cannot go on here. */
   failed(failure: Failure): void;
@@ -42,6 +42,8 @@ export interface RunTransitions {
 export function createRunTransitions(deps: RunTransitionsDeps): RunTransitions {
   const { actor, cutOff, snapshots } = deps;
   let last = statusOf(actor.getSnapshot().value);
+  // A pause asked and not reached: its taking is logged once.
+  let pauseAsk = actor.getSnapshot().context.pauseAsk ?? null;
   return {
     get status() {
       return last;
@@ -50,15 +52,17 @@ export function createRunTransitions(deps: RunTransitionsDeps): RunTransitions {
       actor.subscribe({
         next(snapshot) {
           const status = statusOf(snapshot.value);
+          const asked = snapshot.context.pauseAsk ?? null;
+          if (asked && asked !== pauseAsk) deps.emit('pause', { reason: asked.reason, by: asked.by });
+          pauseAsk = asked;
           if (status !== last) {
             const ctx = snapshot.context;
             if (TERMINAL.has(status)) cutOff.settle(ctx.stopReason);
             deps.emit('state', stateEventData(last, status, ctx, cutOff));
             if (status === 'succeeded') deps.succeeded();
             if (TERMINAL.has(status)) deps.ended();
-            if (status === 'waiting_human' && ctx.waitReason === 'budget' && ctx.pendingApprovalId) {
-              deps.budgetWait(ctx.pendingApprovalId);
-            }
+            const runWait = ctx.waitReason === 'budget' || ctx.waitReason === 'paused';
+            if (status === 'waiting_human' && runWait && ctx.pendingApprovalId) deps.runWait(ctx.pendingApprovalId);
             last = status;
           }
           snapshots.dirty = true;

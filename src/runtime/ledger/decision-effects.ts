@@ -66,6 +66,7 @@ export function settleWithoutRunning(
   const call = calls.find((c) => bound.has(c.id));
   switch (approval.kind) {
     case 'budget':
+    case 'pause':
       return;
     case 'input':
       if (!call) return;
@@ -198,6 +199,8 @@ export function decisionEvent(approvalId: string, input: DecisionInput): RunEven
       };
     case 'end':
       return { type: 'rejected', approvalId, terminate: true, by };
+    case 'resume':
+      return { type: 'resumed', approvalId, by };
     case 'reject':
       return {
         type: 'rejected',
@@ -276,6 +279,8 @@ export function storedEvent(approval: ApprovalRow): RunEvent | undefined {
         return { type: 'responded', approvalId: approval.id, by };
       case 'answer':
         return { type: 'answered', approvalId: approval.id, by };
+      case 'resume':
+        return { type: 'resumed', approvalId: approval.id, by };
       case 'extend': {
         const deadline = answer.deadline_at as number | null | undefined;
         return {

@@ -11,7 +11,8 @@ import { createFailure, fail, type Failure } from '../../failure.js';
 import type { ApprovalRow, EventRow, RunRow, StepRow, ToolCallRow } from '../../store/index.js';
 import type { Usage } from '../../../machines/types.js';
 import { decisionSchema } from '../../planner/types.js';
-import type { ContextReport } from './types.js';
+import type { ContextReport, PauseRequested } from './types.js';
+import { parsePauseRequest } from './pause-ask.js';
 import type { RunUserContext } from '../../tools/define-tool.js';
 import type {
   Approval,
@@ -68,6 +69,7 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     failure: damage ?? failure,
     waitReason: row.wait_reason as WaitReason | null,
     pendingApprovalId: row.pending_approval_id,
+    pauseRequested: pauseRequestedOf(row),
     pendingInput:
       pending && (pending.id === row.pending_approval_id || asksInFlight(pending)) ? toPendingInput(pending) : null,
     input: row.input,
@@ -96,6 +98,27 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+const ASKS_PAUSE: ReadonlySet<string> = new Set(['pending', 'planning', 'executing', 'waiting_human']);
+
+/**
+ * The pause asked of a run and not reached: its stored request (asked by a runtime), else the ask
+ * its checkpoint holds (an event sent to its machine). Only a snapshot that names one is parsed.
+ */
+function pauseRequestedOf(row: Pick<RunRow, 'status' | 'pause_requested' | 'snapshot'>): PauseRequested | null {
+  if (!ASKS_PAUSE.has(row.status)) return null;
+  if (row.pause_requested) {
+    const asked = parsePauseRequest(row.pause_requested);
+    return { reason: asked?.reason ?? null, by: asked?.by ?? null };
+  }
+  if (!row.snapshot?.includes('"pauseAsk":{')) return null;
+  try {
+    const asked = (JSON.parse(row.snapshot) as { context?: { pauseAsk?: PauseRequested | null } }).context?.pauseAsk;
+    return asked ? { reason: asked.reason ?? null, by: asked.by ?? null } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -158,6 +158,11 @@ export interface Run {
   failure: Failure | null;
   waitReason: WaitReason | null;
   pendingApprovalId: string | null;
+  /**
+   * A pause an operator asked (`pause`) that the run has not reached yet: it stops before its
+   * next step, then waits with reason `paused` (the pending wait's `request` says who and why).
+   */
+  pauseRequested: PauseRequested | null;
   /** The question the run waits to have answered (its pending `input` wait), else null. */
   pendingInput: PendingInput | null;
   input: string;
@@ -194,6 +199,12 @@ export interface Run {
   handoffStack: HandoffEntry[];
   createdAt: number;
   updatedAt: number;
+}
+
+/** A pause asked of a run and not yet reached: who asked it, and why. */
+export interface PauseRequested {
+  reason: string | null;
+  by: string | null;
 }
 
 /** An agent a run's conversation was handed to: who, since which step, by which call, with which tools. */
@@ -342,6 +353,15 @@ export type WaitRequest =
     }
   | { kind: 'policy'; reason: string | null }
   | {
+      kind: 'pause';
+      /** Why the operator paused the run, and who (as they said). */
+      reason: string | null;
+      by: string | null;
+      /** Where the run goes on once resumed: planning its next step, or running the step it planned. */
+      resume: 'planning' | 'executing';
+      stepIndex: number;
+    }
+  | {
       kind: 'repeat';
       /** The source run's call this one would repeat (the same tool, the same arguments), with its outcome. */
       source: RepeatedCall;
@@ -371,10 +391,12 @@ export type HumanDecision =
   /** Go on past a budget wait with these limits (absolute; `timeoutMs` is more time from now). */
   | { decision: 'extend'; by: string; limits: Budget & { maxSteps?: number }; reason?: string }
   /** End a run that waits on a budget (it fails with that budget's stop reason). */
-  | { decision: 'end'; by: string; reason?: string };
+  | { decision: 'end'; by: string; reason?: string }
+  /** Let a paused run go on where it stopped (`Runtime.resume` takes this decision). */
+  | { decision: 'resume'; by: string; reason?: string };
 
 /** The names of the decisions a person can take. */
-export const HUMAN_DECISIONS = ['approve', 'reject', 'edit', 'respond', 'answer', 'extend', 'end'] as const;
+export const HUMAN_DECISIONS = ['approve', 'reject', 'edit', 'respond', 'answer', 'extend', 'end', 'resume'] as const;
 export type HumanDecisionName = (typeof HUMAN_DECISIONS)[number];
 
 /** An approval (any human wait) as the API reports it. */

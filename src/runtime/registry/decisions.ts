@@ -62,6 +62,8 @@ const TAKES: Record<ApprovalRow['kind'], readonly HumanDecision['decision'][]> =
   child: [],
   // The end of a call's work elsewhere (an MCP task), found by a poll, decides it.
   task: [],
+  // An operator's pause: only `resume` (or a cancel, which is not a decision) ends it.
+  pause: ['resume'],
 };
 
 /** A wait the runtime decides (a child run's end, a task's end): no person's decision counts. */
@@ -281,6 +283,7 @@ export function createDecisions(deps: DecisionsDeps): Decisions {
       case 'reject':
         return { ...base, terminate: decision.terminate, compensate: decision.compensate };
       case 'end':
+      case 'resume':
         return base;
       case 'edit': {
         const toolCallId = boundCall(pending, decision.toolCallId, 'edit');

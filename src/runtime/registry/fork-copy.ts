@@ -26,6 +26,8 @@ export interface ForkCopy {
   artifacts: string[];
   /** Budget waits among the copied steps: the fork numbers its own after them. */
   budgetAsks: number;
+  /** Pauses among the copied steps, so the fork's own are numbered after them. */
+  pauses: number;
   /** The handoff stack the copied steps left (the last copied `handoff` event's): the fork's agent on top plans its step. */
   handoffStack: HandoffFrame[];
   /** The copied journal, ledger and waits, as the fork's driver starts with them. */
@@ -145,6 +147,7 @@ export function copyPrefix(source: ForkSource, atStep: number, forkId: string, s
     messages: historyOf(source, sessionId),
     artifacts: [...artifacts],
     budgetAsks: approvals.filter((row) => row.kind === 'budget').length,
+    pauses: approvals.filter((row) => row.kind === 'pause').length,
     handoffStack: stackOfEvents(copied.map((row) => ({ type: row.type, data: renamedText(row.data, rename)! }))),
     memory,
   };

@@ -224,6 +224,7 @@ export async function forkRun(ctx: ForkContext, sourceId: string, request: ForkR
     deadlineAt: run.deadlineAt,
     stepIndex: req.atStep,
     budgetAsks: copy.budgetAsks,
+    pauses: copy.pauses,
     ...(copy.handoffStack.length > 0 ? { handoffStack: copy.handoffStack } : {}),
   };
   const driver = createDriver(registry.driverDeps, run.runId, { kind: 'new', input, memory: copy.memory });

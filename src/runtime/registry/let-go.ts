@@ -5,8 +5,9 @@
  * asked of a run driven here is carried out.
  */
 import { createFailure } from '../../failure.js';
-import type { Store } from '../../store/index.js';
+import type { HeldRun, Store } from '../../store/index.js';
 import { carryOutCancel } from './cancel-request.js';
+import { carryOutPause } from './pause-request.js';
 import type { LiveRun } from '../drive/env.js';
 import type { EventHub } from '../model/event-hub.js';
 import type { RunDriver } from '../drive/run-driver.js';
@@ -45,10 +46,12 @@ export function createLetGo(deps: LetGoDeps) {
     deps.parked(wakeAtOf(driver.context(), driver.memory.approvals), driver.runId, approval.kind === 'task');
   }
 
-  /** Carries out a cancel another runtime asked of a run driven here (see `cancel-request.ts`). */
-  function cancelAsked(runId: string, request: string): void {
-    const run = live.get(runId);
-    if (run) carryOutCancel(run.driver, request);
+  /** Carries out what another runtime asked of a run driven here: a cancel, else a pause (`cancel-request.ts`, `pause-request.ts`). */
+  function asked(held: HeldRun): void {
+    const run = live.get(held.id);
+    if (!run) return;
+    if (held.cancel_requested) carryOutCancel(run.driver, held.cancel_requested);
+    else if (held.pause_requested) carryOutPause(run.driver, held.pause_requested);
   }
 
   /** Runs whose lease this runtime lost (another worker claimed them): stopped here at once, their calls aborted. */
@@ -80,5 +83,5 @@ export function createLetGo(deps: LetGoDeps) {
     await store.releaseLease(runId, owner, run.driver.epoch);
   }
 
-  return { evict, lose, handOff, cancelAsked };
+  return { evict, lose, handOff, asked };
 }

@@ -147,6 +147,7 @@ export function toNewRow(
     wake_at: null,
     epoch: 0,
     cancel_requested: null,
+    pause_requested: null,
     compensation: null,
     agent: agent.name,
     agent_tools: agent.tools,

@@ -7,7 +7,7 @@
  */
 import type { RunMachineDefinition } from '../../../machines/variants.js';
 import { ACTIVE_STATUSES } from '../../../machines/types.js';
-import type { RunRow, Store } from '../../store/index.js';
+import type { HeldRun, RunRow, Store } from '../../store/index.js';
 import { resumeAfterDecision } from '../ledger/approvals.js';
 import type { LiveRun } from '../drive/env.js';
 import { isDeadOwner } from '../drive/leases.js';
@@ -31,8 +31,8 @@ export interface RestoreDeps {
   isClosed(): boolean;
   /** The run is driven here now: whatever kept it from being driven before is no longer so. */
   restored(runId: string): void;
-  /** Carries out a cancel another runtime asked of a run driven here. */
-  cancelAsked(runId: string, request: string): void;
+  /** Carries out what another runtime asked of a run driven here (a cancel, a pause). */
+  asked(run: HeldRun): void;
   /** Applies the expiry of a wait whose instant has passed. */
   expire?: (run: LiveRun, approvalId: string) => Promise<void>;
   /** Polls the work a run's call left running elsewhere, once its poll is due (a task wait). */
@@ -97,8 +97,8 @@ function catchUp(deps: RestoreDeps, run: LiveRun, current: RunRow, memory: RunMe
   const { driver } = run;
   // Finish what a crash interrupted between two commits.
   if (driver.status === 'pending') driver.actor.send({ type: 'start' });
-  // A cancel asked while another runtime held the run is this one's to carry out.
-  if (current.cancel_requested) deps.cancelAsked(current.id, current.cancel_requested);
+  // A cancel (or a pause) asked while another runtime held the run is this one's to carry out.
+  if (current.cancel_requested || current.pause_requested) deps.asked(current);
   // A child whose parent ended while no process drove it (a crash) ends too.
   if (run.parent) deps.childLoaded?.(run);
   if (driver.status !== 'waiting_human') return;

@@ -13,10 +13,10 @@ import type { SnapshotFrom } from 'xstate';
 import type { RunMachine } from '../../../machines/run-machine.js';
 import type { RunMachineDefinition } from '../../../machines/variants.js';
 import type { Failure } from '../../failure.js';
-import type { Claim, RunRow, Store } from '../../store/index.js';
+import type { Claim, HeldRun, RunRow, Store } from '../../store/index.js';
 import type { LiveRun } from '../drive/env.js';
 import { TERMINAL } from '../drive/snapshot-saver.js';
-import { openBudgetWait } from '../steps/human-waits.js';
+import { openBudgetWait, openPauseWait } from '../steps/human-waits.js';
 import type { DriverDeps, RunDriver } from '../drive/run-driver.js';
 import type { EventHub } from '../model/event-hub.js';
 import type { Run } from '../model/types.js';
@@ -78,8 +78,8 @@ export interface RunRegistry {
   adopt(claim: Claim): Promise<void>;
   /** Runs whose lease this runtime lost (another worker claimed them): stopped here at once, their calls aborted. */
   lose(ids: readonly string[]): void;
-  /** Carries out a cancel another runtime asked of a run driven here. */
-  cancelAsked(runId: string, request: string): void;
+  /** Carries out what another runtime asked of a run driven here (a cancel, a pause), as its row says. */
+  asked(run: HeldRun): void;
   /** Lets a worker drive a run this runtime only acted on: once what is buffered is durable, its lease is released. */
   handOff(runId: string): Promise<void>;
   /** The ids of the runs driven here now (the ones whose leases the heartbeat renews). */
@@ -164,7 +164,7 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
       reports.clear(runId);
       scheduler.loaded(runId);
     },
-    cancelAsked: letGo.cancelAsked,
+    asked: letGo.asked,
     ...(deps.expire ? { expire: deps.expire } : {}),
     ...(deps.checkTask ? { checkTask: deps.checkTask } : {}),
     ...(deps.waitsOnChild ? { waitsOnChild: deps.waitsOnChild } : {}),
@@ -214,7 +214,7 @@ export function createRunRegistry(deps: RegistryDeps): RunRegistry {
     driverDeps,
     adopt: adoption.adopt,
     lose: letGo.lose,
-    cancelAsked: letGo.cancelAsked,
+    asked: letGo.asked,
     handOff: letGo.handOff,
     liveIds: () => [...live.keys()],
     pokeWake: () => scheduler.poke(),
@@ -289,8 +289,9 @@ function withRegistryCallbacks(deps: RegistryDeps, live: Map<string, LiveRun>, o
       if (run.parent) deps.childEnded?.({ ...run, parent: run.parent });
       deps.runEnded?.(run);
     },
-    onBudgetWait(driver) {
-      openBudgetWait(driver, live.get(driver.runId)?.waits);
+    onRunWait(driver) {
+      if (driver.context().waitReason === 'paused') openPauseWait(driver);
+      else openBudgetWait(driver, live.get(driver.runId)?.waits);
     },
     onIdleWaiting(driver) {
       // On the next turn: whatever applies a decision to this run does so first.

@@ -48,7 +48,7 @@ export function startSharing(deps: SharingDeps): Sharing {
     deps.leaseMs,
     () => registry.liveIds(),
     registry.lose,
-    registry.cancelAsked,
+    registry.asked,
     (error) => deps.onError(toFailure(error), { activity: 'renewing leases' }),
   );
   const loop = deps.claim
@@ -97,7 +97,7 @@ export function startSharing(deps: SharingDeps): Sharing {
       if (!registry.has(note.runId)) return;
       void store
         .getRun(note.runId)
-        .then((row) => row?.cancel_requested && registry.cancelAsked(note.runId, row.cancel_requested))
+        .then((row) => row && registry.asked(row))
         .catch(() => undefined);
       return;
     }

@@ -155,6 +155,29 @@ export function askWait(scope: CallScope, call: PreparedCall, executed: number):
 }
 
 /**
+ * The row of the pause the machine entered (an operator's `pause`): who asked, why, where the run
+ * goes on; staged with the transition, with the taking of the stored request, so all commit together.
+ * It needs `submit` (the role that cancels) and never expires: only `resume` or a cancel ends it.
+ */
+export function openPauseWait(driver: RunDriver): void {
+  const ctx = driver.context();
+  const id = ctx.pendingApprovalId;
+  if (!id || !ctx.pauseWait) return;
+  const { reason, by, resume } = ctx.pauseWait;
+  const request = { kind: 'pause', reason, by, resume, stepIndex: ctx.stepIndex };
+  driver.stageApproval(pendingApproval(id, driver.runId, ctx.stepIndex, 'pause', [], { request, role: 'submit' }));
+  driver.stage((writer) => writer.takePauseRequest(driver.runId));
+  driver.emit('approval_request', {
+    approval_id: id,
+    reason: 'paused',
+    step_index: ctx.stepIndex,
+    pause: { reason, by, resume },
+    role: 'submit',
+    tool_calls: [],
+  });
+}
+
+/**
  * The row of a budget wait the machine entered (`onBudgetWait`): which budget ran out, each limit
  * and its use, the step that would pass it; staged with the transition, so both commit together.
  */

@@ -27,6 +27,7 @@ const FIELDS = {
   answer: { takes: ['answer'], needs: ['answer'] },
   extend: { takes: ['limits'], needs: ['limits'] },
   end: { takes: [], needs: [] },
+  resume: { takes: [], needs: [] },
 } as const satisfies Record<HumanDecision['decision'], { takes: readonly string[]; needs: readonly string[] }>;
 
 const DECISIONS = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
@@ -122,6 +123,8 @@ export function toHumanDecision(body: DecisionBody, by: string): HumanDecision {
     }
     case 'end':
       return { decision: 'end', by, ...reason };
+    case 'resume':
+      return { decision: 'resume', by, ...reason };
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The run routes: start, list, read (run, steps, tool calls, trace, approvals, artifacts, the
- * whole run as one export) and cancel.
+ * whole run as one export), cancel, and an operator's pause and resume.
  * Every read goes through `visibleRun`, so another tenant's run answers 404 like a missing one.
  */
 import { Hono } from 'hono';
@@ -35,6 +35,9 @@ const cancelBodySchema = z
     compensate: z.boolean().optional(),
   })
   .optional();
+
+/** The body of a pause or a resume: why (the operator is the caller). */
+const pauseBodySchema = z.strictObject({ reason: z.string().max(2000).optional() }).optional();
 
 /** The run routes, under `/v1/runs`. */
 export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
@@ -148,6 +151,29 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
       ...(body?.compensate ? { compensate: true } : {}),
     });
     return c.json(toRunJson(cancelled));
+  });
+
+  // An operator stops a run before its next step (`wait_reason: 'paused'` once reached), and lets it go on.
+  app.post('/:id/pause', async (c) => {
+    const principal = requireRole(c, 'submit');
+    const run = await visibleRun(runtime, principal, c.req.param('id'));
+    const body = await readBody(c, pauseBodySchema);
+    const paused = await runtime.pause(run.id, {
+      by: principal.name,
+      ...(body?.reason ? { reason: body.reason } : {}),
+    });
+    return c.json(toRunJson(paused));
+  });
+
+  app.post('/:id/resume', async (c) => {
+    const principal = requireRole(c, 'submit');
+    const run = await visibleRun(runtime, principal, c.req.param('id'));
+    const body = await readBody(c, pauseBodySchema);
+    const resumed = await runtime.resume(run.id, {
+      by: principal.name,
+      ...(body?.reason ? { reason: body.reason } : {}),
+    });
+    return c.json(toRunJson(resumed));
   });
 
   return app;

@@ -380,4 +380,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ),
     ],
   },
+  {
+    version: 16,
+    name: 'operator pause (SQLite migration 23)',
+    up: (db) => [db.schema.alterTable('runs').addColumn('pause_requested', 'text').compile()],
+  },
 ];

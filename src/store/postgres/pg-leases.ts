@@ -48,6 +48,14 @@ export function pgLeases(pool: pg.Pool, { rows, row }: PgRows, failures: WriteFa
         await pool.query('select pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
         return true;
       }),
+    requestPause: (id, request) =>
+      write(async () => {
+        const done = await query(pool, SQL.requestPause, { id, request });
+        if (done.rowCount !== 1) return false;
+        // The runtime that drives the run hears it now (on the cancel channel: asks of a run's driver).
+        await pool.query('select pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
+        return true;
+      }),
     decideInFlight: (id, decision) =>
       write(async () => (await query(pool, SQL.decideApproval, { id, ...decision })).rowCount === 1),
     releaseLease: (id, owner, epoch) =>

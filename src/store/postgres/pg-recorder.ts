@@ -29,6 +29,7 @@ export function recorder(ops: RecordedWrite[]): UnitWriter {
     setWakeAt: (id, at) => push('setWakeAt', { id, at }),
     promoteQueueHead: (sessionId, now) => push('promoteQueueHead', { session_id: sessionId, now }),
     askCancel: (id, request) => push('askCancel', { id, request }),
+    takePauseRequest: (id) => push('takePauseRequest', { id }),
     insertStep: (row) => push('insertStep', row),
     putToolCall: (row) => push('putToolCall', row),
     insertApproval: (row) => push('insertApproval', row),
