@@ -83,11 +83,18 @@ function route(machine) {
   const params = new URLSearchParams(search);
   unmount = mountRunsView(
     app,
-    { status: params.get('status') ?? '', session: params.get('session') ?? '' },
-    ({ status, session }) => {
+    {
+      status: params.get('status') ?? '',
+      session: params.get('session') ?? '',
+      tag: params.get('tag') ?? '',
+      metadata: params.get('metadata') ?? '',
+    },
+    ({ status, session, tag, metadata }) => {
       const next = new URLSearchParams();
       if (status) next.set('status', status);
       if (session) next.set('session', session);
+      if (tag) next.set('tag', tag);
+      if (metadata) next.set('metadata', metadata);
       location.hash = `#/${next.size ? `?${next}` : ''}`;
     },
   );

@@ -18,14 +18,35 @@ const COLUMNS = ['Run', 'Input', 'Status', 'Session', 'Age', 'Steps', 'LLM calls
 
 /** @typedef {import('./types.js').RunJson} RunJson */
 
+/** @typedef {{ status?: string, session?: string, tag?: string, metadata?: string }} RunsFilters */
+
 /**
  * Mounts the list into `root`; the returned function unmounts it (closes its stream and timers).
  * @param {HTMLElement} root
- * @param {{ status?: string, session?: string }} filters from the URL
- * @param {(filters: { status: string, session: string }) => void} onFilters
+ * @param {RunsFilters} filters from the URL
+ * @param {(filters: RunsFilters) => void} onFilters
  * @returns {() => void}
  */
 export function mountRunsView(root, filters, onFilters) {
+  const tag = h('input', {
+    'data-testid': 'filter-tag',
+    'aria-label': 'Tag',
+    placeholder: 'tag',
+    value: filters.tag ?? '',
+  });
+  // One metadata entry, `key=value`: the runs started with it.
+  const metadata = h('input', {
+    'data-testid': 'filter-metadata',
+    'aria-label': 'Metadata',
+    placeholder: 'key=value',
+    value: filters.metadata ?? '',
+  });
+  const current = () => ({
+    status: status.value,
+    session: session.value.trim(),
+    tag: tag.value.trim(),
+    metadata: metadata.value.trim(),
+  });
   const status = h('select', { 'data-testid': 'filter-status', 'aria-label': 'Status' });
   for (const value of STATUSES) status.append(h('option', { value }, value || 'any status'));
   status.value = filters.status ?? '';
@@ -43,13 +64,15 @@ export function mountRunsView(root, filters, onFilters) {
     'form',
     {
       class: 'filters',
-      onsubmit: (e) => (e.preventDefault(), onFilters({ status: status.value, session: session.value.trim() })),
+      onsubmit: (e) => (e.preventDefault(), onFilters(current())),
     },
     h('label', {}, 'Status ', status),
     h('label', {}, 'Session ', session),
+    h('label', {}, 'Tag ', tag),
+    h('label', {}, 'Metadata ', metadata),
     h('button', { type: 'submit' }, 'Filter'),
   );
-  status.addEventListener('change', () => onFilters({ status: status.value, session: session.value.trim() }));
+  status.addEventListener('change', () => onFilters(current()));
   fill(
     root,
     h(
@@ -76,6 +99,10 @@ export function mountRunsView(root, filters, onFilters) {
     const params = new URLSearchParams({ limit: String(PAGE) });
     if (filters.status) params.set('status', filters.status);
     if (filters.session) params.set('session_id', filters.session);
+    if (filters.tag) params.set('tag', filters.tag);
+    const entry = filters.metadata?.indexOf('=') ?? -1;
+    if (filters.metadata && entry > 0)
+      params.set(`metadata.${filters.metadata.slice(0, entry)}`, filters.metadata.slice(entry + 1));
     const cursor = cursors.at(-1);
     if (cursor) params.set('cursor', cursor);
     return `/v1/runs?${params}`;
@@ -100,7 +127,12 @@ export function mountRunsView(root, filters, onFilters) {
       { 'data-run': run.id, 'data-status': run.status },
       h('td', {}, h('a', { href: `#/runs/${encodeURIComponent(run.id)}`, class: 'mono' }, run.id)),
       // What the run was asked, on one line (the whole input in the tooltip): runs tell apart.
-      h('td', { class: 'input', 'data-testid': 'run-input', title: oneLine(run.input, 600) }, oneLine(run.input)),
+      h(
+        'td',
+        { class: 'input', 'data-testid': 'run-input', title: oneLine(run.input, 600) },
+        oneLine(run.input),
+        ...(run.tags ?? []).map((t) => h('span', { class: 'tag', 'data-testid': 'run-tag' }, t)),
+      ),
       h(
         'td',
         {},

@@ -29,6 +29,8 @@ export interface RunJson {
   failure: FailureJson | null;
   wait_reason: string | null;
   pending_approval_id: string | null;
+  metadata: Record<string, string | number | boolean | null>;
+  tags: string[];
   pause_requested: { reason: string | null; by: string | null } | null;
   pending_input?: PendingInputJson | null;
   input: string;

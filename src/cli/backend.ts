@@ -10,6 +10,9 @@ export interface StartBody {
   context?: Record<string, unknown>;
   /** `on_busy`: what a start in a session with an active run does (`POST /v1/runs`'s option). */
   options?: { on_busy?: 'reject' | 'enqueue' | 'interrupt' };
+  /** What the run is found by (`--metadata`, `--tag`). */
+  metadata?: Record<string, string>;
+  tags?: string[];
 }
 
 /**
@@ -60,6 +63,12 @@ export interface Backend {
     limit?: number | undefined;
     forkedFrom?: string;
     parentRunId?: string;
+    /** Runs with each of these metadata entries (values as text) and tags. */
+    metadata?: Record<string, string>;
+    tags?: string[];
+    failureCode?: string;
+    /** Runs created at or after this instant (ms). */
+    createdAfter?: number;
   }): Promise<RunPage>;
   steps(runId: string): Promise<unknown[]>;
   /** The tools runs can call, as `GET /v1/tools` lists them (in process: the agent's). */

@@ -19,6 +19,10 @@ export function createHttpBackend(target: HttpTarget): Backend {
       if (filter.limit) query.set('limit', String(filter.limit));
       if (filter.forkedFrom) query.set('forked_from', filter.forkedFrom);
       if (filter.parentRunId) query.set('parent_run_id', filter.parentRunId);
+      for (const [key, value] of Object.entries(filter.metadata ?? {})) query.set(`metadata.${key}`, value);
+      for (const tag of filter.tags ?? []) query.append('tag', tag);
+      if (filter.failureCode) query.set('failure_code', filter.failureCode);
+      if (filter.createdAfter !== undefined) query.set('created_after', String(filter.createdAfter));
       const search = query.size > 0 ? `?${query}` : '';
       return client.request<RunPage>('GET', `/v1/runs${search}`);
     },

@@ -108,6 +108,8 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
         ...(body.session_id ? { sessionId: body.session_id } : {}),
         ...(body.options?.on_busy ? { onBusy: body.options.on_busy } : {}),
         ...(body.context ? { context: body.context } : {}),
+        ...(body.metadata ? { metadata: body.metadata } : {}),
+        ...(body.tags ? { tags: body.tags } : {}),
       });
       driven.add(run.id);
       return toRunJson(run);
@@ -123,6 +125,10 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
         ...(filter.limit ? { limit: filter.limit } : {}),
         ...(filter.forkedFrom ? { forkedFrom: filter.forkedFrom } : {}),
         ...(filter.parentRunId ? { parentRunId: filter.parentRunId } : {}),
+        ...(filter.metadata ? { metadata: filter.metadata } : {}),
+        ...(filter.tags?.length ? { tags: filter.tags } : {}),
+        ...(filter.failureCode ? { failureCode: filter.failureCode } : {}),
+        ...(filter.createdAfter !== undefined ? { createdAfter: filter.createdAfter } : {}),
       });
       return { runs: page.runs.map(toRunJson), next_cursor: page.nextCursor };
     },

@@ -113,3 +113,15 @@ export function toCount(value: string | undefined, flag: string): number | undef
   if (!/^(0|[1-9][0-9]*)$/.test(value)) throw usageError(`${flag} must be a whole number of 0 or more, not '${value}'`);
   return Number(value);
 }
+
+/** `--metadata key=value` flags as an object (values as text); a usage error for one without `=`. */
+export function toMetadata(pairs: readonly string[] | undefined): Record<string, string> | undefined {
+  if (!pairs || pairs.length === 0) return undefined;
+  const metadata: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw usageError(`--metadata takes key=value, not '${pair}'`);
+    metadata[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return metadata;
+}

@@ -8,7 +8,15 @@ import { followRun, type Decider } from './follow-run.js';
 import { demoDir } from './load-agent.js';
 import { describeDatabase } from './mask.js';
 import { cliUser } from './os-user.js';
-import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
+import {
+  AGENT_HELP,
+  AGENT_OPTIONS,
+  TARGET_HELP,
+  TARGET_OPTIONS,
+  takePositionals,
+  toMetadata,
+  HELP_FLAG,
+} from './parse-flags.js';
 import { summarizeRun, toRunExitCode } from './summarize-run.js';
 import { terminalText } from './terminal-text.js';
 
@@ -17,6 +25,7 @@ const ON_BUSY = ['reject', 'enqueue', 'interrupt'] as const;
 
 /** The usage text of `baton run`. */
 export const RUN_USAGE = `Usage: baton run "<input>" [--session <id> [--on-busy <what>]] [--approve | --reject] [--json]
+                 [--metadata <key>=<value>]... [--tag <tag>]...
                  [--url <url> [--token <token>] | --db <file>|<postgres-url> [--agent <agent>]]
 
 Starts a run with <input> and follows it live: state changes, tool calls and results, the
@@ -29,6 +38,9 @@ Options:
   --on-busy <what>  when the session has an active run: reject (the default: exit 1,
                     session.busy), enqueue (wait for it to end, then run) or interrupt
                     (cancel it, run now)
+  --metadata <k>=<v>  keep this entry on the run, to find it by ('baton runs --metadata');
+                    repeatable, values kept as text
+  --tag <tag>       tag the run ('baton runs --tag'); repeatable
   --approve         approve every approval without asking (questions are still read)
   --reject          reject every approval and decline every question without asking (the
                     model is told), and end a run whose budget ran out
@@ -89,6 +101,8 @@ export const runRunCommand = defineCommand({
     ...AGENT_OPTIONS,
     session: { type: 'string' },
     'on-busy': { type: 'string' },
+    metadata: { type: 'string', multiple: true },
+    tag: { type: 'string', multiple: true },
     approve: { type: 'boolean', default: false },
     reject: { type: 'boolean', default: false },
   },
@@ -108,6 +122,8 @@ export const runRunCommand = defineCommand({
       input,
       ...(values.session ? { session_id: values.session } : {}),
       ...(onBusy ? { options: { on_busy: onBusy as (typeof ON_BUSY)[number] } } : {}),
+      ...(values.metadata ? { metadata: toMetadata(values.metadata) } : {}),
+      ...(values.tag ? { tags: values.tag } : {}),
       // On a server the caller's identity comes from its token. The demo's directory is recorded,
       // so a later decision here acts where this run listed and read (see openBackend).
       ...(backend.inProcess

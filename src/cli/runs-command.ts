@@ -5,13 +5,15 @@ import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { toRunsTable } from './format-run.js';
 import { toStatus } from './open-backend.js';
 import { usageError } from './cli-error.js';
-import { TARGET_HELP, TARGET_OPTIONS, takePositionals, toPositiveInt, HELP_FLAG } from './parse-flags.js';
+import { TARGET_HELP, TARGET_OPTIONS, takePositionals, toMetadata, toPositiveInt, HELP_FLAG } from './parse-flags.js';
+import { toDurationMs } from './duration.js';
 
 /** The most runs one page holds (the server's limit too). */
 const MAX_LIMIT = 200;
 
 /** The usage text of `baton runs`. */
 export const RUNS_USAGE = `Usage: baton runs [--status <status>] [--limit <n>] [--forked-from <run>] [--parent <run>] [--json]
+                  [--metadata <key>=<value>]... [--tag <tag>]... [--failure-code <code>] [--since <duration>]
                   [--url <url> [--token <token>] | --db <file>|<postgres-url>]
 
 Lists runs, newest first.
@@ -21,6 +23,11 @@ Options:
   --limit <n>        at most n runs, 1-200 (default 20)
   --forked-from <run>  only the forks of that run
   --parent <run>     only the child runs that run's agent tools started
+  --metadata <k>=<v>  only runs started with this metadata entry (values compared as text);
+                    repeatable: runs with every one
+  --tag <tag>        only runs with this tag; repeatable: runs with every one
+  --failure-code <code>  only runs whose failure has this code (e.g. tool.failed)
+  --since <duration>  only runs created in the last <duration> (30m, 12h, 7d)
 ${TARGET_HELP}
 ${HELP_FLAG}
 
@@ -39,6 +46,10 @@ export const runRunsCommand = defineCommand({
     limit: { type: 'string' },
     'forked-from': { type: 'string' },
     parent: { type: 'string' },
+    metadata: { type: 'string', multiple: true },
+    tag: { type: 'string', multiple: true },
+    'failure-code': { type: 'string' },
+    since: { type: 'string' },
   },
   async run({ values, positionals }, { io, open }) {
     takePositionals(positionals, { required: [] });
@@ -56,6 +67,10 @@ export const runRunsCommand = defineCommand({
       limit,
       ...(forkedFrom ? { forkedFrom } : {}),
       ...(parentRunId ? { parentRunId } : {}),
+      ...(values.metadata ? { metadata: toMetadata(values.metadata) } : {}),
+      ...(values.tag ? { tags: values.tag } : {}),
+      ...(values['failure-code'] ? { failureCode: values['failure-code'] } : {}),
+      ...(values.since !== undefined ? { createdAfter: Date.now() - toDurationMs(values.since, '--since') } : {}),
     });
     io.stdout.write(values.json ? `${JSON.stringify(page)}\n` : toRunsTable(page.runs));
     return EXIT.ok;

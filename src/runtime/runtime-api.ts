@@ -6,7 +6,6 @@ import type { Policy } from '../policy/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { RuntimeHooks } from './drive/env.js';
 import type { Failure } from '../failure.js';
-import type { RunFilter } from '../store/index.js';
 import type { FollowOptions } from './read/follow.js';
 import type { Trace } from './observe/trace.js';
 import type { ToolInfo } from './ledger/tool-registry.js';
@@ -36,6 +35,7 @@ import type {
   RejectInput,
   MemoryRequest,
   MemorySnapshot,
+  RunListFilter,
 } from './model/types.js';
 
 /** How a runtime is created. */
@@ -165,8 +165,12 @@ export interface Runtime {
   rerun(filter?: RerunFilter): Promise<RerunReport>;
   /** The durable state of a run (a quarantined one carries its `store.corrupt_row` failure); throws `run.not_found`. */
   get(runId: string): Promise<Run>;
-  /** Runs, newest first, filtered by status, session and tenant; page with `cursor` (the previous page's `nextCursor`). */
-  list(filter?: RunFilter): Promise<{ runs: Run[]; nextCursor: string | null }>;
+  /**
+   * Runs, newest first, filtered by status, session, tenant, metadata entries, tags, failure code
+   * and creation time (all at once; see `RunListFilter`); page with `cursor` (the previous page's
+   * `nextCursor`). A bad filter is `input.invalid`.
+   */
+  list(filter?: RunListFilter): Promise<{ runs: Run[]; nextCursor: string | null }>;
   /**
    * The one way to follow a run: its committed events after `after`, in order and each once,
    * then live ones until the run ends (unless `follow: false`), drafts included; `signal` stops

@@ -22,6 +22,8 @@ export function toRunJson(run: Run) {
     failure: run.failure,
     wait_reason: run.waitReason,
     pending_approval_id: run.pendingApprovalId,
+    metadata: run.metadata,
+    tags: run.tags,
     // A pause asked and not reached yet (once reached: `wait_reason: 'paused'`).
     pause_requested: run.pauseRequested ? { reason: run.pauseRequested.reason, by: run.pauseRequested.by } : null,
     pending_input: run.pendingInput ? toPendingInputJson(run.pendingInput) : null,

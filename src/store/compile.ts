@@ -137,3 +137,10 @@ export const FINISHED = TERMINAL_STATUSES;
  */
 export const WAITING_TERM = sql<boolean>`status = 'waiting_human'`;
 export const FINISHED_TERM = sql<boolean>`status in ('succeeded', 'failed')`;
+
+/**
+ * The code of a run's failure as the partial index `runs_failure_code` holds it (null for a
+ * failure that does not parse): the statements that read the index repeat it word for word.
+ */
+export const FAILURE_CODE = sql<string>`(case when json_valid(failure) then json_extract(failure, '$.code') end)`;
+export const PG_FAILURE_CODE = sql<string>`baton_failure_code(failure)`;

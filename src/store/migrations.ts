@@ -4,6 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { FAILURE_CODE } from './compile.js';
 
 /** One migration: its number, a name, and the statements it compiles to. */
 export interface Migration {
@@ -484,5 +485,27 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'operator pause',
     // A pause asked of a run by a runtime that may not drive it, kept until the run reaches it.
     up: (db) => [db.schema.alterTable('runs').addColumn('pause_requested', 'text').compile()],
+  },
+  {
+    version: 24,
+    name: 'run metadata and tags',
+    // What a run is found by: its metadata and tags as search keys in `run_labels`, read in the
+    // order of a runs page (`run_labels_search`), and its failure's code on a partial expression
+    // index (only failed runs have an entry; the statement repeats `FAILURE_CODE` word for word).
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('metadata', 'text').compile(),
+      db.schema.alterTable('runs').addColumn('tags', 'text').compile(),
+      db.schema
+        .createTable('run_labels')
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('label', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('run_labels_pk', ['run_id', 'label'])
+        .compile(),
+      db.schema.createIndex('run_labels_search').on('run_labels').columns(['label', 'created_at', 'run_id']).compile(),
+      sql`create index runs_failure_code on runs (${FAILURE_CODE}, created_at, id) where failure is not null`.compile(
+        db,
+      ),
+    ],
   },
 ];

@@ -121,6 +121,7 @@ export const PRUNE_BUILDS = {
   deleteSteps: (db, p, dialect) => db.deleteFrom('steps').where('run_id', 'in', idIn(p, dialect)),
   deleteToolCalls: (db, p, dialect) => db.deleteFrom('tool_calls').where('run_id', 'in', idIn(p, dialect)),
   deleteApprovals: (db, p, dialect) => db.deleteFrom('approvals').where('run_id', 'in', idIn(p, dialect)),
+  deleteLabels: (db, p, dialect) => db.deleteFrom('run_labels').where('run_id', 'in', idIn(p, dialect)),
   deleteMessages: (db, p, dialect) => db.deleteFrom('messages').where('run_id', 'in', idIn(p, dialect)),
   deleteArtifactRefs: (db, p, dialect) => db.deleteFrom('artifact_refs').where('run_id', 'in', idIn(p, dialect)),
   deleteRuns: (db, p, dialect) =>
@@ -307,6 +308,7 @@ export function* pruneBatch(
     counts.approvals = (yield { name: 'deleteApprovals', values: ids(runIds) }).count;
     counts.messages = (yield { name: 'deleteMessages', values: ids(runIds) }).count;
     yield { name: 'deleteArtifactRefs', values: ids(runIds) };
+    yield { name: 'deleteLabels', values: ids(runIds) };
     counts.runs = (yield { name: 'deleteRuns', values: ids(runIds) }).count;
   }
   if (artifactShas.length > 0) {

@@ -82,8 +82,23 @@ export interface RunTable {
   parent_call_id: string | null;
   /** A queued run's place in its session's queue (migration 22): its creation time, 0 for one that interrupts; null once it may go. */
   queue_order: number | null;
+  /** What the run was started with to be found by (migration 24): a JSON object of scalars, or null. */
+  metadata: string | null;
+  /** Its tags (migration 24): a JSON array of strings, or null. */
+  tags: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/**
+ * A run's metadata entries and tags as search keys (migration 24): `m:<key>=<value>` and
+ * `t:<tag>`, each with its run's creation time, so a search reads one index in the order of a
+ * runs page (`run_labels_search`). Written with the run, deleted with it.
+ */
+export interface RunLabelTable {
+  run_id: string;
+  label: string;
+  created_at: number;
 }
 
 export interface StepTable {
@@ -244,6 +259,7 @@ export interface Database {
   baton_secrets: SecretTable;
   artifacts: ArtifactTable;
   artifact_refs: ArtifactRefTable;
+  run_labels: RunLabelTable;
   memory: MemoryTable;
   baton_migrations: MigrationTable;
 }

@@ -61,6 +61,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue, runsToDrive:
       fenced();
       run('askCancel', { id, request });
     },
+    insertLabel(runId, label, createdAt) {
+      fenced();
+      run('insertLabel', { run_id: runId, label, created_at: createdAt });
+    },
     takePauseRequest(id) {
       fenced();
       run('takePauseRequest', { id });

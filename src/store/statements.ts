@@ -16,6 +16,8 @@ import {
   inAgentSet,
   ofAgent,
   WAITING_TERM,
+  FAILURE_CODE,
+  PG_FAILURE_CODE,
   type Build,
   type Compiled,
   type Dialect,
@@ -64,6 +66,8 @@ const RUN_COLUMNS = [
   'parent_run_id',
   'parent_call_id',
   'queue_order',
+  'metadata',
+  'tags',
   'created_at',
   'updated_at',
 ] as const;
@@ -277,6 +281,9 @@ const BUILDS = {
       .where('status', 'in', ACTIVE),
   /** The pause asked of a run is reached: its request is taken, with the write that enters the pause. */
   takePauseRequest: (db, p) => db.updateTable('runs').set({ pause_requested: null }).where('id', '=', p('id')),
+  /** A run's search key (a metadata entry, a tag), written with the run. */
+  insertLabel: (db, p) =>
+    db.insertInto('run_labels').values({ run_id: p('run_id'), label: p('label'), created_at: p('created_at') }),
   insertStep: (db, p) =>
     db
       .insertInto('steps')
@@ -476,6 +483,11 @@ export interface ListShape {
   forkedFrom: boolean;
   parent: boolean;
   cursor: boolean;
+  /** How many search keys (`run_labels`) the runs must all have: the first one drives the page. */
+  labels: number;
+  failureCode: boolean;
+  createdAfter: boolean;
+  createdBefore: boolean;
 }
 
 const listCache = new Map<string, Compiled>();
@@ -483,21 +495,61 @@ const listCache = new Map<string, Compiled>();
 /**
  * The statement of a runs page: newest first by `(created_at, id)`, each filter an equality on an
  * index's leading columns, the cursor a row-value seek (the index is entered at the cursor
- * instead of scanned up to it). One compiled statement per dialect and filter shape.
+ * instead of scanned up to it), the creation bounds a range on the same columns. With search
+ * keys, the page is read from `run_labels_search` (the first key's entries, in page order) and
+ * the others are looked up by their primary key; a failure code reads `runs_failure_code`.
+ * One compiled statement per dialect and filter shape.
  */
 export function listRunsStatement(dialect: Dialect, shape: ListShape): Compiled {
-  const key = `listRuns_${dialect}_${Number(shape.status)}${Number(shape.session)}${Number(shape.tenant)}${Number(shape.forkedFrom)}${Number(shape.parent)}${Number(shape.cursor)}`;
+  const key = `listRuns_${dialect}_${[
+    shape.status,
+    shape.session,
+    shape.tenant,
+    shape.forkedFrom,
+    shape.parent,
+    shape.cursor,
+    shape.failureCode,
+    shape.createdAfter,
+    shape.createdBefore,
+  ]
+    .map(Number)
+    .join('')}_${shape.labels}`;
   let compiled = listCache.get(key);
   if (!compiled) {
     compiled = compileStatement(key, dialect, (db, p) => {
-      let query = db.selectFrom('runs').selectAll();
-      if (shape.status) query = query.where('status', '=', p('status'));
-      if (shape.session) query = query.where('session_id', '=', p('session_id'));
-      if (shape.tenant) query = query.where('tenant_id', '=', p('tenant_id'));
-      if (shape.forkedFrom) query = query.where('forked_from', '=', p('forked_from'));
-      if (shape.parent) query = query.where('parent_run_id', '=', p('parent_run_id'));
-      if (shape.cursor) query = query.where(sql<boolean>`(created_at, id) < (${p('at')}, ${p('cursor_id')})`);
-      return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(p('limit'));
+      // The columns the page is ordered and sought by: the run's, or its first search key's.
+      const [at, id] =
+        shape.labels > 0
+          ? [sql.ref('l0.created_at'), sql.ref('l0.run_id')]
+          : [sql.ref('runs.created_at'), sql.ref('runs.id')];
+      let query =
+        shape.labels > 0
+          ? db
+              .selectFrom('run_labels as l0')
+              .innerJoin('runs', 'runs.id', 'l0.run_id')
+              .selectAll('runs')
+              .where('l0.label', '=', p('label0'))
+          : db.selectFrom('runs').selectAll('runs');
+      for (let i = 1; i < shape.labels; i += 1) {
+        query = query.where(
+          sql<boolean>`exists (select 1 from run_labels l where l.run_id = runs.id and l.label = ${p(`label${i}`)})`,
+        );
+      }
+      if (shape.status) query = query.where('runs.status', '=', p('status'));
+      if (shape.session) query = query.where('runs.session_id', '=', p('session_id'));
+      if (shape.tenant) query = query.where('runs.tenant_id', '=', p('tenant_id'));
+      if (shape.forkedFrom) query = query.where('runs.forked_from', '=', p('forked_from'));
+      if (shape.parent) query = query.where('runs.parent_run_id', '=', p('parent_run_id'));
+      if (shape.failureCode) {
+        // The partial index's own condition and expression, word for word.
+        query = query
+          .where(sql<boolean>`failure is not null`)
+          .where(sql<boolean>`${dialect === 'postgres' ? PG_FAILURE_CODE : FAILURE_CODE} = ${p('failure_code')}`);
+      }
+      if (shape.createdAfter) query = query.where(sql<boolean>`${at} >= ${p('created_after')}`);
+      if (shape.createdBefore) query = query.where(sql<boolean>`${at} < ${p('created_before')}`);
+      if (shape.cursor) query = query.where(sql<boolean>`(${at}, ${id}) < (${p('at')}, ${p('cursor_id')})`);
+      return query.orderBy(at, 'desc').orderBy(id, 'desc').limit(p('limit'));
     });
     listCache.set(key, compiled);
   }
@@ -513,10 +565,15 @@ export function listRunsQuery(
     tenantId?: string | undefined;
     forkedFrom?: string | undefined;
     parentRunId?: string | undefined;
+    labels?: readonly string[] | undefined;
+    failureCode?: string | undefined;
+    createdAfter?: number | undefined;
+    createdBefore?: number | undefined;
     limit?: number | undefined;
     cursor?: string | undefined;
   },
 ): { statement: Compiled; args: unknown[] } {
+  const labels = filter.labels ?? [];
   const statement = listRunsStatement(dialect, {
     status: Boolean(filter.status),
     session: Boolean(filter.sessionId),
@@ -524,6 +581,10 @@ export function listRunsQuery(
     forkedFrom: Boolean(filter.forkedFrom),
     parent: Boolean(filter.parentRunId),
     cursor: Boolean(filter.cursor),
+    labels: labels.length,
+    failureCode: filter.failureCode !== undefined,
+    createdAfter: filter.createdAfter !== undefined,
+    createdBefore: filter.createdBefore !== undefined,
   });
   const values: Record<string, unknown> = {
     status: filter.status,
@@ -531,8 +592,12 @@ export function listRunsQuery(
     tenant_id: filter.tenantId,
     forked_from: filter.forkedFrom,
     parent_run_id: filter.parentRunId,
+    failure_code: filter.failureCode,
+    created_after: filter.createdAfter,
+    created_before: filter.createdBefore,
     limit: filter.limit ?? 50,
   };
+  labels.forEach((label, i) => (values[`label${i}`] = label));
   if (filter.cursor) {
     const at = filter.cursor.indexOf(':');
     values.at = Number(filter.cursor.slice(0, at));

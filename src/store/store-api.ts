@@ -68,6 +68,13 @@ export interface RunFilter {
   forkedFrom?: string | undefined;
   /** Only the child runs this run started (`runs.parent_run_id`: an agent called as a tool). */
   parentRunId?: string | undefined;
+  /** Only runs with every one of these search keys (`m:<key>=<value>`, `t:<tag>`; at most `MAX_LABEL_FILTERS`). */
+  labels?: readonly string[] | undefined;
+  /** Only runs whose failure has this code. */
+  failureCode?: string | undefined;
+  /** Only runs created at or after this instant (ms), and before that one. */
+  createdAfter?: number | undefined;
+  createdBefore?: number | undefined;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
@@ -126,6 +133,8 @@ export interface UnitWriter {
   promoteQueueHead(sessionId: string, now: number): void;
   /** Asks whoever drives another active run to cancel it (`request` as `requestCancel` stores it); a waiting one becomes due. */
   askCancel(id: string, request: string): void;
+  /** A search key of a new run (`run_labels`), written in its creation's unit. */
+  insertLabel(runId: string, label: string, createdAt: number): void;
   /** Takes the pause asked of the run (`requestPause`): written with the transition that reaches it. */
   takePauseRequest(id: string): void;
   /** Journals a planner decision (once per step). */

@@ -30,6 +30,8 @@ export function runRow(id: string, sessionId: string, fields: Partial<RunRow> = 
     deadline_at: null,
     cancel_requested: null,
     pause_requested: null,
+    metadata: null,
+    tags: null,
     compensation: null,
     agent: null,
     agent_tools: null,

@@ -48,4 +48,37 @@ describe('inspector runs list (Chromium)', () => {
       .evaluateAll((rows) => rows.map((r) => Math.round(r.getBoundingClientRect().height)));
     expect(new Set(heights).size).toBe(1);
   });
+
+  it('filters runs by a tag and a metadata entry, and shows each run’s tags', async () => {
+    const server = await startTestServer({ auth: { tokens: [] } });
+    const call = apiClient(server.url);
+    const start = async (input: string, customer: string, tags: string[]) =>
+      (await call('POST', '/v1/runs?wait=true', { input, metadata: { customer }, tags })).body.id as string;
+    const a = await start('for acme', 'acme', ['nightly']);
+    const b = await start('for globex', 'globex', ['nightly', 'billing']);
+    const c = await start('untagged', 'acme', []);
+    const { page, pageErrors, consoleErrors } = await openPage(server.url);
+    await page.goto(`${server.url}/inspector/`);
+    for (const id of [a, b, c]) await page.waitForSelector(`tr[data-run="${id}"]`, WAIT);
+    expect(await page.locator(`tr[data-run="${b}"] [data-testid=run-tag]`).allTextContents()).toEqual([
+      'nightly',
+      'billing',
+    ]);
+    const shown = () =>
+      page
+        .locator('[data-testid=runs-body] tr[data-run]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run')));
+    await page.locator('[data-testid=filter-tag]').fill('nightly');
+    await page.locator('[data-testid=filter-tag]').press('Enter');
+    await expect.poll(shown, WAIT).toEqual([b, a]);
+    expect(page.url()).toContain('tag=nightly');
+    await page.locator('[data-testid=filter-metadata]').fill('customer=acme');
+    await page.locator('[data-testid=filter-metadata]').press('Enter');
+    await expect.poll(shown, WAIT).toEqual([a]);
+    await page.locator('[data-testid=filter-tag]').fill('');
+    await page.locator('[data-testid=filter-tag]').press('Enter');
+    await expect.poll(shown, WAIT).toEqual([c, a]);
+    expect(pageErrors).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
 });

@@ -67,6 +67,7 @@ const CONTEXT: BlockContext[] = [
   },
   { has: "input: 'Summarize the tickets'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "sessionId: 'chat-42'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
+  { has: "input: 'Refund order 1042'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   {
     has: "reason: 'the vendor is down'",
     before: `declare const runtime: import('${pkg.name}').Runtime;\ndeclare const runId: string;`,

@@ -226,6 +226,53 @@ describe('the run API', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('starts runs with metadata and tags and lists them by those, by failure code and by creation time', async () => {
+    const server = await startTestServer();
+    const call = apiClient(server.url, SUBMIT);
+    const made: string[] = [];
+    for (const [i, customer] of ['acme-1', 'acme-2', 'acme-1'].entries()) {
+      const created = await call('POST', '/v1/runs?wait=true', {
+        input: `write:${i}`,
+        metadata: { customer, attempt: i, vip: i === 2 },
+        tags: i === 1 ? ['nightly'] : ['nightly', 'billing'],
+      });
+      expect(created.status).toBe(201);
+      expect(created.body).toMatchObject({ metadata: { customer, attempt: i, vip: i === 2 } });
+      made.push(created.body.id as string);
+    }
+    const list = async (query: string) => {
+      const page = await call('GET', `/v1/runs?${query}`);
+      expect(page.status, query).toBe(200);
+      return (page.body.runs as { id: string }[]).map((run) => run.id);
+    };
+    expect(await list('metadata.customer=acme-1')).toEqual([made[2], made[0]]);
+    expect(await list('metadata.customer=acme-1&metadata.vip=true')).toEqual([made[2]]);
+    expect(await list('tag=nightly&tag=billing')).toEqual([made[2], made[0]]);
+    expect(await list('tag=nightly&metadata.attempt=1&status=succeeded')).toEqual([made[1]]);
+    expect(await list('failure_code=tool.failed')).toEqual([]);
+    const second = (await call('GET', `/v1/runs/${made[1]}`)).body.created_at as number;
+    expect(await list(`created_after=${second}&tag=nightly`)).toEqual([made[2], made[1]]);
+    expect(await list(`created_before=${new Date(second).toISOString()}`)).toEqual([made[0]]);
+    // Another tenant's runs are not found by the same metadata.
+    const other = await apiClient(server.url, token('globex-admin'))('GET', '/v1/runs?metadata.customer=acme-1');
+    expect(other.body.runs).toEqual([]);
+    for (const [query, code] of [
+      ['metadata.bad%20key=x', 'input.invalid'],
+      ['tag=has%20space', 'input.invalid'],
+      ['created_after=yesterday', 'input.invalid'],
+      ['failure_code=nope', 'input.invalid'],
+    ] as const) {
+      const refused = await call('GET', `/v1/runs?${query}`);
+      expect([refused.status, refused.body.error.code], query).toEqual([400, code]);
+    }
+    const tooBig = await call('POST', '/v1/runs', { input: 'x', metadata: { blob: 'x'.repeat(300) } });
+    expect([tooBig.status, tooBig.body.error.code]).toEqual([400, 'input.invalid']);
+    const notScalar = await call('POST', '/v1/runs', { input: 'x', metadata: { deep: { a: 1 } } });
+    expect([notScalar.status, notScalar.body.error.code]).toEqual([400, 'input.invalid']);
+    // Refused starts created nothing.
+    expect(await list('limit=10')).toEqual([...made].reverse());
+  });
+
   it('serves the machine definition and a health check', async () => {
     const server = await startTestServer();
     const machine = await apiClient(server.url, token('acme-view'))('GET', '/v1/machine');

@@ -67,6 +67,77 @@ describe('list query plans', () => {
     }
   });
 
+  it('finds runs by metadata, tags, failure code and creation time from an index read in page order', async () => {
+    const { db } = tempFiles();
+    const store = createSqliteStore(db);
+    try {
+      const insert = store.db.sqlite.prepare(
+        `insert into runs (id, session_id, status, input, context, options, snapshot, machine_version, version,
+           step_index, llm_calls, tool_calls, tokens, created_at, updated_at, tenant_id, failure)
+         values (?, ?, ?, 'x', '{}', '{}', '{}', 2, 0, 0, 0, 0, 0, ?, ?, 'acme', ?)`,
+      );
+      await store.write((writer) => {
+        for (let i = 0; i < 3_000; i += 1) {
+          const failed = i % 3 === 1;
+          const failure = failed
+            ? JSON.stringify({ code: i % 2 ? 'tool.failed' : 'run.timeout', kind: 'system' })
+            : null;
+          writer.ensureSession(`default:s${i % 50}`, i);
+          insert.run(`run_${i}`, `default:s${i % 50}`, failed ? 'failed' : 'succeeded', i, i, failure);
+          writer.insertLabel(`run_${i}`, `m:customer=c${i % 10}`, i);
+          writer.insertLabel(`run_${i}`, `t:${i % 2 ? 'odd' : 'even'}`, i);
+        }
+      });
+      store.db.sqlite.exec('analyze');
+      const filters: Record<string, RunFilter> = {
+        'one search key': { labels: ['m:customer=c3'] },
+        'two search keys and a status': { labels: ['m:customer=c3', 't:odd'], status: 'failed' },
+        'a search key and a time range': { labels: ['t:even'], createdAfter: 1000, createdBefore: 2000 },
+        'a failure code': { failureCode: 'tool.failed' },
+        'a failure code and a tenant': { failureCode: 'run.timeout', tenantId: 'acme' },
+        'a time range': { createdAfter: 1000, createdBefore: 2000 },
+        'a time range and a status': { status: 'failed', createdAfter: 1000, createdBefore: 2000 },
+      };
+      for (const [name, filter] of Object.entries(filters)) {
+        for (const cursor of [undefined, '1500:run_1500']) {
+          const compiled = listRunsQuery('sqlite', { ...filter, cursor, limit: 50 });
+          const plan = (
+            store.db.sqlite.prepare(`explain query plan ${compiled.statement.sql}`).all(...compiled.args) as {
+              detail: string;
+            }[]
+          ).map((row) => row.detail);
+          const where = `${name}${cursor ? ', with a cursor' : ''}: ${plan.join(' / ')}`;
+          expect(plan.join(), where).not.toMatch(/TEMP B-TREE|SCAN/);
+          // The page is driven by one index read in order: the first key's entries, the failure codes, or the runs'.
+          const driving = filter.labels
+            ? /^SEARCH l0 USING (COVERING )?INDEX run_labels_search/
+            : filter.failureCode
+              ? /^SEARCH runs USING INDEX runs_failure_code/
+              : /^SEARCH runs USING (COVERING )?INDEX runs_(created|status)/;
+          expect(plan[0], where).toMatch(driving);
+          // Everything else is a lookup by primary key.
+          for (const step of plan.slice(1)) expect(step, where).toMatch(/PRIMARY KEY|sqlite_autoindex|CORRELATED/);
+          const rows = await store.listRuns({ ...filter, cursor, limit: 50 });
+          expect(rows.length, where).toBeGreaterThan(0);
+          for (const [i, row] of rows.entries()) {
+            if (cursor) expect(row.created_at).toBeLessThan(1500);
+            if (i > 0) expect(row.created_at).toBeLessThan(rows[i - 1]!.created_at);
+            if (filter.createdAfter !== undefined) expect(row.created_at).toBeGreaterThanOrEqual(filter.createdAfter);
+            if (filter.createdBefore !== undefined) expect(row.created_at).toBeLessThan(filter.createdBefore);
+            if (filter.failureCode) expect(JSON.parse(row.failure!).code).toBe(filter.failureCode);
+            if (filter.status) expect(row.status).toBe(filter.status);
+            const n = Number(row.id.slice(4));
+            if (filter.labels?.includes('m:customer=c3')) expect(n % 10).toBe(3);
+            if (filter.labels?.includes('t:odd')) expect(n % 2).toBe(1);
+            if (filter.labels?.includes('t:even')) expect(n % 2).toBe(0);
+          }
+        }
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('finds due waits and finished runs in partial indexes that runs in flight never touch', async () => {
     const { db } = tempFiles();
     const store = createSqliteStore(db);

@@ -63,6 +63,8 @@ describe('openDatabase', () => {
     delete row.parent_call_id;
     delete row.queue_order;
     delete row.pause_requested;
+    delete row.metadata;
+    delete row.tags;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)
@@ -96,6 +98,8 @@ describe('openDatabase', () => {
     const row: Partial<ReturnType<typeof runRow>> = runRow('r1', 's', { status: 'succeeded' });
     delete row.queue_order;
     delete row.pause_requested;
+    delete row.metadata;
+    delete row.tags;
     const columns = Object.keys(row);
     sqlite
       .prepare(`insert into runs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`)

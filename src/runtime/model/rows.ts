@@ -69,6 +69,8 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     failure: damage ?? failure,
     waitReason: row.wait_reason as WaitReason | null,
     pendingApprovalId: row.pending_approval_id,
+    metadata: row.metadata ? ((parseLabels(row.metadata) as Run['metadata']) ?? {}) : {},
+    tags: row.tags ? ((parseLabels(row.tags) as Run['tags']) ?? []) : [],
     pauseRequested: pauseRequestedOf(row),
     pendingInput:
       pending && (pending.id === row.pending_approval_id || asksInFlight(pending)) ? toPendingInput(pending) : null,
@@ -98,6 +100,15 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** A run's metadata or tags as stored (checked when it started): null if the column does not parse. */
+function parseLabels(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
 }
 
 const ASKS_PAUSE: ReadonlySet<string> = new Set(['pending', 'planning', 'executing', 'waiting_human']);
@@ -270,7 +281,22 @@ export function checkListFilter(filter: {
   status?: string | undefined;
   cursor?: string | undefined;
   limit?: number | undefined;
+  failureCode?: string | undefined;
+  createdAfter?: number | undefined;
+  createdBefore?: number | undefined;
 }): void {
+  for (const key of ['createdAfter', 'createdBefore'] as const) {
+    const at = filter[key];
+    if (at !== undefined && !(Number.isSafeInteger(at) && at >= 0)) {
+      fail('input.invalid', `Invalid ${key} ${String(at)}: an instant in milliseconds since the epoch`, {
+        details: { [key]: at },
+      });
+    }
+  }
+  const code = filter.failureCode;
+  if (code !== undefined && !(typeof code === 'string' && /^[a-z_]+\.[a-z_]+$/.test(code))) {
+    fail('input.invalid', `Invalid failure code '${String(code).slice(0, 60)}': a code like 'tool.failed'`);
+  }
   // A page is 1 to 1,000 runs: a negative or zero limit must not read as "every run".
   if (filter.limit !== undefined && !(Number.isInteger(filter.limit) && filter.limit >= 1 && filter.limit <= 1_000)) {
     fail('input.invalid', `Invalid limit ${String(filter.limit)}: a whole number from 1 to 1000`, {

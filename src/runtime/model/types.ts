@@ -3,6 +3,7 @@ import type { Effect, ListedStatus, Risk, RunStatus, StopReason, Usage, WaitReas
 import type { Decision as PlannerDecision, PlannerMessage } from '../../planner/types.js';
 import type { ToolResult } from '../../tools/tool-result.js';
 import type { Failure } from '../../failure.js';
+import type { MetadataValue } from './labels.js';
 import type { RunUserContext, ToolOrigin } from '../../tools/define-tool.js';
 import type { ToolCallStatus } from '../../store/index.js';
 import type { RunCompensation } from './event-data.js';
@@ -53,6 +54,13 @@ export interface StartRequest {
   options?: RunOptions;
   /** The caller's W3C `traceparent`: the run's trace links to that span (an invalid one is ignored). */
   traceparent?: string;
+  /**
+   * What the run is found by (`list({ metadata })`): an object of at most 32 scalars (keys 1-64
+   * letters, digits and `_ . : / -`; strings up to 256 characters), 4 KiB as JSON.
+   */
+  metadata?: Record<string, MetadataValue>;
+  /** Tags to find the run by (`list({ tag })`): at most 20, each like a metadata key. */
+  tags?: string[];
 }
 
 /**
@@ -148,6 +156,18 @@ export interface RerunEntry {
   created: boolean;
 }
 
+/**
+ * A page of runs (`list`): newest first, every filter at once. `metadata` matches runs with each
+ * of these entries (values compared as text), `tag` / `tags` runs with each of these tags (at most
+ * 8 entries and tags in all); `failureCode` runs whose failure has that code; `createdAfter` /
+ * `createdBefore` (ms) runs created at or after, and before, those instants.
+ */
+export interface RunListFilter extends Omit<StoreRunFilter, 'labels'> {
+  metadata?: Record<string, MetadataValue>;
+  tag?: string;
+  tags?: string[];
+}
+
 /** A run as the API reports it: only what is durable. */
 export interface Run {
   id: string;
@@ -158,6 +178,9 @@ export interface Run {
   failure: Failure | null;
   waitReason: WaitReason | null;
   pendingApprovalId: string | null;
+  /** What the run was started with to be found by (`{}` / `[]` when none). */
+  metadata: Record<string, MetadataValue>;
+  tags: string[];
   /**
    * A pause an operator asked (`pause`) that the run has not reached yet: it stops before its
    * next step, then waits with reason `paused` (the pending wait's `request` says who and why).
@@ -271,7 +294,13 @@ export interface ForkedFrom {
 
 /** Event types of a run's log (docs/architecture.md §6), plus `run.created` (one list, with the store's other vocabularies). */
 export { LOG_EVENT_TYPES, type LogEventType } from '../../store/index.js';
-import type { ApprovalKind, ApprovalResolution, ApprovalStatus, LogEventType } from '../../store/index.js';
+import type {
+  ApprovalKind,
+  ApprovalResolution,
+  ApprovalStatus,
+  LogEventType,
+  RunFilter as StoreRunFilter,
+} from '../../store/index.js';
 
 /**
  * One entry of a run's event log; `seq` runs 1..n without gaps. A `draft` (streamed model text)

@@ -4,12 +4,13 @@
  * where that is fresher (its status while followed); everything else is read from the file.
  */
 import { BatonError, fail, quoteId } from '../../failure.js';
-import type { RunFilter, Store } from '../../store/index.js';
+import type { Store } from '../../store/index.js';
+import { filterLabels } from '../model/labels.js';
 import { damageOfUnfinished } from '../drive/quarantine.js';
 import type { EventHub } from '../model/event-hub.js';
 import { checkListFilter, toRun } from '../model/rows.js';
 import { scopeKey } from '../model/tenant-keys.js';
-import type { Run, RunEventRecord } from '../model/types.js';
+import type { Run, RunEventRecord, RunListFilter } from '../model/types.js';
 import { pendingInputRow } from './pending-input.js';
 import { withTree } from './run-tree.js';
 import { followEvents, waitForRun, type FollowContext, type FollowOptions } from './follow.js';
@@ -28,7 +29,7 @@ export interface RunViewsDeps {
 /** The runtime's `get`, `list`, `events` and `wait` (see `Runtime`). */
 export interface RunViews {
   get(runId: string): Promise<Run>;
-  list(filter?: RunFilter): Promise<{ runs: Run[]; nextCursor: string | null }>;
+  list(filter?: RunListFilter): Promise<{ runs: Run[]; nextCursor: string | null }>;
   events(runId: string, opts?: FollowOptions): AsyncGenerator<RunEventRecord>;
   wait(runId: string): Promise<Run>;
 }
@@ -58,9 +59,11 @@ export function createRunViews(deps: RunViewsDeps): RunViews {
     async list(filter = {}) {
       const limit = filter.limit ?? 50;
       checkListFilter(filter);
+      const { metadata, tag, tags, ...rest } = filter;
+      const labels = filterLabels(metadata, [...(tag === undefined ? [] : [tag]), ...(tags ?? [])]);
       // A session is named as its client names it, within the filter's tenant (the default one without).
       const sessionId = filter.sessionId === undefined ? undefined : scopeKey(filter.tenantId, filter.sessionId);
-      const rows = await store.listRuns({ ...filter, sessionId, limit });
+      const rows = await store.listRuns({ ...rest, sessionId, limit, ...(labels.length > 0 ? { labels } : {}) });
       const last = rows[rows.length - 1];
       return {
         runs: await Promise.all(

@@ -4,6 +4,7 @@
  * transaction, which holds the file's write lock, so they are atomic across processes; the
  * unique indexes stay the last word.
  */
+import { checkMetadata, checkTags, labelsOf, type MetadataValue } from '../model/labels.js';
 import { assertWellFormed } from '../model/well-formed.js';
 import type { AgentIdentity } from './agent-identity.js';
 import { parseTraceparent } from '../observe/traceparent.js';
@@ -57,6 +58,9 @@ const startSchema = z.object({
   context: z.record(z.string(), z.unknown()).optional(),
   options: runOptionsSchema.optional(),
   traceparent: z.string().max(256).optional(),
+  // Checked below (`checkMetadata`, `checkTags`), with errors that name what is wrong.
+  metadata: z.unknown().optional(),
+  tags: z.unknown().optional(),
 });
 
 /** A checked start request with everything its run is created with. */
@@ -70,6 +74,9 @@ export interface NewRun {
   idempotencyKey: string | null;
   tenantId: string;
   request: z.infer<typeof startSchema>;
+  /** What the run is found by (checked; absent when empty). */
+  metadata?: Record<string, MetadataValue>;
+  tags?: string[];
   limits: MachineLimits;
   deadlineAt: number | null;
   now: number;
@@ -81,6 +88,8 @@ export function planNewRun(request: StartRequest, defaults: RunDefaults = {}): N
   if (!parsed.success) fail('input.invalid', 'Invalid start request', { details: { issues: parsed.error.issues } });
   assertWellFormed(parsed.data, 'The start request');
   const req = parsed.data;
+  const metadata = req.metadata === undefined ? undefined : checkMetadata(req.metadata);
+  const tags = req.tags === undefined ? undefined : checkTags(req.tags);
   const now = Date.now();
   const budget = { ...defaults.budget, ...req.options?.budget };
   // A run started without a tenant is the default tenant's, stored so: a server's token of that
@@ -95,6 +104,8 @@ export function planNewRun(request: StartRequest, defaults: RunDefaults = {}): N
     idempotencyKey: key === undefined ? null : scopeKey(tenantId, key),
     tenantId,
     request: req,
+    ...(metadata && Object.keys(metadata).length > 0 ? { metadata } : {}),
+    ...(tags && tags.length > 0 ? { tags } : {}),
     limits: {
       maxSteps: req.options?.maxSteps ?? defaults.maxSteps ?? DEFAULTS.maxSteps,
       maxLlmCalls: budget.maxLlmCalls ?? null,
@@ -156,6 +167,8 @@ export function toNewRow(
     parent_run_id: null,
     parent_call_id: null,
     queue_order: null,
+    metadata: run.metadata ? JSON.stringify(run.metadata) : null,
+    tags: run.tags ? JSON.stringify(run.tags) : null,
     owner,
     // The creator's clock for the first lease; every renewal uses the database's (on PostgreSQL).
     lease_until: run.now + leaseMs,
@@ -186,6 +199,9 @@ export function requestDifferences(row: RunRow, run: NewRun): string[] {
   if (run.request.sessionId !== undefined && row.session_id !== run.sessionId) differences.push('session');
   if (canonical(JSON.parse(row.context)) !== canonical(run.request.context ?? {})) differences.push('context');
   if (canonical(JSON.parse(row.options)) !== canonical(run.request.options ?? {})) differences.push('options');
+  if (canonical(row.metadata ? JSON.parse(row.metadata) : {}) !== canonical(run.metadata ?? {}))
+    differences.push('metadata');
+  if (canonical(row.tags ? JSON.parse(row.tags) : []) !== canonical(run.tags ?? [])) differences.push('tags');
   return differences;
 }
 
@@ -210,6 +226,7 @@ export function stageCreation(driver: RunDriver, run: NewRun, row: RunRow, extra
   driver.stage((writer) => {
     writer.ensureSession(run.sessionId, run.now);
     writer.insertRun(row);
+    for (const label of labelsOf(run.metadata, run.tags)) writer.insertLabel(row.id, label, row.created_at);
     driver.writeEvent('run.created', {
       ...extra,
       input: run.request.input,

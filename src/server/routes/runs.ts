@@ -5,7 +5,6 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { LISTED_STATUSES } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 import { parseInput, readBody } from '../read-body.js';
 import { requireRole, visibleRun, type ServerDeps } from '../server-deps.js';
@@ -14,19 +13,9 @@ import { toApprovalJson, toRunJson, toSnakeJson, toToolCallJson } from '../to-js
 import { startBodySchema, toStartRequest } from './start-run.js';
 import { forkBodySchema, toForkRequest } from './fork-body.js';
 import { waitSettled } from './wait-settled.js';
+import { listFilterOf } from './list-query.js';
 
 const startQuerySchema = z.object({ wait: z.enum(['true', 'false', '1', '0']).optional() });
-
-const listQuerySchema = z.object({
-  status: z.enum(LISTED_STATUSES).optional(),
-  session_id: z.string().min(1).max(128).optional(),
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  cursor: z.string().min(1).optional(),
-  /** Only the forks of this run. */
-  forked_from: z.string().min(1).max(300).optional(),
-  /** Only the child runs this run's agent tools started. */
-  parent_run_id: z.string().min(1).max(1000).optional(),
-});
 
 const cancelBodySchema = z
   .strictObject({
@@ -60,19 +49,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get('/', async (c) => {
     const principal = requireRole(c, 'view');
-    // `?status=&session_id=` means no filter, as a form would send it.
-    const given = Object.entries(c.req.query()).filter(([, value]) => value !== '');
-    const query = parseInput(listQuerySchema, Object.fromEntries(given), 'query');
-    const page = await runtime.list({
-      ...(query.status ? { status: query.status } : {}),
-      ...(query.session_id ? { sessionId: query.session_id } : {}),
-      // Dev mode sees every tenant's runs; a session id is still the default tenant's.
-      ...(principal.allTenants ? {} : { tenantId: principal.tenant }),
-      ...(query.limit ? { limit: query.limit } : {}),
-      ...(query.cursor ? { cursor: query.cursor } : {}),
-      ...(query.forked_from ? { forkedFrom: query.forked_from } : {}),
-      ...(query.parent_run_id ? { parentRunId: query.parent_run_id } : {}),
-    });
+    const page = await runtime.list(listFilterOf(c.req.query(), c.req.queries('tag') ?? [], principal));
     return c.json({ runs: page.runs.map(toRunJson), next_cursor: page.nextCursor });
   });
 

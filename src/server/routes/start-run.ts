@@ -55,6 +55,10 @@ export const startBodySchema = z.strictObject({
   session_id: z.string().min(1).max(128).optional(),
   context: contextBodySchema.optional(),
   options: startOptionsBodySchema.optional(),
+  /** What the run is found by (`GET /v1/runs?metadata.<key>=<value>`): checked by the runtime (scalars, 32 keys, 4 KiB). */
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Tags to find the run by (`GET /v1/runs?tag=`): at most 20. */
+  tags: z.array(z.string()).optional(),
 });
 export type StartBody = z.infer<typeof startBodySchema>;
 
@@ -76,6 +80,8 @@ export function toStartRequest(body: StartBody, principal: Principal): StartRequ
     interrupt,
     context: toRunContext(body.context ?? {}, principal),
     options: toRunOptions(options),
+    metadata: body.metadata as StartRequest['metadata'],
+    tags: body.tags,
   });
 }
 

@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.js';
+import { PG_FAILURE_CODE } from '../compile.js';
 
 /** One Postgres migration: its number, a name, and the statements it runs, in order. */
 export interface PostgresMigration {
@@ -384,5 +385,28 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     version: 16,
     name: 'operator pause (SQLite migration 23)',
     up: (db) => [db.schema.alterTable('runs').addColumn('pause_requested', 'text').compile()],
+  },
+  {
+    version: 17,
+    name: 'run metadata and tags (SQLite migration 24)',
+    up: (db) => [
+      db.schema.alterTable('runs').addColumn('metadata', 'text').compile(),
+      db.schema.alterTable('runs').addColumn('tags', 'text').compile(),
+      db.schema
+        .createTable('run_labels')
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('label', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('run_labels_pk', ['run_id', 'label'])
+        .compile(),
+      db.schema.createIndex('run_labels_search').on('run_labels').columns(['label', 'created_at', 'run_id']).compile(),
+      // A failure column that does not parse (a damaged row) has no code rather than failing the write.
+      sql`create function baton_failure_code(failure text) returns text language plpgsql immutable as $$ begin return failure::jsonb ->> 'code'; exception when others then return null; end $$`.compile(
+        db,
+      ),
+      sql`create index runs_failure_code on runs (${PG_FAILURE_CODE}, created_at, id) where failure is not null`.compile(
+        db,
+      ),
+    ],
   },
 ];

@@ -30,6 +30,7 @@ export function recorder(ops: RecordedWrite[]): UnitWriter {
     promoteQueueHead: (sessionId, now) => push('promoteQueueHead', { session_id: sessionId, now }),
     askCancel: (id, request) => push('askCancel', { id, request }),
     takePauseRequest: (id) => push('takePauseRequest', { id }),
+    insertLabel: (runId, label, createdAt) => push('insertLabel', { run_id: runId, label, created_at: createdAt }),
     insertStep: (row) => push('insertStep', row),
     putToolCall: (row) => push('putToolCall', row),
     insertApproval: (row) => push('insertApproval', row),
