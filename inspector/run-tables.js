@@ -78,6 +78,7 @@ export function summarize(event) {
       return `${d.reason === 'policy' ? `escalated by a policy to the role ${d.role}` : d.reason === 'uncertain_side_effect' ? 'outcome unknown, a human decides' : d.reason === 'tool_version_mismatch' ? 'tool version changed, a human decides' : d.reason === 'repeat_effect' ? `would repeat call ${d.source?.tool_call_id ?? '?'} of the source run, a human decides` : 'approval needed'}: ${(d.tool_calls ?? []).map((/** @type {any} */ c) => `${c.tool} ${c.recorded_version ? `v${c.recorded_version} → v${c.version} ` : ''}${brief(c.args, 60)}`).join(', ')}`;
     case 'approval_result':
       if (d.decision === 'escalated') return `escalated from the role ${d.from_role} to ${d.role}`;
+      if (d.action === 'resume') return `resumed by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
       return `${d.decision}${d.action ? ` (${d.action})` : ''} by ${d.by}${d.reason ? `: ${d.reason}` : ''}`;
     case 'artifact':
       return `artifact ${String(d.sha256).slice(0, 12)}… (${count(d.size)} bytes)`;

@@ -174,6 +174,10 @@ export async function followRun(
       }
       // Waiting for a call's work elsewhere (a task): the runtime polls it, no one decides it.
       if (event.type === 'state' && event.data.to === 'waiting_human' && event.data.wait_reason === 'task') continue;
+      // Paused by an operator on purpose: whoever follows the run leaves it so (`baton resume` goes on).
+      if (event.type === 'state' && event.data.to === 'waiting_human' && event.data.wait_reason === 'paused') {
+        return { kind: 'waiting', approvalId: String(event.data.approval_id), waitReason: 'paused', forbidden: false };
+      }
       if (event.type === 'approval_request') requests.set(String(event.data.approval_id), event);
       if (event.type === 'input_request') requests.set(String(event.data.input_id), event);
       // Decide once the run is durably waiting: the `state` event carries the wait's id. A

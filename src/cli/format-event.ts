@@ -18,6 +18,7 @@ const WAITING_FOR: Record<string, string> = {
   policy: 'an escalated approval',
   child: 'its child run',
   task: 'its work elsewhere to end',
+  paused: 'an operator to resume it (paused)',
 };
 
 /** What the person gave with a decision, in a few words. */
@@ -31,6 +32,7 @@ const ACTIONS: Record<string, string> = {
 function approvalResult(data: Record<string, unknown>): string {
   if (data.decision === 'escalated') return `approval escalated from ${String(data.from_role)} to ${String(data.role)}`;
   if (data.decision === 'expired') return `approval expired (${String(data.outcome)})`;
+  if (data.action === 'resume') return `resumed by ${String(data.by)}${data.reason ? `: ${String(data.reason)}` : ''}`;
   const action = typeof data.action === 'string' && ACTIONS[data.action] ? ` (${ACTIONS[data.action]})` : '';
   return `approval ${String(data.decision)}${action} by ${String(data.by)}${data.reason ? `: ${String(data.reason)}` : ''}`;
 }

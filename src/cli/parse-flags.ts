@@ -121,7 +121,16 @@ export function toMetadata(pairs: readonly string[] | undefined): Record<string,
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0) throw usageError(`--metadata takes key=value, not '${pair}'`);
-    metadata[pair.slice(0, at)] = pair.slice(at + 1);
+    const key = pair.slice(0, at);
+    if (key in metadata) throw usageError(`--metadata ${key} is given more than once`);
+    metadata[key] = pair.slice(at + 1);
   }
   return metadata;
+}
+
+/** `--tag` flags, each non-empty. */
+export function toTags(tags: readonly string[] | undefined): string[] | undefined {
+  if (!tags || tags.length === 0) return undefined;
+  if (tags.some((tag) => tag === '')) throw usageError('--tag needs a tag');
+  return [...tags];
 }

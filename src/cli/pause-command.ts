@@ -15,7 +15,9 @@ export const PAUSE_USAGE = `Usage: baton pause <run> [--reason <text>] [--json]
 Pauses a run before its next step: a call already in flight finishes and is recorded, then the
 run waits (waiting_human, reason paused), holding no memory and surviving restarts, until
 'baton resume <run>' (or a cancel). The command returns at once: until the run reaches its
-pause it shows 'pause requested'. A run that is paused already, queued or ended cannot be
+pause it shows 'pause requested'. A run driven by another process on a SQLite file (a
+'baton run' elsewhere) takes the pause at that process's next lease renewal, within a third
+of its lease (10 s by default); a run that ends first never pauses. A run that is paused already, queued or ended cannot be
 paused (exit 1).
 
 Options:
@@ -64,6 +66,13 @@ export const runPauseCommand = defineCommand({
     }
     if (run.pause_requested) {
       io.stdout.write(terminalText(`Pause requested: run ${run.id} stops before its next step.\n`));
+      // Another process may drive it: on PostgreSQL it is told at once (so is a server's own run);
+      // another process on a SQLite file hears only at its next lease renewal.
+      if (backend.inProcess && !/^postgres(ql)?:/.test(backend.where)) {
+        io.stdout.write(
+          'A process that drives it on a SQLite file takes the pause at its next lease renewal (within a third of its lease, 10 s by default).\n',
+        );
+      }
     }
     summarizeRun(run, io, false);
     return EXIT.ok;

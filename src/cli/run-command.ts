@@ -15,6 +15,7 @@ import {
   TARGET_OPTIONS,
   takePositionals,
   toMetadata,
+  toTags,
   HELP_FLAG,
 } from './parse-flags.js';
 import { summarizeRun, toRunExitCode } from './summarize-run.js';
@@ -117,13 +118,16 @@ export const runRunCommand = defineCommand({
     }
     if (onBusy !== undefined && !values.session)
       throw usageError('--on-busy needs --session: a new session is never busy');
+    // Checked before anything is opened (a database, the demo's directory).
+    const metadata = toMetadata(values.metadata);
+    const tags = toTags(values.tag);
     const backend = await open(values, { drive: true });
     const run = await backend.start({
       input,
       ...(values.session ? { session_id: values.session } : {}),
       ...(onBusy ? { options: { on_busy: onBusy as (typeof ON_BUSY)[number] } } : {}),
-      ...(values.metadata ? { metadata: toMetadata(values.metadata) } : {}),
-      ...(values.tag ? { tags: values.tag } : {}),
+      ...(metadata ? { metadata } : {}),
+      ...(tags ? { tags } : {}),
       // On a server the caller's identity comes from its token. The demo's directory is recorded,
       // so a later decision here acts where this run listed and read (see openBackend).
       ...(backend.inProcess

@@ -5,7 +5,15 @@ import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { toRunsTable } from './format-run.js';
 import { toStatus } from './open-backend.js';
 import { usageError } from './cli-error.js';
-import { TARGET_HELP, TARGET_OPTIONS, takePositionals, toMetadata, toPositiveInt, HELP_FLAG } from './parse-flags.js';
+import {
+  TARGET_HELP,
+  TARGET_OPTIONS,
+  takePositionals,
+  toMetadata,
+  toPositiveInt,
+  toTags,
+  HELP_FLAG,
+} from './parse-flags.js';
 import { toDurationMs } from './duration.js';
 
 /** The most runs one page holds (the server's limit too). */
@@ -57,6 +65,8 @@ export const runRunsCommand = defineCommand({
     const limit = toPositiveInt(values.limit, '--limit') ?? 20;
     // The server's limit too: the same flags mean the same thing in process and with --url.
     if (limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}, not ${limit}`);
+    const since = values.since === undefined ? undefined : Date.now() - toDurationMs(values.since, '--since');
+    if (since !== undefined && since < 0) throw usageError(`--since ${values.since} reaches before 1970`);
     const backend = await open(values, { drive: false });
     const forkedFrom = values['forked-from'];
     if (forkedFrom === '') throw usageError('--forked-from needs a run id');
@@ -68,9 +78,9 @@ export const runRunsCommand = defineCommand({
       ...(forkedFrom ? { forkedFrom } : {}),
       ...(parentRunId ? { parentRunId } : {}),
       ...(values.metadata ? { metadata: toMetadata(values.metadata) } : {}),
-      ...(values.tag ? { tags: values.tag } : {}),
+      ...(values.tag ? { tags: toTags(values.tag)! } : {}),
       ...(values['failure-code'] ? { failureCode: values['failure-code'] } : {}),
-      ...(values.since !== undefined ? { createdAfter: Date.now() - toDurationMs(values.since, '--since') } : {}),
+      ...(since !== undefined ? { createdAfter: since } : {}),
     });
     io.stdout.write(values.json ? `${JSON.stringify(page)}\n` : toRunsTable(page.runs));
     return EXIT.ok;

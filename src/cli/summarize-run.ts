@@ -41,7 +41,7 @@ export function summarizeRun(run: RunJson, io: CliIo, json: boolean): void {
         : run.wait_reason === 'task'
           ? `, waiting for its call's work elsewhere (${run.pending_approval_id}): the runtime polls it`
           : run.wait_reason === 'paused'
-            ? `, paused (${run.pending_approval_id}): 'baton resume ${run.id}' lets it go on`
+            ? `, paused (${run.pending_approval_id}): 'baton resume ${run.id}' (with the same --db or --url) lets it go on`
             : run.pending_approval_id
               ? `, ${run.wait_reason === 'budget' ? 'budget wait' : 'approval'} ${run.pending_approval_id}`
               : '';

@@ -57,6 +57,16 @@ describe('metadata and tags on the command line', () => {
         const bad = await baton(['runs', '--metadata', 'no-equals', ...target], { env });
         expect(bad.code).toBe(2);
         expect(bad.stderr).toContain("--metadata takes key=value, not 'no-equals'");
+        const twice = await baton(['runs', '--metadata', 'a=1', '--metadata', 'a=2', ...target], { env });
+        expect([twice.code, twice.stderr]).toEqual([
+          2,
+          expect.stringContaining('--metadata a is given more than once'),
+        ]);
+        const ancient = await baton(['runs', '--since', '99999d', ...target], { env });
+        expect([ancient.code, ancient.stderr]).toEqual([
+          2,
+          expect.stringContaining('--since 99999d reaches before 1970'),
+        ]);
         const refused = await baton(['runs', '--tag', 'has space', ...target], { env });
         expect(refused.code).toBe(1);
         expect(refused.stderr).toContain('(input.invalid)');

@@ -40,7 +40,7 @@ describe('pause and resume on the command line', () => {
     const approved = await baton(['approve', waiting.id, ...flags], { env });
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toMatch(
-      /^Run \S+ waiting_human, paused \(\S+\.pause\.1\): 'baton resume \S+' lets it go on$/m,
+      /^Run \S+ waiting_human, paused \(\S+\.pause\.1\): 'baton resume \S+' \(with the same --db or --url\) lets it go on$/m,
     );
     expect(readJsonLines(effects)).toHaveLength(1);
     const events = await baton(['events', waiting.id, ...flags.slice(0, 2)], { env });

@@ -265,6 +265,13 @@ describe('the run API', () => {
       const refused = await call('GET', `/v1/runs?${query}`);
       expect([refused.status, refused.body.error.code], query).toEqual([400, code]);
     }
+    for (const query of ['tags=nightly', 'meta.customer=acme', 'metadata.customer=acme-1&metadata.customer=acme-2']) {
+      const refused = await call('GET', `/v1/runs?${query}`);
+      expect([refused.status, refused.body.error.code], query).toEqual([400, 'input.invalid']);
+    }
+    // An empty value is a value: only the runs that have it (none here), not every run.
+    expect(await list('metadata.customer=')).toEqual([]);
+    expect(await list('tag=&status=')).toHaveLength(3);
     const tooBig = await call('POST', '/v1/runs', { input: 'x', metadata: { blob: 'x'.repeat(300) } });
     expect([tooBig.status, tooBig.body.error.code]).toEqual([400, 'input.invalid']);
     const notScalar = await call('POST', '/v1/runs', { input: 'x', metadata: { deep: { a: 1 } } });
@@ -468,7 +475,7 @@ describe('bad input found by trying Baton as a new user', () => {
     const mismatch = await call('POST', '/v1/runs', { ...body, input: 'hello again' });
     expect(mismatch.status).toBe(409);
     expect(mismatch.body.error.message).toBe(
-      `Idempotency key 'k-1' belongs to run '${first.body.id}', started with a different input`,
+      `Idempotency key 'k-1' belongs to run '${first.body.id}', started with another input`,
     );
 
     const long = 'r'.repeat(5_000);

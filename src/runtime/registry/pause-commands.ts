@@ -102,7 +102,7 @@ export function createPauseCommands(deps: PauseCommandsDeps): PauseCommands {
       if (run.waitReason !== 'paused' || !run.pendingApprovalId) {
         const asked = run.pauseRequested ? ': its pause is asked and not reached yet' : '';
         fail('run.invalid_transition', `Run '${runId}' is not paused (it is ${run.status}${asked})`, {
-          details: { state: run.status, event: 'resumed' },
+          details: { state: run.status, event: 'resume' },
         });
       }
       await deps.decide(runId, run.pendingApprovalId, {

@@ -100,7 +100,7 @@ export async function interruptActive(
 /** `input.invalid` for an `interrupt` given without `onBusy: 'interrupt'`. */
 export function assertInterruptTerms(onBusy: string | undefined, interrupt: unknown): void {
   if (interrupt !== undefined && onBusy !== 'interrupt') {
-    fail('input.invalid', "'interrupt' applies only with onBusy: 'interrupt'", {
+    fail('input.invalid', "'interrupt' applies only with onBusy: 'interrupt' (options.on_busy over HTTP)", {
       details: { on_busy: onBusy ?? null },
     });
   }

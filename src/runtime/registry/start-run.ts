@@ -109,7 +109,7 @@ export async function startRun(ctx: StartContext, request: StartRequest): Promis
     if (differences.length > 0) {
       fail(
         'idempotency.mismatch',
-        `Idempotency key ${quoteId(run.request.options?.idempotencyKey ?? '')} belongs to run '${result.row.id}', started with a different ${differences.join(', ')}`,
+        `Idempotency key ${quoteId(run.request.options?.idempotencyKey ?? '')} belongs to run '${result.row.id}', started with another ${differences.join(', ')}`,
         { details: { run_id: result.row.id, differences } },
       );
     }

@@ -10,7 +10,7 @@ import { LISTED_STATUSES, type RunListFilter } from '../../index.js';
 import type { Principal } from '../auth/principal.js';
 import { parseInput } from '../read-body.js';
 
-const listQuerySchema = z.object({
+const listQuerySchema = z.strictObject({
   status: z.enum(LISTED_STATUSES).optional(),
   session_id: z.string().min(1).max(128).optional(),
   limit: z.coerce.number().int().min(1).max(200).optional(),
@@ -44,11 +44,21 @@ function metadataOf(query: Record<string, string>): Record<string, string> | und
   return entries.length === 0 ? undefined : Object.fromEntries(entries.map(([name, value]) => [name.slice(9), value]));
 }
 
-/** The runtime's list filter for a query (`tags`: its `tag` parameters) sent by `principal`. */
-export function listFilterOf(raw: Record<string, string>, tags: string[], principal: Principal): RunListFilter {
-  // `?status=&session_id=` means no filter, as a form would send it.
-  const given = Object.entries(raw).filter(([, value]) => value !== '');
-  const metadata = metadataOf(Object.fromEntries(given));
+/**
+ * The runtime's list filter for a query (each parameter with all its values) sent by `principal`.
+ * An unknown parameter or one given twice is `input.invalid`, as the runtime's own filters are.
+ */
+export function listFilterOf(raw: Record<string, string[]>, principal: Principal): RunListFilter {
+  const twice = Object.entries(raw).find(([name, values]) => name !== 'tag' && values.length > 1);
+  if (twice)
+    fail('input.invalid', `Query parameter '${twice[0]}' is given more than once`, {
+      details: { parameter: twice[0] },
+    });
+  const firsts = Object.entries(raw).map(([name, values]) => [name, values[0] ?? ''] as const);
+  // A metadata entry's value may be empty; any other `?status=&session_id=` means no filter, as a form would send it.
+  const metadata = metadataOf(Object.fromEntries(firsts.filter(([name]) => name.startsWith('metadata.'))));
+  const given = firsts.filter(([, value]) => value !== '');
+  const tags = raw.tag ?? [];
   const query = parseInput(
     listQuerySchema,
     Object.fromEntries(given.filter(([name]) => !name.startsWith('metadata.') && name !== 'tag')),

@@ -49,7 +49,7 @@ export function runRoutes(deps: ServerDeps): Hono<AppEnv> {
 
   app.get('/', async (c) => {
     const principal = requireRole(c, 'view');
-    const page = await runtime.list(listFilterOf(c.req.query(), c.req.queries('tag') ?? [], principal));
+    const page = await runtime.list(listFilterOf(c.req.queries(), principal));
     return c.json({ runs: page.runs.map(toRunJson), next_cursor: page.nextCursor });
   });
 
