@@ -16,6 +16,16 @@ const FILTERS: Record<string, RunFilter> = {
   'tenant and status': { tenantId: 'acme', status: 'failed' },
 };
 
+/** SQLite's query plan of the runs page for `filter`, one step a line. */
+function planOf(store: ReturnType<typeof createSqliteStore>, filter: RunFilter): string[] {
+  const compiled = listRunsQuery('sqlite', filter);
+  return (
+    store.db.sqlite.prepare(`explain query plan ${compiled.statement.sql}`).all(...compiled.args) as {
+      detail: string;
+    }[]
+  ).map((row) => row.detail);
+}
+
 describe('list query plans', () => {
   it('reads an index in order and seeks to the cursor, for every filter', async () => {
     const { db } = tempFiles();
@@ -39,12 +49,7 @@ describe('list query plans', () => {
       store.db.sqlite.exec('analyze');
       for (const [name, filter] of Object.entries(FILTERS)) {
         for (const cursor of [undefined, '1500:run_1500']) {
-          const compiled = listRunsQuery('sqlite', { ...filter, cursor, limit: 50 });
-          const plan = (
-            store.db.sqlite.prepare(`explain query plan ${compiled.statement.sql}`).all(...compiled.args) as {
-              detail: string;
-            }[]
-          ).map((row) => row.detail);
+          const plan = planOf(store, { ...filter, cursor, limit: 50 });
           const where = `${name}${cursor ? ', with a cursor' : ''}: ${plan.join(' / ')}`;
           expect(plan, where).toHaveLength(1);
           expect(plan[0], where).toMatch(/USING (COVERING )?INDEX runs_/);
@@ -100,12 +105,7 @@ describe('list query plans', () => {
       };
       for (const [name, filter] of Object.entries(filters)) {
         for (const cursor of [undefined, '1500:run_1500']) {
-          const compiled = listRunsQuery('sqlite', { ...filter, cursor, limit: 50 });
-          const plan = (
-            store.db.sqlite.prepare(`explain query plan ${compiled.statement.sql}`).all(...compiled.args) as {
-              detail: string;
-            }[]
-          ).map((row) => row.detail);
+          const plan = planOf(store, { ...filter, cursor, limit: 50 });
           const where = `${name}${cursor ? ', with a cursor' : ''}: ${plan.join(' / ')}`;
           expect(plan.join(), where).not.toMatch(/TEMP B-TREE|SCAN/);
           // The page is driven by one index read in order: the first key's entries, the failure codes, or the runs'.
