@@ -47,6 +47,8 @@ function waitOf(run: RunJson): string {
   if (run.wait_reason === 'budget') return `approval ${String(run.pending_approval_id)} (baton extend or baton end)`;
   if (run.wait_reason === 'task')
     return `its call's work elsewhere (${String(run.pending_approval_id)}), polled by the runtime`;
+  if (run.wait_reason === 'paused')
+    return `an operator's pause ${String(run.pending_approval_id)} (baton resume ${run.id})`;
   return `approval ${String(run.pending_approval_id)}`;
 }
 
@@ -79,12 +81,22 @@ export function toRunDetails(run: RunJson): string {
         ]
       : []),
     ['input', run.input],
+    ...(Object.keys(run.metadata).length > 0 ? [['metadata', JSON.stringify(run.metadata)] as [string, string]] : []),
+    ...(run.tags.length > 0 ? [['tags', run.tags.join(', ')] as [string, string]] : []),
     ['answer', run.answer ?? '-'],
     ...(run.failure ? [['failure', `${run.failure.code}: ${run.failure.message}`] as [string, string]] : []),
     ...(run.pending_approval_id
       ? [['waiting', `${run.wait_reason ?? 'approval'}: ${waitOf(run)}`] as [string, string]]
       : []),
     ...(run.pending_input ? [['question', describeQuestion(run.pending_input)] as [string, string]] : []),
+    ...(run.pause_requested
+      ? [
+          [
+            'pausing',
+            `asked${run.pause_requested.by ? ` by ${run.pause_requested.by}` : ''}${run.pause_requested.reason ? `: ${run.pause_requested.reason}` : ''}; it stops before its next step`,
+          ] as [string, string],
+        ]
+      : []),
     ['usage', `${u.steps} steps, ${u.llm_calls} model calls, ${u.tool_calls} tool calls, ${u.tokens} tokens`],
     ['created', time(run.created_at)],
     ['updated', time(run.updated_at)],

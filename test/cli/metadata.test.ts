@@ -52,6 +52,9 @@ describe('metadata and tags on the command line', () => {
         expect(listed(await runs('--metadata', 'customer=acme', '--metadata', 'tier=2'))).toEqual([a.id]);
         expect(listed(await runs('--since', '1h', '--status', 'succeeded'))).toEqual([b.id, a.id]);
         expect(listed(await runs('--failure-code', 'tool.failed'))).toEqual([]);
+        const shown = await baton(['show', String(b.id), ...target], { env });
+        expect(shown.stdout).toMatch(/^ {2}metadata {2}\{"customer":"globex","tier":"2"\}$/m);
+        expect(shown.stdout).toMatch(/^ {2}tags {6}nightly, billing$/m);
         const table = await baton(['runs', '--tag', 'billing', ...target], { env });
         expect(table.stdout).toContain(String(b.id));
         const bad = await baton(['runs', '--metadata', 'no-equals', ...target], { env });

@@ -35,6 +35,8 @@ describe('pause and resume on the command line', () => {
     expect(asked.code, asked.stderr).toBe(0);
     expect(asked.stdout).toContain(`Pause requested: run ${waiting.id} stops before its next step.`);
     expect(asked.stdout).toMatch(/^Run \S+ waiting_human, pause requested, approval \S+$/m);
+    const shown = await baton(['show', waiting.id, ...flags.slice(0, 2)], { env });
+    expect(shown.stdout).toMatch(/^ {2}pausing {3}asked by cli:\S+: audit first; it stops before its next step$/m);
 
     // The approved call runs; the run stops before its next step.
     const approved = await baton(['approve', waiting.id, ...flags], { env });
