@@ -194,7 +194,6 @@ function movesOf(
   driven: Set<string>,
   by: string,
 ): Pick<Backend, 'decide' | 'answer' | 'cancel' | 'pause' | 'resume'> {
-  const options = { by };
   return {
     async decide(runId, approvalId, body) {
       const rt = must(runId);
@@ -202,14 +201,14 @@ function movesOf(
       const decision = parseInput(decisionBodySchema, body, 'decision');
       // Deciding loads the run into this runtime, which then drives it.
       driven.add(runId);
-      return toApprovalJson(await decideBody(rt, runId, approvalId, decision, options.by));
+      return toApprovalJson(await decideBody(rt, runId, approvalId, decision, by));
     },
     async answer(runId, inputId, body) {
       const rt = must(runId);
       const { answer, reason } = parseInput(answerBodySchema, body, 'answer');
       driven.add(runId);
       return toApprovalJson(
-        await rt.answer(runId, inputId, { answer, by: options.by, ...(reason === undefined ? {} : { reason }) }),
+        await rt.answer(runId, inputId, { answer, by, ...(reason === undefined ? {} : { reason }) }),
       );
     },
     async cancel(runId, { reason, compensate }) {
@@ -220,12 +219,12 @@ function movesOf(
       );
     },
     async pause(runId, { reason }) {
-      return toRunJson(await must(runId).pause(runId, { by: options.by, ...(reason ? { reason } : {}) }));
+      return toRunJson(await must(runId).pause(runId, { by, ...(reason ? { reason } : {}) }));
     },
     async resume(runId, { reason }) {
       // Resuming loads the run into this runtime, which then drives it.
       driven.add(runId);
-      return toRunJson(await must(runId).resume(runId, { by: options.by, ...(reason ? { reason } : {}) }));
+      return toRunJson(await must(runId).resume(runId, { by, ...(reason ? { reason } : {}) }));
     },
   };
 }

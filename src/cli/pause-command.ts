@@ -2,6 +2,7 @@
  * `baton pause <run>` and `baton resume <run>`: an operator stops a run before its next step (a
  * call in flight finishes first) and lets it go on where it stopped.
  */
+import { isPostgresUrl } from '../store/index.js';
 import { defineCommand } from './define-command.js';
 import { EXIT, EXIT_HELP } from './exit-codes.js';
 import { AGENT_HELP, AGENT_OPTIONS, TARGET_HELP, TARGET_OPTIONS, takePositionals, HELP_FLAG } from './parse-flags.js';
@@ -68,7 +69,7 @@ export const runPauseCommand = defineCommand({
       io.stdout.write(terminalText(`Pause requested: run ${run.id} stops before its next step.\n`));
       // Another process may drive it: on PostgreSQL it is told at once (so is a server's own run);
       // another process on a SQLite file hears only at its next lease renewal.
-      if (backend.inProcess && !/^postgres(ql)?:/.test(backend.where)) {
+      if (backend.inProcess && !isPostgresUrl(backend.where)) {
         io.stdout.write(
           'A process that drives it on a SQLite file takes the pause at its next lease renewal (within a third of its lease, 10 s by default).\n',
         );

@@ -139,6 +139,16 @@ export const WAITING_TERM = sql<boolean>`status = 'waiting_human'`;
 export const FINISHED_TERM = sql<boolean>`status in ('succeeded', 'failed')`;
 
 /**
+ * The session `session` (a parameter, or a column of the outer query) has no active run: the
+ * condition under which a queue moves and a finished run may be pruned (one active run per session).
+ */
+export function noActiveRunIn(session: unknown): RawBuilder<boolean> {
+  return sql<boolean>`not exists (select 1 from runs as a where a.session_id = ${session} and a.status in (${sql.join(
+    ACTIVE.map((status) => sql.val(status)),
+  )}))`;
+}
+
+/**
  * The code of a run's failure as the partial index `runs_failure_code` holds it (null for a
  * failure that does not parse): the statements that read the index repeat it word for word.
  */

@@ -13,7 +13,7 @@
  */
 import { DEFAULTS } from '../defaults.js';
 import { sql } from 'kysely';
-import { ACTIVE, FINISHED, FINISHED_TERM, idIn, idList, type Build, type Dialect } from './compile.js';
+import { ACTIVE, FINISHED, FINISHED_TERM, idIn, idList, noActiveRunIn, type Build, type Dialect } from './compile.js';
 
 export const PRUNE_BUILDS = {
   /** The newest finished runs of a status, newest first (the runs `keepLast` keeps). */
@@ -35,16 +35,7 @@ export const PRUNE_BUILDS = {
       .where('status', '=', p('status'))
       .where(sql<boolean>`(updated_at, id) > (${p('after_at')}, ${p('after_id')})`)
       .where(sql<boolean>`(updated_at, id) < (${p('before_at')}, ${p('before_id')})`)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('runs as active')
-              .select(sql`1`.as('one'))
-              .whereRef('active.session_id', '=', 'runs.session_id')
-              .where('active.status', 'in', ACTIVE),
-          ),
-        ),
-      )
+      .where(noActiveRunIn(sql.ref('runs.session_id')))
       // A child goes with its parent, never before it.
       .where(({ not, exists, selectFrom }) =>
         not(

@@ -17,6 +17,7 @@ import {
   ofAgent,
   WAITING_TERM,
   FAILURE_CODE,
+  noActiveRunIn,
   PG_FAILURE_CODE,
   type Build,
   type Compiled,
@@ -152,16 +153,7 @@ const BUILDS = {
           .orderBy('q.id')
           .limit(1),
       )
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('runs as a')
-              .select(sql`1`.as('one'))
-              .where('a.session_id', '=', p('session_id'))
-              .where('a.status', 'in', ACTIVE),
-          ),
-        ),
-      ),
+      .where(noActiveRunIn(p('session_id'))),
   /** Sessions with a queue and no active run (a queue no run's end handed on): for the sweep. */
   orphanQueues: (db, p) =>
     db
@@ -169,16 +161,7 @@ const BUILDS = {
       .select('q.session_id')
       .distinct()
       .where(sql<boolean>`q.status = 'queued'`)
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('runs as a')
-              .select(sql`1`.as('one'))
-              .whereRef('a.session_id', '=', 'q.session_id')
-              .where('a.status', 'in', ACTIVE),
-          ),
-        ),
-      )
+      .where(noActiveRunIn(sql.ref('q.session_id')))
       .limit(p('limit')),
   activeRunOfSession: (db, p) =>
     db.selectFrom('runs').selectAll().where('session_id', '=', p('session_id')).where('status', 'in', ACTIVE),

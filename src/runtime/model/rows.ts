@@ -50,7 +50,7 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
   let damage: Failure | null = STATUSES.has(row.status)
     ? null
     : corruptRow(row.id, 'status', `unknown status '${row.status}'`);
-  const parse = (column: 'context' | 'failure' | 'compensation', text: string): unknown => {
+  const parse = (column: 'context' | 'failure' | 'compensation' | 'metadata' | 'tags', text: string): unknown => {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
@@ -61,6 +61,8 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
   const context = (parse('context', row.context) ?? {}) as RunUserContext;
   const failure = row.failure ? (parse('failure', row.failure) as Failure | null) : null;
   const compensation = row.compensation ? (parse('compensation', row.compensation) as RunCompensation | null) : null;
+  const metadata = row.metadata ? ((parse('metadata', row.metadata) as Run['metadata'] | null) ?? {}) : {};
+  const tags = row.tags ? ((parse('tags', row.tags) as Run['tags'] | null) ?? []) : [];
   return {
     id: row.id,
     sessionId: unscopeKey(row.tenant_id, row.session_id),
@@ -69,8 +71,8 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     failure: damage ?? failure,
     waitReason: row.wait_reason as WaitReason | null,
     pendingApprovalId: row.pending_approval_id,
-    metadata: row.metadata ? ((parseLabels(row.metadata) as Run['metadata']) ?? {}) : {},
-    tags: row.tags ? ((parseLabels(row.tags) as Run['tags']) ?? []) : [],
+    metadata,
+    tags,
     pauseRequested: pauseRequestedOf(row),
     pendingInput:
       pending && (pending.id === row.pending_approval_id || asksInFlight(pending)) ? toPendingInput(pending) : null,
@@ -100,15 +102,6 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-/** A run's metadata or tags as stored (checked when it started): null if the column does not parse. */
-function parseLabels(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
 }
 
 const ASKS_PAUSE: ReadonlySet<string> = new Set(['pending', 'planning', 'executing', 'waiting_human']);
