@@ -16,6 +16,8 @@ export const FAILURE_CODES = {
   'run.invalid_transition': 'user',
   'run.cancelled': 'user',
   'session.busy': 'user',
+  // A start over `limits.runsPerTenant`: the tenant has that many runs in flight already (HTTP 429).
+  'run.tenant_limit': 'user',
   'idempotency.mismatch': 'user',
   'approval.not_found': 'user',
   'artifact.not_found': 'user',

@@ -24,6 +24,7 @@ export {
   ToolDetached,
   ToolOutcomeUnknownError,
   ToolUnavailableError,
+  ToolRateLimitedError,
   EFFECTS,
   RISKS,
 } from './tools/index.js';
@@ -48,6 +49,9 @@ export type {
   AskHumanOptions,
   MemoryScope,
   MemoryToolsOptions,
+  ConcurrencyLimit,
+  RateLimit,
+  LimitKey,
 } from './tools/index.js';
 export {
   createScriptedPlanner,

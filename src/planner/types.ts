@@ -60,6 +60,12 @@ export interface PlannerRequest {
   memory?: PlannerMemory;
   /** Streams model text as it is generated: delivered live as `draft` events, never committed as an answer. */
   onDraft?: (text: string, info?: { attempt: number }) => void;
+  /**
+   * Tells the runtime the model API refused a request for its rate (a 429), with its retry hint
+   * if it gave one, before the planner waits and tries again: with planner limits
+   * (`createRuntime({ limits: { planner } })`) the limit's keys back off for every runtime.
+   */
+  onRateLimited?: (retryAfterMs?: number) => Promise<void>;
 }
 
 /** A planner's estimate of its next call, checked against the run's budgets before the call is made. */

@@ -5,6 +5,7 @@ import type { Planner } from '../planner/types.js';
 import type { Policy } from '../policy/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { RuntimeHooks } from './drive/env.js';
+import type { PlannerLimits } from './drive/limiter.js';
 import type { Failure } from '../failure.js';
 import type { FollowOptions } from './read/follow.js';
 import type { Trace } from './observe/trace.js';
@@ -37,6 +38,18 @@ import type {
   MemorySnapshot,
   RunListFilter,
 } from './model/types.js';
+
+/** `createRuntime({ limits })`. */
+export interface RuntimeLimits {
+  /** Limits on planner calls, per key (`key` from the run's id, context and agent; absent: one key). */
+  planner?: PlannerLimits;
+  /**
+   * The most runs of one tenant (`context.tenant_id`) in flight at once: started and not ended
+   * (queued runs do not count). A start over it is refused, `run.tenant_limit` (HTTP 429), and
+   * leaves nothing behind; enforced by the database, whoever starts.
+   */
+  runsPerTenant?: number;
+}
 
 /** How a runtime is created. */
 export interface RuntimeOptions {
@@ -75,6 +88,12 @@ export interface RuntimeOptions {
   claimEveryMs?: number;
   /** Most runs this runtime drives at once; a worker claims no more (default 1,000). */
   maxRuns?: number;
+  /**
+   * Limits shared by every runtime on the database (docs/architecture.md §4.10): on planner calls
+   * (the model API's own limits, per key), and the most runs of one tenant in flight at once.
+   * Tools declare their own (`defineTool({ concurrency, rate })`).
+   */
+  limits?: RuntimeLimits;
   /** Token budget of the context given to the planner at each step (default 32,000). */
   contextTokens?: number;
   /** For test harnesses: a place to hold each actor before it produces its event. */

@@ -7,6 +7,7 @@
 import { toFailure } from '../failure.js';
 import type { AgentSet, OpenedStore } from '../store/index.js';
 import { retireOwner } from './drive/leases.js';
+import type { RuntimeEnv } from './drive/env.js';
 import type { EventHub } from './model/event-hub.js';
 import type { RunTracer } from './observe/otel.js';
 import type { RunRegistry } from './registry/run-registry.js';
@@ -19,6 +20,7 @@ export interface StartUpDeps {
   opening: OpenedStore;
   hub: EventHub;
   registry: RunRegistry;
+  env: Pick<RuntimeEnv, 'limiter'>;
   owner: string;
   leaseMs: number;
   /** False for an API-only runtime: it neither recovers nor claims. */
@@ -55,6 +57,7 @@ export function startUp(options: RuntimeOptions, deps: StartUpDeps): StartUp {
       claim,
       claimEveryMs: options.claimEveryMs ?? (store.dialect === 'postgres' ? 1_000 : leaseMs / 3),
       maxRuns: options.maxRuns ?? 1_000,
+      throttled: () => deps.env.limiter.waiting(),
       agents: deps.agents,
       onError: (failure, where) => options.onError?.(failure, where),
     });
@@ -78,6 +81,7 @@ export interface CloseDeps {
   pruning: Pick<Pruning, 'stop'>;
   tracer: Pick<RunTracer, 'drain'> | null;
   registry: Pick<RunRegistry, 'close'>;
+  env: Pick<RuntimeEnv, 'limiter'>;
   /** Callers blocked in `wait()` or `events()`, released before the store closes. */
   onClose: Set<() => void>;
   onError: RuntimeOptions['onError'];
@@ -106,6 +110,10 @@ export async function closeRuntime(deps: CloseDeps): Promise<void> {
     await store
       .releaseLeases(deps.owner)
       .catch((error: unknown) => deps.onError?.(toFailure(error), { activity: 'releasing leases on close' }));
+    // The limit slots of calls cut off by the close: free now rather than when their leases lapse.
+    await deps.env.limiter
+      .close()
+      .catch((error: unknown) => deps.onError?.(toFailure(error), { activity: 'releasing limit slots on close' }));
   }
   retireOwner(deps.owner);
   await store.close();

@@ -9,7 +9,8 @@ import { batonRunMachine, checkRunMachine, type RunMachineDefinition } from '../
 import { DEFAULTS } from '../defaults.js';
 import { fail, toFailure } from '../failure.js';
 import type { Store } from '../store/index.js';
-import type { AnyTool } from '../tools/define-tool.js';
+import { checkLimit, type AnyTool } from '../tools/define-tool.js';
+import { createLimiter } from './drive/limiter.js';
 import type { AgentEnv, RuntimeEnv } from './drive/env.js';
 import { assertSupportedZod } from './ledger/supported-zod.js';
 import { plannerTools } from './ledger/tool-registry.js';
@@ -55,9 +56,23 @@ export function checkOptions(options: RuntimeOptions): CheckedOptions {
   if (options.agent !== undefined && !/^[a-z][a-z0-9-]{0,63}$/.test(options.agent)) {
     fail('input.invalid', `Agent name '${options.agent}' must match /^[a-z][a-z0-9-]{0,63}$/`);
   }
+  checkLimits(options);
   const own = options.agent ?? DEFAULT_AGENT;
   const agents = collectAgents(own, options.tools, options.agents);
   return { definition, tools, agents, agent: agentIdentity(own, options.tools, [...agents.keys()]) };
+}
+
+/** Refuses limits that are not positive whole numbers (`input.invalid`), before anything is opened. */
+function checkLimits(options: RuntimeOptions): void {
+  const limits = options.limits;
+  if (limits === undefined) return;
+  if (typeof limits !== 'object' || limits === null) fail('input.invalid', `createRuntime's 'limits' must be an object`);
+  checkLimit('limits.planner', 'concurrency', limits.planner?.concurrency);
+  checkLimit('limits.planner', 'rate', limits.planner?.rate);
+  const cap = limits.runsPerTenant;
+  if (cap !== undefined && (!Number.isSafeInteger(cap) || cap < 1)) {
+    fail('input.invalid', `limits.runsPerTenant must be a whole number of runs, 1 or more (got ${String(cap)})`);
+  }
 }
 
 /** What the runs of a runtime are driven with, besides its checked options. */
@@ -90,6 +105,10 @@ export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
     policy: options.policy,
     hooks: options.hooks,
     contextTokens: options.contextTokens ?? DEFAULTS.contextTokens,
+    limiter: createLimiter(store, base.owner, base.leaseMs, (error) =>
+      options.onError?.(toFailure(error), { activity: 'renewing limit slots' }),
+    ),
+    plannerLimits: options.limits?.planner,
     // Bound below, once the registry that drives the children exists.
     children: {
       start: (parent, request) => children.start(parent, request),

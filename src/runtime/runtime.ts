@@ -109,12 +109,26 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // A burst of starts is let through a batch a turn, so none holds the event loop long.
       await admitStart();
       assertOpen();
-      const creating = { definition, defaults: options.defaults, agent, cancel: commands.cancel, queued };
+      const creating = {
+        definition,
+        defaults: options.defaults,
+        agent,
+        cancel: commands.cancel,
+        queued,
+        runsPerTenant: options.limits?.runsPerTenant,
+      };
       return startRun({ ...shared, ...creating }, request);
     },
     fork(runId: string, request: ForkRequest): Promise<Run> {
       assertOpen();
-      const creating = { definition, defaults: options.defaults, agent, cancel: commands.cancel, queued };
+      const creating = {
+        definition,
+        defaults: options.defaults,
+        agent,
+        cancel: commands.cancel,
+        queued,
+        runsPerTenant: options.limits?.runsPerTenant,
+      };
       return forkRun({ ...shared, ...creating }, runId, request);
     },
     async forks(runId: string, opts: { limit?: number } = {}): Promise<Run[]> {

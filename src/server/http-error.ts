@@ -41,6 +41,8 @@ const CONFLICTS: ReadonlySet<string> = new Set([
 /** The HTTP status of a failure. */
 export function toStatus(failure: ApiFailure): ContentfulStatusCode {
   if (failure.code in HTTP_FAILURES) return HTTP_FAILURES[failure.code as HttpFailureCode];
+  // Too many runs of the tenant in flight: the same request may pass once one ends.
+  if (failure.code === 'run.tenant_limit') return 429;
   switch (failure.kind) {
     case 'user':
       if (failure.code.endsWith('.not_found')) return 404;

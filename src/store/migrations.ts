@@ -508,4 +508,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ),
     ],
   },
+  {
+    version: 25,
+    name: 'limit slots and keys',
+    // Per-key concurrency and rate limits shared by every runtime on the file: a call takes a
+    // slot (a lease its owner renews) and a rate's turn before it starts.
+    up: (db) => [
+      db.schema
+        .createTable('limit_slots')
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('slot', 'integer', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('limit_slots_pk', ['scope', 'slot'])
+        .compile(),
+      db.schema.createIndex('limit_slots_owner').on('limit_slots').column('owner').compile(),
+      db.schema
+        .createTable('limit_keys')
+        .addColumn('scope', 'text', (c) => c.primaryKey())
+        .addColumn('blocked_until', 'integer', (c) => c.notNull())
+        .addColumn('strikes', 'integer', (c) => c.notNull())
+        .compile(),
+    ],
+  },
 ];

@@ -101,6 +101,33 @@ export interface RunLabelTable {
   created_at: number;
 }
 
+/**
+ * A slot of a limit taken by a call (migration 25): `scope` names the limit and its key
+ * (`tool:<name>:<key>`, `tool:<name>:rate:<key>`, `planner:<key>`), `slot` is one of
+ * `0 … limit-1`. A slot whose `expires_at` passed is free. A concurrency slot's owner renews it
+ * while the call runs, so a crashed worker's slots come back when their lease lapses; a rate
+ * limit's turn (owner '') lapses an interval after it was taken.
+ */
+export interface LimitSlotTable {
+  scope: string;
+  slot: number;
+  /** The call (or planner call) holding it. */
+  holder: string;
+  /** The runtime holding it (`host:pid:instance`), whose heartbeat renews it. */
+  owner: string;
+  expires_at: number;
+}
+
+/**
+ * What every worker shares of one limit key (migration 25): the back-off after a 429
+ * (`blocked_until`, and how many 429s came in a row, `strikes`).
+ */
+export interface LimitKeyTable {
+  scope: string;
+  blocked_until: number;
+  strikes: number;
+}
+
 export interface StepTable {
   run_id: string;
   step_index: number;
@@ -260,6 +287,8 @@ export interface Database {
   artifacts: ArtifactTable;
   artifact_refs: ArtifactRefTable;
   run_labels: RunLabelTable;
+  limit_slots: LimitSlotTable;
+  limit_keys: LimitKeyTable;
   memory: MemoryTable;
   baton_migrations: MigrationTable;
 }

@@ -11,6 +11,8 @@ import { openDatabase, type OpenDatabase } from './open-database.js';
 import { prepareStatements } from './sqlite-prepared.js';
 import { sqliteReads } from './sqlite-reads.js';
 import { sqliteLeases } from './sqlite-leases.js';
+import { limitsOver } from './limits.js';
+import { directWrite } from './store-errors.js';
 import { sqliteFeed } from './sqlite-feed.js';
 import { sqliteRetention } from './sqlite-retention.js';
 import { sqliteWrite } from './sqlite-writer.js';
@@ -62,6 +64,11 @@ export function createSqliteStore(path: string): SqliteStore {
     },
     ...sqliteReads(prepared),
     ...sqliteLeases(prepared, writeFailures),
+    ...limitsOver({
+      rows: async (name, values) => prepared.all(name, { ...values, now: Date.now() }),
+      exec: async (name, values) => prepared.run(name, { ...values, now: Date.now() }).changes,
+      write: (change) => directWrite(writeFailures, change),
+    }),
     ...sqliteFeed(prepared, writeFailures),
     ...sqliteRetention(prepared, queue),
   };

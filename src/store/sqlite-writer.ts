@@ -5,7 +5,7 @@
  * claimed it with (as PostgreSQL's fenced unit does), so a runtime that lost its lease writes
  * nothing, not even a `started` row; a new run's unit inserts the row it is fenced on.
  */
-import { approvalTaken, staleFence, versionConflict } from './store-errors.js';
+import { approvalTaken, staleFence, tenantLimit, versionConflict } from './store-errors.js';
 import type { CommitQueue } from './commit-queue.js';
 import type { Prepared } from './sqlite-prepared.js';
 import type { Fence, Store, UnitWriter } from './store-api.js';
@@ -36,6 +36,10 @@ export function sqliteWrite(prepared: Prepared, queue: CommitQueue, runsToDrive:
     insertRun(row) {
       unchecked = null;
       run('insertRun', rowOf(row));
+    },
+    capTenant(tenantId, cap) {
+      const over = get(tenantId === null ? 'noTenantOverCap' : 'tenantOverCap', { tenant: tenantId, cap });
+      if (over !== undefined) throw tenantLimit(tenantId, cap);
     },
     saveProgress(progress) {
       fenced();

@@ -24,6 +24,7 @@ import {
   type Dialect,
 } from './compile.js';
 import { LEASE_BUILDS } from './lease-statements.js';
+import { LIMIT_BUILDS } from './limit-statements.js';
 import { MEMORY_BUILDS } from './memory-statements.js';
 import { PRUNE_BUILDS } from './prune-statements.js';
 
@@ -423,6 +424,7 @@ const BUILDS = {
     db.selectFrom('messages').selectAll().where('session_id', '=', p('session_id')).orderBy('id'),
   ...MEMORY_BUILDS,
   ...LEASE_BUILDS,
+  ...LIMIT_BUILDS,
   ...PRUNE_BUILDS,
 } satisfies Record<string, Build>;
 

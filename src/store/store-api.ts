@@ -124,6 +124,8 @@ export interface UnitWriter {
   ensureSession(id: string, now: number): void;
   /** A new run; an idempotency key or an active session already taken fails the unit (`isUniqueViolation`). */
   insertRun(row: RunRow): void;
+  /** Fails the unit (`run.tenant_limit`) when the tenant has more than `cap` runs active, the one it inserts included. */
+  capTenant(tenantId: string | null, cap: number): void;
   /** Writes a transition's snapshot and counters if the row is still at `expected_version` (compare-and-set); else `run.version_conflict`. */
   saveProgress(progress: RunProgress): void;
   setAnswer(runId: string, answer: string): void;
@@ -278,6 +280,50 @@ export interface StoreLeases {
   releaseLeases(owner: string): Promise<void>;
 }
 
+/** A slot of a concurrency limit held now. */
+export interface LimitSlotRow {
+  slot: number;
+  holder: string;
+  owner: string;
+  expires_at: number;
+}
+
+/** Whether a limit let a call through now; if not, how long to wait before asking again (ms). */
+export type LimitTake = { ok: true; slot: number } | { ok: false; waitMs: number; why: 'concurrency' | 'rate' | 'backoff' };
+
+/**
+ * Per-key limits shared by every runtime on the database (`limit_slots`, `limit_keys`; docs/
+ * architecture.md §4.10), each change one autocommitted statement outside any unit (a refused one
+ * fails as a unit's write does). Times are the database's clock on PostgreSQL.
+ */
+export interface StoreLimits {
+  /**
+   * Takes a free slot of a concurrency limit of `limit` slots for `holder` (a lease of `leaseMs`
+   * its owner renews with `renewSlots`), unless the key backs off; else how long to wait.
+   */
+  takeSlot(scope: string, limit: number, holder: string, owner: string, leaseMs: number): Promise<LimitTake>;
+  /** Gives a slot back (a no-op when its lease lapsed and another holder took it). */
+  releaseSlot(scope: string, slot: number, holder: string): Promise<void>;
+  /** Extends the leases of every slot `owner` holds. */
+  renewSlots(owner: string, leaseMs: number): Promise<void>;
+  /** Gives back every slot `owner` holds. */
+  releaseSlotsOf(owner: string): Promise<void>;
+  /**
+   * Takes a turn of a rate limit of `limit` calls in any window of `intervalMs` for `holder` (a
+   * slot that lapses `intervalMs` after), unless the key backs off; else how long to wait.
+   */
+  takeRate(scope: string, limit: number, intervalMs: number, holder: string): Promise<LimitTake>;
+  /**
+   * Backs the key off for every runtime after a 429: for `afterMs` (the service's hint), else a
+   * second doubled with each 429 in a row (up to a minute); how long, in ms.
+   */
+  backOffKey(scope: string, afterMs?: number): Promise<number>;
+  /** A call of the key went through: no strikes any more. */
+  clearStrikes(scope: string): Promise<void>;
+  /** The slots of a key held now, by slot. */
+  heldSlots(scope: string): Promise<LimitSlotRow[]>;
+}
+
 /** What the runtimes sharing a database read in common: the feed of all runs' events, and its secrets. */
 export interface StoreFeed {
   /**
@@ -314,7 +360,7 @@ export interface StoreRetention {
  * their COMMIT. Rows are snake_case, times epoch milliseconds, JSON stored as text. Each
  * dialect implements it whole (`createSqliteStore`, `createPostgresStore`), job by job.
  */
-export interface Store extends StoreReads, StoreLeases, StoreFeed, StoreRetention {
+export interface Store extends StoreReads, StoreLeases, StoreLimits, StoreFeed, StoreRetention {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `work` in a unit of work and resolves with what it returned once the unit is durable.

@@ -26,6 +26,17 @@ export function approvalTaken(id: string): BatonError {
   return new BatonError(createFailure('approval.already_decided', `Approval '${id}' is already decided`));
 }
 
+/** The failure of a unit that would start a run over the tenant's cap of runs in flight. */
+export function tenantLimit(tenant: string | null, cap: number): BatonError {
+  const who = tenant === null ? 'Runs without a tenant' : `Tenant '${tenant}'`;
+  return new BatonError(
+    createFailure('run.tenant_limit', `${who} already has ${cap} run${cap === 1 ? '' : 's'} in flight (limits.runsPerTenant)`, {
+      retryable: true,
+      details: { tenant_id: tenant, runs_per_tenant: cap },
+    }),
+  );
+}
+
 /** True for a unique-index violation on either dialect (a taken idempotency key or session). */
 export function isUniqueViolation(error: unknown): boolean {
   const code = String((error as { code?: unknown } | null)?.code ?? '');

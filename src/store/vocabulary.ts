@@ -124,6 +124,8 @@ export const LOG_EVENT_TYPES = [
   'task',
   /** An operator's pause was taken by the run (it stops at its next step boundary): who asked, and why. */
   'pause',
+  /** A call (or a planner call) waits for a per-key limit before it starts: which limit, which key, how long at least. */
+  'throttled',
 ] as const;
 export type LogEventType = (typeof LOG_EVENT_TYPES)[number];
 

@@ -202,6 +202,26 @@ export interface HandoffTarget {
   } | null;
 }
 
+/**
+ * The key a limit counts a call under, from its parsed arguments and its run's context (a tenant,
+ * a customer, a target host); calls with the same key share the limit, across every runtime on the
+ * database. Absent (or null): one key for all the tool's calls.
+ */
+export type LimitKey<I> = (input: I, ctx: { runId: string; context: RunUserContext }) => string | number | null | undefined;
+
+/** At most `limit` calls of a key run at once (`ToolSpec.concurrency`). */
+export interface ConcurrencyLimit<I = unknown> {
+  limit: number;
+  key?: LimitKey<I>;
+}
+
+/** At most `limit` calls of a key start per `intervalMs` (`ToolSpec.rate`), a burst of `limit` at most. */
+export interface RateLimit<I = unknown> {
+  limit: number;
+  intervalMs: number;
+  key?: LimitKey<I>;
+}
+
 /** A tool as declared by its author. */
 export interface ToolSpec<I, O> {
   name: string;
@@ -252,6 +272,15 @@ export interface ToolSpec<I, O> {
   /** How long an approval of this tool's calls waits (ms) before `onExpire` applies (default: the run's, else never). */
   expiresIn?: number;
   onExpire?: OnExpire;
+  /**
+   * At most `limit` calls of a key at once, across every runtime on the database. A call over the
+   * limit waits before it starts (a `throttled` event), holding no worker's room; a slot is a lease,
+   * so a crashed worker's come back. A call waits the same way while its key backs off after a
+   * `ToolRateLimitedError`.
+   */
+  concurrency?: ConcurrencyLimit<I>;
+  /** At most `limit` calls of a key started per `intervalMs`, across every runtime on the database. */
+  rate?: RateLimit<I>;
   execute(input: I, ctx: ToolContext): Promise<O> | O;
   reconcile?(input: I, ctx: ToolContext): Promise<Reconciliation<O>> | Reconciliation<O>;
   /**
@@ -309,6 +338,8 @@ export function defineTool<I, O>(spec: ToolSpec<I, O>): Tool<I, O> {
   if (spec.compensateEffect && spec.compensateEffect !== 'idempotent' && spec.compensateEffect !== 'reconcilable') {
     fail('input.invalid', `Tool '${spec.name}': a compensation must be idempotent or reconcilable`);
   }
+  checkLimit(spec.name, 'concurrency', spec.concurrency);
+  checkLimit(spec.name, 'rate', spec.rate);
   if (spec.compensateEffect === 'reconcilable' && !spec.reconcileCompensation) {
     fail('input.invalid', `Tool '${spec.name}' has a reconcilable compensation but no reconcileCompensation()`);
   }
@@ -321,11 +352,42 @@ export function defineTool<I, O>(spec: ToolSpec<I, O>): Tool<I, O> {
   };
 }
 
+/** Refuses a limit that is not a positive whole number of calls (per a positive interval), with a key function if any. */
+export function checkLimit(owner: string, name: 'concurrency' | 'rate', limit: unknown): void {
+  if (limit === undefined) return;
+  const spec = limit as Partial<RateLimit<unknown>> | null;
+  const where = `${owner}: ${name}`;
+  if (typeof spec !== 'object' || spec === null) fail('input.invalid', `${where} must be an object with a limit`);
+  if (!Number.isSafeInteger(spec.limit) || (spec.limit as number) < 1) {
+    fail('input.invalid', `${where}.limit must be a whole number of calls, 1 or more (got ${String(spec.limit)})`);
+  }
+  if (name === 'rate' && (typeof spec.intervalMs !== 'number' || !(spec.intervalMs > 0) || !Number.isFinite(spec.intervalMs))) {
+    fail('input.invalid', `${where}.intervalMs must be a positive number of milliseconds (got ${String(spec.intervalMs)})`);
+  }
+  if (spec.key !== undefined && typeof spec.key !== 'function') fail('input.invalid', `${where}.key must be a function`);
+}
+
 /** Thrown by a tool to say it is temporarily unavailable and nothing happened: retried with backoff. */
 export class ToolUnavailableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ToolUnavailableError';
+  }
+}
+
+/**
+ * Thrown by a tool whose service refused the call for its rate (an HTTP 429) and did nothing:
+ * the tool's limit keys (`concurrency`, `rate`) back off for every runtime — for `retryAfterMs`
+ * when the service said, else a second doubled with each 429 in a row — and the call waits
+ * (`throttled`) and tries again, within its timeout (an `unsafe` tool's call is not retried: the
+ * model is told).
+ */
+export class ToolRateLimitedError extends ToolUnavailableError {
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: { retryAfterMs?: number } = {}) {
+    super(message);
+    this.name = 'ToolRateLimitedError';
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

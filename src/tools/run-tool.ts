@@ -12,6 +12,7 @@ import {
   ToolDetached,
   ToolInputRequired,
   ToolOutcomeUnknownError,
+  ToolRateLimitedError,
   ToolUnavailableError,
   type AnyTool,
   type PollContext,
@@ -203,7 +204,13 @@ function unknownCause(error: unknown, signal: AbortSignal): UnknownCause | undef
  * transient unavailability, and never an `unsafe` tool. A result whose outcome is unknown says
  * why in `unknown`.
  */
-export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, deadlineAt?: number): Promise<ToolRun> {
+export async function runTool(
+  tool: AnyTool,
+  input: unknown,
+  ctx: ToolContext,
+  deadlineAt?: number,
+  onRateLimited?: (retryAfterMs: number | undefined) => Promise<boolean>,
+): Promise<ToolRun> {
   const retries = tool.effect === 'unsafe' ? 0 : DEFAULTS.toolUnavailableRetries;
   const started = performance.now();
   const deadline = deadlineAt ?? Date.now() + tool.timeoutMs;
@@ -224,6 +231,10 @@ export async function runTool(tool: AnyTool, input: unknown, ctx: ToolContext, d
       if (error instanceof ToolDetached && !ctx.signal.aborted && ctx.detach) {
         const failure = createFailure('tool.failed', error.message);
         return { result: toErrorResult(failure), detached: { pollAfterMs: error.pollAfterMs } };
+      }
+      // A 429 (`ToolRateLimitedError`): the caller backs the limit's keys off, and says whether to try again.
+      if (error instanceof ToolRateLimitedError && onRateLimited && !ctx.signal.aborted) {
+        if (await onRateLimited(error.retryAfterMs)) continue;
       }
       const failure = toToolFailure(tool, error, ctx.signal);
       if (failure.code === 'tool.unavailable' && attempt < retries && !ctx.signal.aborted) {

@@ -80,6 +80,7 @@ export function createOpenAIPlanner(
       case 'aborted':
         throw abortError(request.signal);
       case 'transient': {
+        if (error.status === 429) await request.onRateLimited?.(error.retryAfterMs);
         if (state.retries < retry.maxRetries) {
           await sleep(retryDelay(retry, state.retries, error.retryAfterMs), request.signal);
           state.retries += 1;

@@ -5,6 +5,7 @@ import type { MessageRow, Store } from '../../store/index.js';
 import type { AnyTool, ChildBudget, RunUserContext } from '../../tools/define-tool.js';
 import type { Transcript, WaitExpiryOptions } from '../model/types.js';
 import type { RunDriver } from './run-driver.js';
+import type { Limiter, PlannerLimits } from './limiter.js';
 
 /** A run being driven by this runtime, with the data its actors read at every step. */
 export interface LiveRun {
@@ -122,6 +123,10 @@ export interface RuntimeEnv extends AgentEnv {
   hooks: RuntimeHooks | undefined;
   /** Token budget of the context a planner is given at each step. */
   contextTokens: number;
+  /** Per-key limits shared with every runtime on the database (`limiter.ts`). */
+  limiter: Limiter;
+  /** The limits on planner calls, if any (`createRuntime({ limits: { planner } })`). */
+  plannerLimits: PlannerLimits | undefined;
   /** Starts the child runs of agent tools (wired once the registry exists). */
   children: ChildStarter;
   live(runId: string): LiveRun;

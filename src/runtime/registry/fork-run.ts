@@ -250,6 +250,8 @@ export async function forkRun(ctx: ForkContext, sourceId: string, request: ForkR
   driver.stage((writer) => {
     writer.ensureSession(run.sessionId, run.now);
     writer.insertRun(row);
+    // A fork is a run of the tenant like any other: over its cap, nothing of the fork is written.
+    if (ctx.runsPerTenant !== undefined) writer.capTenant(row.tenant_id, ctx.runsPerTenant);
     for (const message of copy.messages) writer.insertMessage(message);
     driver.writeEvent('run.created', {
       input: row.input,

@@ -40,6 +40,8 @@ export interface StartContext {
   cancel(runId: string, opts: { reason?: string; compensate?: boolean }): Promise<unknown>;
   /** Told of a run this start queued: a runtime that drives runs drives it once it is its turn. */
   queued(runId: string): void;
+  /** The most runs of one tenant in flight (`limits.runsPerTenant`): checked in the unit that inserts a run. */
+  runsPerTenant?: number | undefined;
 }
 
 /**
@@ -95,6 +97,8 @@ export async function startRun(ctx: StartContext, request: StartRequest): Promis
   let result: Creation | null = await findCollision(store, run, row.idempotency_key);
   if (!result) {
     stageCreation(driver, run, row);
+    const cap = ctx.runsPerTenant;
+    if (cap !== undefined) driver.stage((writer) => writer.capTenant(row.tenant_id, cap));
     try {
       await driver.flush();
       result = { kind: 'created' };

@@ -26,6 +26,8 @@ export interface SharingDeps {
   claim: boolean;
   claimEveryMs: number;
   maxRuns: number;
+  /** Runs held here whose call waits at a limit: they leave room for others (`drive/limiter.ts`). */
+  throttled: () => number;
   /** The agents the runtime drives (an `AgentSet`): a worker claims their runs only. */
   agents: AgentSet;
   /** Told of what failed in the background (a renewal, a claim round, a relayed notification). */
@@ -58,7 +60,7 @@ export function startSharing(deps: SharingDeps): Sharing {
         leaseMs: deps.leaseMs,
         everyMs: deps.claimEveryMs,
         agents: deps.agents,
-        room: () => deps.maxRuns - registry.size,
+        room: () => deps.maxRuns - (registry.size - deps.throttled()),
         adopt: (claim) => registry.adopt(claim),
         beforeRound: () => moveOrphanQueues(store),
         onError: (error) => deps.onError(toFailure(error), { activity: 'claiming runs' }),

@@ -24,6 +24,9 @@ import type { CallScope, UnknownOutcome } from './call-scope.js';
 import { closeInFlightQuestions, inFlightAsker } from './in-flight-questions.js';
 import { stopForQuestion } from './tool-questions.js';
 import { answeredInput, lastStoppedQuestion } from '../ledger/question-rows.js';
+import { toErrorResult } from '../../tools/tool-result.js';
+import type { LimitGate, Passed } from '../drive/limiter.js';
+import { passGates, throttledData, toolGates } from './call-limits.js';
 
 export type { CallScope, UnknownOutcome } from './call-scope.js';
 
@@ -55,6 +58,37 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
   closeInFlightQuestions(scope, call, cause);
   /** The last status the call told (`ctx.progress`): a task wait tells only a new one. */
   let told: string | null = null;
+  /** The limits the call passed (`call-limits.ts`): held until its outcome is known. */
+  const limits: CallLimits = { gates: null, passed: null };
+  try {
+    return await attemptCall(scope, call, { cause, input, limits, told: () => told, tell: (t) => (told = t) });
+  } finally {
+    await limits.passed?.release();
+  }
+}
+
+/** What the attempts of one call share. */
+interface Attempts {
+  cause: UnknownOutcome | null;
+  input: ReturnType<typeof answeredInput>;
+  limits: CallLimits;
+  told(): string | null;
+  tell(status: string): void;
+}
+
+/** The gates of a call with limits, once computed, and what it holds of them. */
+interface CallLimits {
+  gates: LimitGate[] | null;
+  passed: Passed | null;
+}
+
+/** Attempts a call until its outcome is known, a person must decide, or the run leaves the step. */
+async function attemptCall(scope: CallScope, call: PreparedCall, shared: Attempts): Promise<CallStep> {
+  const { live, runId, stepIndex, signal } = scope;
+  const { driver } = live;
+  const tool = call.tool!;
+  let { cause } = shared;
+  const { input, limits } = shared;
   for (;;) {
     const status = call.row?.status;
     const unresolved = status === 'started' || status === 'unknown';
@@ -72,7 +106,7 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       handle,
       saveHandle: (saved: unknown) => saveHandle(scope, call, saved),
       progress: (update: ToolProgress) => {
-        if (typeof update.message === 'string') told = update.message;
+        if (typeof update.message === 'string') shared.tell(update.message);
         return reportProgress(scope, call, update);
       },
       // The run can wait for the call's work holding nothing only if it can poll that work.
@@ -125,6 +159,9 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     // The run left this step (a cancel came in while this actor awaited): nothing more is staged,
     // or a `started` row would land with the run's last commit and stay open in a finished run.
     if (signal.aborted) return { kind: 'aborted' };
+    // Over a per-key limit, the call waits here, before its `started` row: it never runs twice for it.
+    const gated = await passLimits(scope, call, limits);
+    if (gated) return gated;
     const deadlineAt = Date.now() + tool.timeoutMs;
     const started = callRow(runId, stepIndex, call, {
       status: 'started',
@@ -157,7 +194,10 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     failpoint('tool.started');
     if (signal.aborted) return { kind: 'aborted' };
     const asker = inFlightAsker(scope, call, attempts + 1);
-    const outcome = await runTool(tool, call.parsed, { ...ctx, ask: asker.ask }, deadlineAt);
+    const outcome = await runTool(tool, call.parsed, { ...ctx, ask: asker.ask }, deadlineAt, (retryAfterMs) =>
+      rateLimited(scope, call, limits, deadlineAt, retryAfterMs),
+    );
+    if (limits.gates && outcome.result.status === 'ok') scope.env.limiter.cleared(limits.gates);
     // Questions still open when the call is over reach no one now: closed with its outcome.
     if (!signal.aborted) await asker.end();
     // Aborted means the run ended (or the runtime closed) mid-call: whoever ended it settles
@@ -169,7 +209,7 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
       return approvalId === null ? { kind: 'settled', ran: true } : { kind: 'input', approvalId, ran: true };
     }
     // Let go of once its work's handle is durable: the run waits for that work.
-    const detached = outcome.detached ? detach(scope, call, outcome, told) : null;
+    const detached = outcome.detached ? detach(scope, call, outcome, shared.told()) : null;
     if (detached) return { kind: 'task', approvalId: detached, ran: true };
     storeArtifact(scope, outcome);
     if (outcome.unknown && tool.effect !== 'read') {
@@ -185,6 +225,68 @@ export async function executeCall(scope: CallScope, call: PreparedCall): Promise
     failpoint('tool.returned');
     return { kind: 'settled', ran: true };
   }
+}
+
+/**
+ * Passes the call's limits once (a key function that throws fails the call: the model is told);
+ * the step the call ends at when it cannot go on, else null.
+ */
+async function passLimits(scope: CallScope, call: PreparedCall, limits: CallLimits): Promise<CallStep | null> {
+  if (limits.passed) return null;
+  if (limits.gates === null) {
+    try {
+      limits.gates = toolGates(call.tool!, call.parsed, { runId: scope.runId, context: scope.live.context });
+    } catch (error) {
+      const failure = createFailure('tool.failed', `The limit key of tool '${call.toolName}' failed: ${toFailure(error).message}`);
+      scope.settle(call, 'failed', toErrorResult(failure));
+      return { kind: 'settled', ran: false };
+    }
+  }
+  if (limits.gates.length === 0) return null;
+  const who = { tool_call_id: call.id, tool: call.toolName };
+  limits.passed = await passGates(scope.env, scope.live, limits.gates, call.id, scope.signal, who);
+  return limits.passed ? null : { kind: 'aborted' };
+}
+
+/**
+ * A 429 from the call's service (`ToolRateLimitedError`): its keys back off for every runtime,
+ * and the call, unless it is `unsafe`, waits that long (told as `throttled`) and tries again if
+ * its deadline allows; true to try again.
+ */
+async function rateLimited(
+  scope: CallScope,
+  call: PreparedCall,
+  limits: CallLimits,
+  deadlineAt: number,
+  retryAfterMs: number | undefined,
+): Promise<boolean> {
+  const gates = limits.gates ?? [];
+  if (gates.length === 0 || scope.signal.aborted) return false;
+  const waitMs = await scope.env.limiter.backOff(gates, retryAfterMs);
+  scope.live.driver.emit(
+    'throttled',
+    throttledData(
+      { why: 'backoff', scope: gates[0]!.scope, key: gates[0]!.key, waitMs },
+      { tool_call_id: call.id, tool: call.toolName },
+    ),
+  );
+  await scope.live.driver.flush();
+  if (call.tool!.effect === 'unsafe' || Date.now() + waitMs >= deadlineAt) return false;
+  await sleepUnlessAborted(waitMs, scope.signal);
+  return !scope.signal.aborted;
+}
+
+/** Waits `ms`, or less if `signal` aborts. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Saves a call's handle in its `started` row and makes it durable (a no-op once the run left the step). */

@@ -24,6 +24,8 @@ import { failpoint } from '../model/failpoints.js';
 import { buildContext, createTranscript } from './context-builder.js';
 import { toUsageData } from '../model/event-data.js';
 import { stepTurn } from '../drive/yield-turn.js';
+import { passGates, plannerGates, throttledData } from './call-limits.js';
+import type { LimitGate } from '../drive/limiter.js';
 
 function summarize(decision: Decision): Record<string, unknown> {
   return decision.type === 'final'
@@ -90,17 +92,28 @@ async function withImageData(env: RuntimeEnv, live: LiveRun, messages: PlannerMe
 
 /** The planner's answer to one step's request, journaled as a decision; a failure as the run's `plan_error`. */
 async function askPlanner(
+  env: RuntimeEnv,
   agent: AgentEnv,
   live: LiveRun,
   request: Omit<PlannerRequest, 'onDraft'>,
   report: ContextReport,
 ): Promise<{ decision: Decision; usage: Usage } | PlannerOutcome> {
-  const { stepIndex, signal } = request;
+  const { stepIndex, signal, runId } = request;
+  // Over a planner limit (the model API's, per key), the call waits here first.
+  const gates = plannerGates(env.plannerLimits, { runId, context: request.context, agent: agent.name });
+  const who = { planner: agent.name, step_index: stepIndex };
+  const passed = gates.length > 0 ? await passGates(env, live, gates, `${runId}#${stepIndex}`, signal, who) : null;
+  if (gates.length > 0 && !passed) {
+    return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
+  }
   try {
     const response = await agent.planner.next({
       ...request,
       onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
+      // A 429 from the model API backs the planner's keys off for every runtime.
+      ...(gates.length > 0 ? { onRateLimited: (retryAfterMs?: number) => plannerBackOff(env, live, gates, who, retryAfterMs) } : {}),
     });
+    if (gates.length > 0) env.limiter.cleared(gates);
     const parsed = plannerDecisionSchema.safeParse(response.decision);
     if (!parsed.success) {
       const failure = createFailure(
@@ -118,7 +131,21 @@ async function askPlanner(
   } catch (error) {
     if (signal.aborted) return { type: 'plan_error', failure: createFailure('run.cancelled', 'Planning was aborted') };
     return { type: 'plan_error', failure: toFailure(error, 'planner.failed') };
+  } finally {
+    await passed?.release();
   }
+}
+
+/** A 429 from the model API: the planner's keys back off for every runtime, told as `throttled`. */
+async function plannerBackOff(
+  env: RuntimeEnv,
+  live: LiveRun,
+  gates: LimitGate[],
+  who: Record<string, unknown>,
+  retryAfterMs: number | undefined,
+): Promise<void> {
+  const waitMs = await env.limiter.backOff(gates, retryAfterMs);
+  live.driver.emit('throttled', throttledData({ why: 'backoff', scope: gates[0]!.scope, key: gates[0]!.key, waitMs }, who));
 }
 
 /** The event of a planned step (`given`: a fork's decision given by a person, no model call). */
@@ -201,7 +228,7 @@ export function createPlannerActor(env: RuntimeEnv) {
         `Decision given by ${live.fork?.by ?? 'the caller'} when the run was forked; no model was asked`,
       );
     } else {
-      const answer = await askPlanner(agent, live, { ...request, signal }, report);
+      const answer = await askPlanner(env, agent, live, { ...request, signal }, report);
       if ('type' in answer) return answer;
       ({ decision, usage } = answer);
     }

@@ -409,4 +409,26 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
       ),
     ],
   },
+  {
+    version: 18,
+    name: 'limit slots and keys (SQLite migration 25)',
+    up: (db) => [
+      db.schema
+        .createTable('limit_slots')
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('slot', 'integer', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('limit_slots_pk', ['scope', 'slot'])
+        .compile(),
+      db.schema.createIndex('limit_slots_owner').on('limit_slots').column('owner').compile(),
+      db.schema
+        .createTable('limit_keys')
+        .addColumn('scope', 'text', (c) => c.primaryKey())
+        .addColumn('blocked_until', 'bigint', (c) => c.notNull())
+        .addColumn('strikes', 'integer', (c) => c.notNull())
+        .compile(),
+    ],
+  },
 ];

@@ -2,7 +2,7 @@
  * A PostgreSQL unit's writer: it records each write (a statement and its values, with what must
  * hold after it ran) for the unit to run when it commits; nothing touches the database here.
  */
-import { approvalTaken, versionConflict } from '../store-errors.js';
+import { approvalTaken, tenantLimit, versionConflict } from '../store-errors.js';
 import type { StatementName } from '../statements.js';
 import type { UnitWriter } from '../store-api.js';
 
@@ -21,6 +21,12 @@ export function recorder(ops: RecordedWrite[]): UnitWriter {
   return {
     ensureSession: (id, now) => push('ensureSession', { id, now }),
     insertRun: (row) => push('insertRun', row),
+    capTenant: (tenantId, cap) => {
+      push('lockTenant', { tenant: tenantId });
+      push(tenantId === null ? 'noTenantOverCap' : 'tenantOverCap', { tenant: tenantId, cap }, (count) => {
+        if (count > 0) throw tenantLimit(tenantId, cap);
+      });
+    },
     saveProgress: (progress) =>
       push('saveProgress', progress, (count) => {
         if (count !== 1) throw versionConflict(progress.id);

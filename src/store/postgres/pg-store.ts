@@ -9,11 +9,13 @@
 import { trackWriteFailures } from '../store-errors.js';
 import type { Store } from '../store-api.js';
 import { openPostgres, type OpenPostgres } from './open-postgres.js';
-import { pgRows } from './pg-query.js';
+import { pgRows, query, SQL } from './pg-query.js';
 import { pgUnits } from './pg-units.js';
 import { pgListener } from './pg-listener.js';
 import { pgReads } from './pg-reads.js';
 import { pgLeases } from './pg-leases.js';
+import { limitsOver } from '../limits.js';
+import { directWrite } from '../store-errors.js';
 import { pgFeed } from './pg-feed.js';
 import { pgRetention } from './pg-retention.js';
 
@@ -44,6 +46,11 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     },
     ...pgReads(pool, rows),
     ...pgLeases(pool, rows, writeFailures),
+    ...limitsOver({
+      rows: (name, values) => rows.rows(name, values),
+      exec: async (name, values) => (await query(pool, SQL[name], values)).rowCount ?? 0,
+      write: (change) => directWrite(writeFailures, change),
+    }),
     ...pgFeed(pool, rows),
     ...pgRetention(pool, rows, writeFailures, () => units.closed),
   };
