@@ -23,4 +23,5 @@ export const EVENT_NAMES = [
   'progress',
   'task',
   'pause',
+  'throttled',
 ];

@@ -8,6 +8,12 @@ import { CAUSE_LABELS, RECOVERY_LABELS } from './fold.js';
 import { brief, clock, count, duration, pretty } from './format.js';
 import { editedMark } from './run-edit.js';
 
+/** Why a call waits at a limit (a `throttled` event's `limit`). */
+const THROTTLE_LABELS = {
+  concurrency: 'all slots of its limit taken',
+  rate: 'no turn of its rate left',
+  backoff: 'its service said 429, backing off',
+};
 /** @typedef {import('./types.js').EventJson} EventJson */
 /** @typedef {import('./types.js').FoldCall} FoldCall */
 
@@ -69,6 +75,8 @@ export function summarize(event) {
           : d.declined
             ? `declined by ${d.by}`
             : `answered by ${d.by}: ${brief(d.answer, 80)}`;
+    case 'throttled':
+      return `${d.tool ? `${d.tool} waits` : 'the planner waits'}: ${THROTTLE_LABELS[/** @type {keyof typeof THROTTLE_LABELS} */ (d.limit)] ?? d.limit}${d.key ? ` for key ${d.key}` : ''}${d.retry_in_ms ? ` (asks again in ${duration(d.retry_in_ms)})` : ''}`;
     case 'pause':
       return `pause asked${d.by ? ` by ${d.by}` : ''}${d.reason ? `: ${d.reason}` : ''}: the run stops before its next step`;
     case 'approval_request':

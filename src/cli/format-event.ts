@@ -2,6 +2,12 @@
 import type { RunEventRecord } from '../index.js';
 import { terminalText } from './terminal-text.js';
 
+/** Why a call waits at a limit (a `throttled` event's `limit`). */
+const THROTTLE_REASONS: Record<string, string> = {
+  concurrency: 'every slot of its limit taken',
+  rate: 'no turn of its rate left',
+  backoff: 'its service said 429, backing off',
+};
 /** What a line is made of: a runtime event or an API event (`EventJson`) alike. */
 export type EventLike = Pick<RunEventRecord, 'seq' | 'type' | 'data'>;
 
@@ -68,6 +74,12 @@ function describe(event: EventLike): string {
       const failure = data.failure as { message?: string } | undefined;
       const took = typeof data.duration_ms === 'number' ? ` in ${data.duration_ms} ms` : '';
       return `  ${String(data.tool)} ${String(data.status)}${took}${failure?.message ? `: ${failure.message}` : ''}`;
+    }
+    case 'throttled': {
+      const who = typeof data.tool === 'string' ? data.tool : 'the planner';
+      const why = THROTTLE_REASONS[String(data.limit)] ?? String(data.limit);
+      const key = data.key ? ` (key ${String(data.key)})` : '';
+      return `  ${who} waits: ${why}${key}, asks again in ${String(data.retry_in_ms)} ms`;
     }
     case 'pause':
       return `pause asked${data.by ? ` by ${String(data.by)}` : ''}${data.reason ? `: ${String(data.reason)}` : ''} (the run stops before its next step)`;

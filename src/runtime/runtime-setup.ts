@@ -66,7 +66,8 @@ export function checkOptions(options: RuntimeOptions): CheckedOptions {
 function checkLimits(options: RuntimeOptions): void {
   const limits = options.limits;
   if (limits === undefined) return;
-  if (typeof limits !== 'object' || limits === null) fail('input.invalid', `createRuntime's 'limits' must be an object`);
+  if (typeof limits !== 'object' || limits === null)
+    fail('input.invalid', `createRuntime's 'limits' must be an object`);
   checkLimit('limits.planner', 'concurrency', limits.planner?.concurrency);
   checkLimit('limits.planner', 'rate', limits.planner?.rate);
   const cap = limits.runsPerTenant;

@@ -97,6 +97,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const reads = createRunReads({ ...shared, tools, agent: agent.name });
   const decisions = createDecisions(shared);
   const commands = createRunCommands({ ...shared, endChildren: (runId) => children.endChildrenOf(runId) });
+  /** What starting a run (or a fork) takes besides the shared parts. */
+  const creating = () => ({
+    definition,
+    defaults: options.defaults,
+    agent,
+    cancel: commands.cancel,
+    queued,
+    runsPerTenant: options.limits?.runsPerTenant,
+  });
   const pausing = createPauseCommands({ ...shared, decide: decisions.decide });
   // A run that ends takes its children with it: they are cancelled like any run.
   children.useCancel((runId, opts) => commands.cancel(runId, opts));
@@ -109,27 +118,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // A burst of starts is let through a batch a turn, so none holds the event loop long.
       await admitStart();
       assertOpen();
-      const creating = {
-        definition,
-        defaults: options.defaults,
-        agent,
-        cancel: commands.cancel,
-        queued,
-        runsPerTenant: options.limits?.runsPerTenant,
-      };
-      return startRun({ ...shared, ...creating }, request);
+      return startRun({ ...shared, ...creating() }, request);
     },
     fork(runId: string, request: ForkRequest): Promise<Run> {
       assertOpen();
-      const creating = {
-        definition,
-        defaults: options.defaults,
-        agent,
-        cancel: commands.cancel,
-        queued,
-        runsPerTenant: options.limits?.runsPerTenant,
-      };
-      return forkRun({ ...shared, ...creating }, runId, request);
+      return forkRun({ ...shared, ...creating() }, runId, request);
     },
     async forks(runId: string, opts: { limit?: number } = {}): Promise<Run[]> {
       assertOpen();

@@ -88,8 +88,9 @@ export const LIMIT_BUILDS = {
    * index `runs_tenant_status` in the unit that inserts a run; `tenant` null: runs without one.
    */
   tenantOverCap: (db, p) =>
-    db.selectNoFrom(sql<number>`1`.as('over')).where(
-      (eb) =>
+    db
+      .selectNoFrom(sql<number>`1`.as('over'))
+      .where((eb) =>
         eb(
           eb
             .selectFrom('runs')
@@ -99,16 +100,26 @@ export const LIMIT_BUILDS = {
           '>',
           p('cap'),
         ),
-    ),
+      ),
   noTenantOverCap: (db, p) =>
-    db.selectNoFrom(sql<number>`1`.as('over')).where(
-      (eb) =>
+    db
+      .selectNoFrom(sql<number>`1`.as('over'))
+      .where((eb) =>
         eb(
-          eb.selectFrom('runs').select(eb.fn.countAll().as('n')).where('tenant_id', 'is', null).where('status', 'in', ACTIVE),
+          eb
+            .selectFrom('runs')
+            .select(eb.fn.countAll().as('n'))
+            .where('tenant_id', 'is', null)
+            .where('status', 'in', ACTIVE),
           '>',
           p('cap'),
         ),
-    ),
+      ),
   /** PostgreSQL: the unit's hold on a tenant's count until it commits, so two starts never both pass the cap. */
-  lockTenant: (db, p) => db.selectNoFrom(sql<unknown>`pg_advisory_xact_lock(hashtext('baton.tenant:' || coalesce(cast(${p('tenant')} as text), '')))`.as('locked')),
+  lockTenant: (db, p) =>
+    db.selectNoFrom(
+      sql<unknown>`pg_advisory_xact_lock(hashtext('baton.tenant:' || coalesce(cast(${p('tenant')} as text), '')))`.as(
+        'locked',
+      ),
+    ),
 } satisfies Record<string, Build>;

@@ -61,7 +61,8 @@ export function limitsOver(db: LimitRunner): StoreLimits {
 
   return {
     heldSlots: async (scope) => (await held(scope)).map(({ now: _now, ...row }) => row),
-    takeSlot: (scope, limit, holder, owner, leaseMs) => db.write(() => takeSlot(scope, limit, holder, owner, leaseMs, 'concurrency')),
+    takeSlot: (scope, limit, holder, owner, leaseMs) =>
+      db.write(() => takeSlot(scope, limit, holder, owner, leaseMs, 'concurrency')),
     releaseSlot: (scope, slot, holder) =>
       db.write(async () => {
         await db.exec('releaseSlot', { scope, slot, holder });

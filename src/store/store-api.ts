@@ -289,7 +289,8 @@ export interface LimitSlotRow {
 }
 
 /** Whether a limit let a call through now; if not, how long to wait before asking again (ms). */
-export type LimitTake = { ok: true; slot: number } | { ok: false; waitMs: number; why: 'concurrency' | 'rate' | 'backoff' };
+export type LimitTake =
+  { ok: true; slot: number } | { ok: false; waitMs: number; why: 'concurrency' | 'rate' | 'backoff' };
 
 /**
  * Per-key limits shared by every runtime on the database (`limit_slots`, `limit_keys`; docs/

@@ -30,10 +30,14 @@ export function approvalTaken(id: string): BatonError {
 export function tenantLimit(tenant: string | null, cap: number): BatonError {
   const who = tenant === null ? 'Runs without a tenant' : `Tenant '${tenant}'`;
   return new BatonError(
-    createFailure('run.tenant_limit', `${who} already has ${cap} run${cap === 1 ? '' : 's'} in flight (limits.runsPerTenant)`, {
-      retryable: true,
-      details: { tenant_id: tenant, runs_per_tenant: cap },
-    }),
+    createFailure(
+      'run.tenant_limit',
+      `${who} already has ${cap} run${cap === 1 ? '' : 's'} in flight (limits.runsPerTenant)`,
+      {
+        retryable: true,
+        details: { tenant_id: tenant, runs_per_tenant: cap },
+      },
+    ),
   );
 }
 

@@ -207,7 +207,10 @@ export interface HandoffTarget {
  * a customer, a target host); calls with the same key share the limit, across every runtime on the
  * database. Absent (or null): one key for all the tool's calls.
  */
-export type LimitKey<I> = (input: I, ctx: { runId: string; context: RunUserContext }) => string | number | null | undefined;
+export type LimitKey<I> = (
+  input: I,
+  ctx: { runId: string; context: RunUserContext },
+) => string | number | null | undefined;
 
 /** At most `limit` calls of a key run at once (`ToolSpec.concurrency`). */
 export interface ConcurrencyLimit<I = unknown> {
@@ -361,10 +364,17 @@ export function checkLimit(owner: string, name: 'concurrency' | 'rate', limit: u
   if (!Number.isSafeInteger(spec.limit) || (spec.limit as number) < 1) {
     fail('input.invalid', `${where}.limit must be a whole number of calls, 1 or more (got ${String(spec.limit)})`);
   }
-  if (name === 'rate' && (typeof spec.intervalMs !== 'number' || !(spec.intervalMs > 0) || !Number.isFinite(spec.intervalMs))) {
-    fail('input.invalid', `${where}.intervalMs must be a positive number of milliseconds (got ${String(spec.intervalMs)})`);
+  if (
+    name === 'rate' &&
+    (typeof spec.intervalMs !== 'number' || !(spec.intervalMs > 0) || !Number.isFinite(spec.intervalMs))
+  ) {
+    fail(
+      'input.invalid',
+      `${where}.intervalMs must be a positive number of milliseconds (got ${String(spec.intervalMs)})`,
+    );
   }
-  if (spec.key !== undefined && typeof spec.key !== 'function') fail('input.invalid', `${where}.key must be a function`);
+  if (spec.key !== undefined && typeof spec.key !== 'function')
+    fail('input.invalid', `${where}.key must be a function`);
 }
 
 /** Thrown by a tool to say it is temporarily unavailable and nothing happened: retried with backoff. */

@@ -25,7 +25,8 @@ import { waitUntil } from '../helpers/wait-until.js';
 function callOnce(tool: string): Planner {
   return {
     async next(request) {
-      if (request.stepIndex > 0) return { decision: { type: 'final', answer: 'done' }, usage: { inputTokens: 1, outputTokens: 1 } };
+      if (request.stepIndex > 0)
+        return { decision: { type: 'final', answer: 'done' }, usage: { inputTokens: 1, outputTokens: 1 } };
       return {
         decision: { type: 'tool_calls', calls: [{ tool, args: { key: request.input } }] },
         usage: { inputTokens: 1, outputTokens: 1 },
@@ -86,7 +87,9 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
     // Two of key x run, one of key y; the three other calls of x wait, each told why.
     await waitUntil(async () => {
       const told = await Promise.all(runs.map(async (run, i) => (await throttledOf(runtimeOf(i), run.id)).length));
-      return counting.running.get('x') === 2 && counting.running.get('y') === 1 && told.filter((n) => n > 0).length === 3;
+      return (
+        counting.running.get('x') === 2 && counting.running.get('y') === 1 && told.filter((n) => n > 0).length === 3
+      );
     }, 'two calls of x running, one of y, three told they wait');
     const waiting = (
       await Promise.all(runs.map(async (run, i) => (await throttledOf(runtimeOf(i), run.id))[0]))
@@ -223,7 +226,9 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
       runtime.start({ input: 'c', context: { tenant_id: 't2' } }),
     ]);
     await waitUntil(
-      async () => running === 2 && (await throttledOf(runtime, runs[1]!.id)).length + (await throttledOf(runtime, runs[0]!.id)).length === 1,
+      async () =>
+        running === 2 &&
+        (await throttledOf(runtime, runs[1]!.id)).length + (await throttledOf(runtime, runs[0]!.id)).length === 1,
       'one planner call per tenant, the second of t1 told it waits',
     );
     const told = [...(await throttledOf(runtime, runs[0]!.id)), ...(await throttledOf(runtime, runs[1]!.id))][0]!;
@@ -248,12 +253,19 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
     const held = [await a.start({ input: 'k', ...t1 }), await b.start({ input: 'k', ...t1 })];
     const refusal = await a.start({ input: 'k', ...t1, sessionId: 'over' }).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(BatonError);
-    expect((refusal as BatonError).failure).toMatchObject({ code: 'run.tenant_limit', details: { tenant_id: 't1', runs_per_tenant: 2 } });
+    expect((refusal as BatonError).failure).toMatchObject({
+      code: 'run.tenant_limit',
+      details: { tenant_id: 't1', runs_per_tenant: 2 },
+    });
     // Nothing of it written: the session it named has no run.
     expect((await a.list({ sessionId: 'over' })).runs).toEqual([]);
     expect((await a.list({})).runs).toHaveLength(2);
     // Two starts at once from two runtimes: never both past the cap.
-    const other = await Promise.allSettled([a.start({ input: 'k', context: { tenant_id: 't2' } }), b.start({ input: 'k', context: { tenant_id: 't2' } }), a.start({ input: 'k', context: { tenant_id: 't2' } })]);
+    const other = await Promise.allSettled([
+      a.start({ input: 'k', context: { tenant_id: 't2' } }),
+      b.start({ input: 'k', context: { tenant_id: 't2' } }),
+      a.start({ input: 'k', context: { tenant_id: 't2' } }),
+    ]);
     expect(other.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
     counting.open();
     for (const run of held) await a.wait(run.id);
@@ -263,7 +275,14 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
 
   it('refuses limits that are not positive whole numbers', async () => {
     const { database } = await freshDatabaseOf(dialect);
-    const base = { name: 'x', description: 'x', input: z.object({}), effect: 'read' as const, risk: 'low' as const, execute: () => 1 };
+    const base = {
+      name: 'x',
+      description: 'x',
+      input: z.object({}),
+      effect: 'read' as const,
+      risk: 'low' as const,
+      execute: () => 1,
+    };
     for (const bad of [
       { concurrency: { limit: 0 } },
       { concurrency: { limit: -1 } },
@@ -272,7 +291,9 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
       { rate: { limit: 2, intervalMs: 0 } },
       { concurrency: { limit: 1, key: 'tenant' } },
     ]) {
-      expect(() => defineTool({ ...base, ...(bad as object) })).toThrow(expect.objectContaining({ failure: expect.objectContaining({ code: 'input.invalid' }) }));
+      expect(() => defineTool({ ...base, ...(bad as object) })).toThrow(
+        expect.objectContaining({ failure: expect.objectContaining({ code: 'input.invalid' }) }),
+      );
     }
     for (const limits of [{ runsPerTenant: 0 }, { planner: { rate: { limit: 1, intervalMs: -5 } } }]) {
       expect(() => createRuntime({ database, planner: createScriptedPlanner([]), tools: [], limits })).toThrow(

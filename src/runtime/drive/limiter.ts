@@ -23,11 +23,9 @@ export interface PlannerLimits {
   rate?: RateLimit<PlannerLimitInput>;
 }
 
-
 /** One limit a call must pass: a concurrency limit's slots or a rate, on one key. */
 export type LimitGate = { scope: string; key: string } & (
-  | { kind: 'concurrency'; limit: number }
-  | { kind: 'rate'; limit: number; intervalMs: number }
+  { kind: 'concurrency'; limit: number } | { kind: 'rate'; limit: number; intervalMs: number }
 );
 
 /** What a call is told when it must wait: which limit, on which key, and for how long at least. */
@@ -69,7 +67,12 @@ export interface Limiter {
    * Waits until the call passes every gate (in order), telling `onThrottle` each time it must
    * wait; null when `signal` aborted first (nothing is held then).
    */
-  pass(gates: readonly LimitGate[], holder: string, signal: AbortSignal, onThrottle: (t: Throttle) => void | Promise<void>): Promise<Passed | null>;
+  pass(
+    gates: readonly LimitGate[],
+    holder: string,
+    signal: AbortSignal,
+    onThrottle: (t: Throttle) => void | Promise<void>,
+  ): Promise<Passed | null>;
   /** A 429 on the gates' keys: each backs off for every runtime (`retryAfterMs`, else doubled with each strike). */
   backOff(gates: readonly LimitGate[], retryAfterMs?: number): Promise<number>;
   /** A call of these keys went through after 429s: the doubling starts again. */
@@ -81,7 +84,12 @@ export interface Limiter {
 }
 
 /** Creates the limiter of a runtime whose owner id is `owner`. */
-export function createLimiter(store: Store, owner: string, leaseMs: number, onError: (error: unknown) => void): Limiter {
+export function createLimiter(
+  store: Store,
+  owner: string,
+  leaseMs: number,
+  onError: (error: unknown) => void,
+): Limiter {
   /** How many slots are held here: renewed while any is. */
   let held = 0;
   let renewal: NodeJS.Timeout | undefined;
@@ -99,9 +107,12 @@ export function createLimiter(store: Store, owner: string, leaseMs: number, onEr
   const hold = (delta: number) => {
     held += delta;
     if (held > 0 && !renewal) {
-      renewal = setInterval(() => {
-        store.renewSlots(owner, leaseMs).catch(onError);
-      }, Math.max(50, Math.floor(leaseMs / 3)));
+      renewal = setInterval(
+        () => {
+          store.renewSlots(owner, leaseMs).catch(onError);
+        },
+        Math.max(50, Math.floor(leaseMs / 3)),
+      );
       renewal.unref();
     } else if (held === 0 && renewal) {
       clearInterval(renewal);

@@ -42,10 +42,8 @@ export type CallStep =
 
 /** Runs (or resolves) one call that is allowed to run. */
 export async function executeCall(scope: CallScope, call: PreparedCall): Promise<CallStep> {
-  const { live, runId, stepIndex, signal } = scope;
-  const { driver } = live;
-  const tool = call.tool!;
-  let cause: UnknownOutcome | null = call.row?.status === 'started' ? 'interrupted' : null;
+  const { driver } = scope.live;
+  const cause: UnknownOutcome | null = call.row?.status === 'started' ? 'interrupted' : null;
   // A call that stopped to ask runs again once answered, with the answer; until then it waits.
   const asked = lastStoppedQuestion(driver.memory.approvals, call.id);
   if (call.row?.status === 'waiting' && asked?.status === 'pending') {
@@ -237,7 +235,10 @@ async function passLimits(scope: CallScope, call: PreparedCall, limits: CallLimi
     try {
       limits.gates = toolGates(call.tool!, call.parsed, { runId: scope.runId, context: scope.live.context });
     } catch (error) {
-      const failure = createFailure('tool.failed', `The limit key of tool '${call.toolName}' failed: ${toFailure(error).message}`);
+      const failure = createFailure(
+        'tool.failed',
+        `The limit key of tool '${call.toolName}' failed: ${toFailure(error).message}`,
+      );
       scope.settle(call, 'failed', toErrorResult(failure));
       return { kind: 'settled', ran: false };
     }

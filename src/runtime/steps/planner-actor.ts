@@ -111,7 +111,9 @@ async function askPlanner(
       ...request,
       onDraft: (text, info) => live.driver.publishDraft({ step_index: stepIndex, text, attempt: info?.attempt ?? 1 }),
       // A 429 from the model API backs the planner's keys off for every runtime.
-      ...(gates.length > 0 ? { onRateLimited: (retryAfterMs?: number) => plannerBackOff(env, live, gates, who, retryAfterMs) } : {}),
+      ...(gates.length > 0
+        ? { onRateLimited: (retryAfterMs?: number) => plannerBackOff(env, live, gates, who, retryAfterMs) }
+        : {}),
     });
     if (gates.length > 0) env.limiter.cleared(gates);
     const parsed = plannerDecisionSchema.safeParse(response.decision);
@@ -145,7 +147,10 @@ async function plannerBackOff(
   retryAfterMs: number | undefined,
 ): Promise<void> {
   const waitMs = await env.limiter.backOff(gates, retryAfterMs);
-  live.driver.emit('throttled', throttledData({ why: 'backoff', scope: gates[0]!.scope, key: gates[0]!.key, waitMs }, who));
+  live.driver.emit(
+    'throttled',
+    throttledData({ why: 'backoff', scope: gates[0]!.scope, key: gates[0]!.key, waitMs }, who),
+  );
 }
 
 /** The event of a planned step (`given`: a fork's decision given by a person, no model call). */
