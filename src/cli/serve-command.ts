@@ -4,6 +4,7 @@
  * until SIGTERM or SIGINT, then stops accepting, ends open event streams and closes the runtime;
  * runs still in flight resume on the next start (or on another worker).
  */
+import { LIMIT_FLAGS, LIMIT_USAGE, limitsOf } from './limit-flags.js';
 import { createRuntime, resolveAgentPlanner, subAgentsOf, type PruneReport, type Runtime } from '../index.js';
 import { createServer, loadAuthConfig, type Listening } from '../server/index.js';
 import { usageError } from './cli-error.js';
@@ -26,7 +27,9 @@ export const DEFAULT_PORT = 7420;
 export const SERVE_USAGE = `Usage: baton serve [--db <file>|<postgres-url>] [--no-worker] [--host <host>] [--port <port>]
                    [--agent demo|<module>] [--dir <dir>] [--tokens <file>] [--model <name>]
                    [--base-url <url>] [--mcp [<name>=]<command>|<url>]…
-                   [--retention <duration> [--retention-every <duration>]] [--json]
+                   [--retention <duration> [--retention-every <duration>]]
+                   [--runs-per-tenant <n>] [--model-concurrency <n>] [--model-rate <n>/<duration>]
+                   [--json]
 
 Serves the Baton HTTP API (runs, SSE event streams, approvals) for one agent, on an embedded
 SQLite file or a PostgreSQL database shared with other serve and worker processes. On start it
@@ -57,6 +60,7 @@ Options:
                     'baton prune' does: a number with its unit (30d, 12h, 15m, 90s, 500ms;
                     a bare number is refused); printed at start, and each prune is logged
   --retention-every <d>  how often, with its unit too (default 1h)
+${LIMIT_USAGE}
   --json            log as JSON lines
   -h, --help        show this help
 
@@ -94,6 +98,7 @@ export const runServeCommand = defineCommand({
     mcp: { type: 'string', multiple: true },
     retention: { type: 'string' },
     'retention-every': { type: 'string' },
+    ...LIMIT_FLAGS,
     json: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -105,6 +110,7 @@ export const runServeCommand = defineCommand({
     const auth = loadAuthConfig(values.tokens === undefined ? {} : { file: values.tokens });
     const database = databaseOf(values.db);
     const worker = !values['no-worker'];
+    const limits = limitsOf(values);
     if (values['retention-every'] !== undefined && values.retention === undefined) {
       throw usageError('--retention-every goes with --retention <duration>');
     }
@@ -154,6 +160,7 @@ export const runServeCommand = defineCommand({
         drive: worker,
         ...(retention ? { retention } : {}),
         agent: agent.name,
+        ...(limits ? { limits } : {}),
         onError: logBackgroundErrors(io.stderr, values.json),
       });
       await runtime.ready;

@@ -5,6 +5,7 @@
  * with its agent's planner and tools, and on SIGTERM or Ctrl-C releases what it holds, so
  * another worker takes it over at once.
  */
+import { LIMIT_FLAGS, limitsOf, WORKER_LIMIT_USAGE } from './limit-flags.js';
 import { createRuntime, resolveAgentPlanner, subAgentsOf, type Runtime } from '../index.js';
 import { logBackgroundErrors } from './background-errors.js';
 import { usageError } from './cli-error.js';
@@ -20,7 +21,8 @@ import { skippedLines, withMcpTools } from './mcp-flag.js';
 /** The usage text of `baton worker`. */
 export const WORKER_USAGE = `Usage: baton worker [--db <file>|<postgres-url>] [--agent demo|<module>] [--dir <dir>]
                     [--max-runs <n>] [--lease <ms>] [--model <name>] [--base-url <url>]
-                    [--mcp [<name>=]<command>|<url>]… [--json]
+                    [--mcp [<name>=]<command>|<url>]… [--model-concurrency <n>]
+                    [--model-rate <n>/<duration>] [--json]
 
 Drives runs and serves no HTTP: any number of workers and 'baton serve' processes may share one
 database. A worker claims the runs no live process holds, renews its claims every third of the
@@ -38,6 +40,7 @@ Options:
   --mcp <server>    add an MCP server's tools to the agent's (a command line, or an http(s)://
                     URL; <name>=<server> calls its tools <name>.<tool>); give the workers the
                     same --mcp servers as 'baton serve'; repeatable
+${WORKER_LIMIT_USAGE}
   --json            log as JSON lines
   -h, --help        show this help
 
@@ -54,6 +57,7 @@ export const runWorkerCommand = defineCommand({
     ...AGENT_OPTIONS,
     db: { type: 'string' },
     'max-runs': { type: 'string' },
+    ...LIMIT_FLAGS,
     lease: { type: 'string' },
     mcp: { type: 'string', multiple: true },
     json: { type: 'boolean', default: false },
@@ -62,6 +66,7 @@ export const runWorkerCommand = defineCommand({
   async run({ values, positionals }, { io, signal }) {
     takePositionals(positionals, { required: [] });
     const maxRuns = toPositiveInt(values['max-runs'], '--max-runs') ?? 1_000;
+    const limits = limitsOf(values);
     const leaseMs = toPositiveInt(values.lease, '--lease') ?? 30_000;
     // Renewed every third of it: shorter than this and a busy process would lose its runs.
     if (leaseMs < 300) throw usageError(`--lease must be at least 300 ms, not ${leaseMs}`);
@@ -84,6 +89,7 @@ export const runWorkerCommand = defineCommand({
         leaseMs,
         maxRuns,
         agent: agent.name,
+        ...(limits ? { limits } : {}),
         onError: logBackgroundErrors(io.stderr, values.json),
       });
       await runtime.ready;

@@ -5,7 +5,8 @@
  */
 export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export type { RuntimeHooks } from './drive/env.js';
-export type { BackgroundErrorContext, RuntimeHealth, RuntimeStats, StalledRun } from './runtime-api.js';
+export type { BackgroundErrorContext, RuntimeHealth, RuntimeLimits, RuntimeStats, StalledRun } from './runtime-api.js';
+export type { PlannerLimits, PlannerLimitInput } from './drive/limiter.js';
 export type { FollowOptions } from './read/follow.js';
 export type * from './model/types.js';
 export { LOG_EVENT_TYPES, HUMAN_DECISIONS } from './model/types.js';

@@ -89,7 +89,7 @@ export interface RuntimeOptions {
   /** Most runs this runtime drives at once; a worker claims no more (default 1,000). */
   maxRuns?: number;
   /**
-   * Limits shared by every runtime on the database (docs/architecture.md §4.10): on planner calls
+   * Limits shared by every runtime on the database (docs/architecture.md §4.13): on planner calls
    * (the model API's own limits, per key), and the most runs of one tenant in flight at once.
    * Tools declare their own (`defineTool({ concurrency, rate })`).
    */

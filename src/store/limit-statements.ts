@@ -1,5 +1,5 @@
 /**
- * The statements of per-key limits (docs/architecture.md §4.10): slots, and a key's back-off. A
+ * The statements of per-key limits (docs/architecture.md §4.13): slots, and a key's back-off. A
  * concurrency limit's slot is a lease a runtime renews while its call runs; a rate limit's is a
  * turn that lapses `interval` after it was taken (a sliding window: at most `limit` turns in any
  * window). Taking a slot is one compare-and-set, so any number of runtimes on one database never

@@ -294,7 +294,7 @@ export type LimitTake =
 
 /**
  * Per-key limits shared by every runtime on the database (`limit_slots`, `limit_keys`; docs/
- * architecture.md §4.10), each change one autocommitted statement outside any unit (a refused one
+ * architecture.md §4.13), each change one autocommitted statement outside any unit (a refused one
  * fails as a unit's write does). Times are the database's clock on PostgreSQL.
  */
 export interface StoreLimits {

@@ -66,6 +66,14 @@ const CONTEXT: BlockContext[] = [
     before: `import { createRuntime, memoryTools } from '${pkg.name}';\ndeclare const planner: import('${pkg.name}').Planner;\ndeclare const lookup: import('${pkg.name}').AnyTool;`,
   },
   { has: "input: 'Summarize the tickets'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
+  {
+    has: "name: 'billing.charge'",
+    before: [
+      `import { z } from 'zod';`,
+      `import { createRuntime, defineTool, ToolRateLimitedError } from '${pkg.name}';`,
+      `declare const planner: import('${pkg.name}').Planner;`,
+    ].join('\n'),
+  },
   { has: "sessionId: 'chat-42'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "input: 'Refund order 1042'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   {

@@ -1,5 +1,5 @@
 /**
- * Per-key concurrency and rate limits (docs/architecture.md §4.10), shared by every runtime on
+ * Per-key concurrency and rate limits (docs/architecture.md §4.13), shared by every runtime on
  * the database: a call (or a planner call) passes its gates before it starts, holding a slot of
  * each concurrency limit (a lease this runtime renews every third of its length, so a crashed
  * worker's slots come back when they lapse) and taking a turn of each rate. A call over a limit

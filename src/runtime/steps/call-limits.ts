@@ -1,5 +1,5 @@
 /**
- * The per-key limits of a tool's calls and of planner calls (docs/architecture.md §4.10): the
+ * The per-key limits of a tool's calls and of planner calls (docs/architecture.md §4.13): the
  * gates each must pass (`drive/limiter.ts`), and the `throttled` events that make a call waiting
  * at one visible.
  */

@@ -1,0 +1,57 @@
+/**
+ * The limit flags of `baton serve` and `baton worker`: the most runs of one tenant in flight, and
+ * the model API's limits per tenant (docs/architecture.md §4.13). A tool's own limits are its
+ * module's (`defineTool({ concurrency, rate })`).
+ */
+import type { RuntimeLimits } from '../runtime/index.js';
+import { toDurationMs } from './duration.js';
+import { toPositiveInt } from './parse-flags.js';
+import { usageError } from './cli-error.js';
+
+/** The flags, for a command's `options`. */
+export const LIMIT_FLAGS = {
+  'runs-per-tenant': { type: 'string' },
+  'model-concurrency': { type: 'string' },
+  'model-rate': { type: 'string' },
+} as const;
+
+/** The model's limits in a command's usage text (a worker's: it starts no runs). */
+export const WORKER_LIMIT_USAGE = `  --model-concurrency <n>  at most n planner calls of one tenant at once, across every
+                    process on the database
+  --model-rate <n>/<d>  at most n planner calls of one tenant in any window of d (60/1m, 5/1s)`;
+
+/** Every limit flag in a command's usage text (a server's). */
+export const LIMIT_USAGE = `  --runs-per-tenant <n>  at most n runs of one tenant in flight (pending to waiting_human); a
+                    start over it is refused with 429 run.tenant_limit
+${WORKER_LIMIT_USAGE}`;
+
+/** The tenant of a run, the key of the model's limits. */
+const byTenant = ({ context }: { context: { tenant_id?: string | undefined } }) => context.tenant_id ?? null;
+
+/** `<n>/<duration>`: n calls per window. */
+function toRate(value: string): { limit: number; intervalMs: number } {
+  const [count, window, ...rest] = value.split('/');
+  if (count === undefined || window === undefined || rest.length > 0) {
+    throw usageError(`--model-rate must be <calls>/<duration> (60/1m), not '${value}'`);
+  }
+  return { limit: toPositiveInt(count, '--model-rate')!, intervalMs: toDurationMs(window, '--model-rate') };
+}
+
+/** The runtime's limits from the flags given (undefined when none is). */
+export function limitsOf(values: Partial<Record<keyof typeof LIMIT_FLAGS, string>>): RuntimeLimits | undefined {
+  const runsPerTenant = toPositiveInt(values['runs-per-tenant'], '--runs-per-tenant');
+  const concurrency = toPositiveInt(values['model-concurrency'], '--model-concurrency');
+  const rate = values['model-rate'] === undefined ? undefined : toRate(values['model-rate']);
+  if (runsPerTenant === undefined && concurrency === undefined && rate === undefined) return undefined;
+  return {
+    ...(runsPerTenant !== undefined ? { runsPerTenant } : {}),
+    ...(concurrency !== undefined || rate
+      ? {
+          planner: {
+            ...(concurrency !== undefined ? { concurrency: { limit: concurrency, key: byTenant } } : {}),
+            ...(rate ? { rate: { ...rate, key: byTenant } } : {}),
+          },
+        }
+      : {}),
+  };
+}
