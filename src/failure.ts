@@ -16,6 +16,11 @@ export const FAILURE_CODES = {
   'run.invalid_transition': 'user',
   'run.cancelled': 'user',
   'session.busy': 'user',
+  'schedule.not_found': 'user',
+  // A schedule id already taken by another definition.
+  'schedule.conflict': 'user',
+  // Pausing or resuming a schedule that is done (a one-shot that fired).
+  'schedule.invalid_transition': 'user',
   // A start over `limits.runsPerTenant`: the tenant has that many runs in flight already (HTTP 429).
   'run.tenant_limit': 'user',
   'idempotency.mismatch': 'user',

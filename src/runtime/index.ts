@@ -7,6 +7,8 @@ export { createRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 export type { RuntimeHooks } from './drive/env.js';
 export type { BackgroundErrorContext, RuntimeHealth, RuntimeLimits, RuntimeStats, StalledRun } from './runtime-api.js';
 export type { PlannerLimits, PlannerLimitInput } from './drive/limiter.js';
+export type { Schedule, ScheduleDefinition, Overlap, CatchUp } from './model/schedules.js';
+export type { ScheduleScope } from './registry/schedules.js';
 export type { FollowOptions } from './read/follow.js';
 export type * from './model/types.js';
 export { LOG_EVENT_TYPES, HUMAN_DECISIONS } from './model/types.js';

@@ -6,6 +6,7 @@ import type { Policy } from '../policy/index.js';
 import type { AnyTool } from '../tools/define-tool.js';
 import type { RuntimeHooks } from './drive/env.js';
 import type { PlannerLimits } from './drive/limiter.js';
+import type { ScheduleCommands } from './registry/schedules.js';
 import type { Failure } from '../failure.js';
 import type { FollowOptions } from './read/follow.js';
 import type { Trace } from './observe/trace.js';
@@ -161,8 +162,11 @@ export interface RuntimeStats {
   claimRounds: number;
 }
 
-/** A Baton runtime: runs on one SQLite file, driven by this process. */
-export interface Runtime {
+/**
+ * A Baton runtime: starts, drives and reads runs. Its schedules (`schedule`, `listSchedules`, …) start
+ * runs at their ticks, ticked by the runtimes that claim runs (docs/architecture.md §3).
+ */
+export interface Runtime extends ScheduleCommands {
   /** Creates a run, commits it, and starts it; resolves once the run is durable. The same idempotency key returns the same run. */
   start(request: StartRequest): Promise<Run>;
   /**

@@ -8,6 +8,7 @@ import { toFailure } from '../failure.js';
 import type { AgentSet, OpenedStore } from '../store/index.js';
 import { retireOwner } from './drive/leases.js';
 import type { RuntimeEnv } from './drive/env.js';
+import type { Scheduling } from './registry/schedules.js';
 import type { EventHub } from './model/event-hub.js';
 import type { RunTracer } from './observe/otel.js';
 import type { RunRegistry } from './registry/run-registry.js';
@@ -21,6 +22,8 @@ export interface StartUpDeps {
   hub: EventHub;
   registry: RunRegistry;
   env: Pick<RuntimeEnv, 'limiter'>;
+  /** The runtime's schedules: a runtime that claims runs ticks them. */
+  scheduling: Pick<Scheduling, 'start' | 'stop'>;
   owner: string;
   leaseMs: number;
   /** False for an API-only runtime: it neither recovers nor claims. */
@@ -61,12 +64,16 @@ export function startUp(options: RuntimeOptions, deps: StartUpDeps): StartUp {
       agents: deps.agents,
       onError: (failure, where) => options.onError?.(failure, where),
     });
+    if (claim) deps.scheduling.start();
   });
   // Whoever awaits `ready` sees a failure; nobody else has to.
   ready.catch(() => undefined);
   return {
     ready,
-    stop: () => sharing.stop(),
+    stop: () => {
+      sharing.stop();
+      deps.scheduling.stop();
+    },
     get claimRounds() {
       return sharing.claimRounds;
     },

@@ -11,6 +11,8 @@ import { fail, toFailure } from '../failure.js';
 import type { Store } from '../store/index.js';
 import { checkLimit, type AnyTool } from '../tools/define-tool.js';
 import { createLimiter } from './drive/limiter.js';
+import { createScheduling, type Scheduling } from './registry/schedules.js';
+import type { Run, StartRequest } from './model/types.js';
 import type { AgentEnv, RuntimeEnv } from './drive/env.js';
 import { assertSupportedZod } from './ledger/supported-zod.js';
 import { plannerTools } from './ledger/tool-registry.js';
@@ -180,4 +182,21 @@ export function wireRuns(options: RuntimeOptions, base: WiringBase): Wiring {
       options.onError?.(toFailure(error), { activity: "handing a child run's end to its parent", runId: parentRunId }),
   });
   return { env, registry, tracer, children };
+}
+
+/** A runtime's schedules, wired to the runtime that starts their runs (`runtime`, bound late). */
+export function wireSchedules(
+  options: RuntimeOptions,
+  base: { store: Store; agent: { name: string; set: string }; assertOpen(): void },
+  runtime: () => { start(request: StartRequest): Promise<Run>; get(runId: string): Promise<Run> },
+): Scheduling {
+  return createScheduling({
+    store: base.store,
+    agent: base.agent.name,
+    agents: base.agent.set,
+    assertOpen: base.assertOpen,
+    start: (request) => runtime().start(request),
+    getRun: (runId) => runtime().get(runId).catch(() => null),
+    onError: (failure, where) => options.onError?.(failure, where),
+  });
 }

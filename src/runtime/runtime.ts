@@ -40,7 +40,7 @@ import { createPruning } from './retention/pruning.js';
 import { registerStore } from './internals.js';
 import type { Runtime, RuntimeHealth, RuntimeOptions, RuntimeStats } from './runtime-api.js';
 import { closeRuntime, startUp } from './runtime-lifecycle.js';
-import { checkOptions, wireRuns } from './runtime-setup.js';
+import { checkOptions, wireRuns, wireSchedules } from './runtime-setup.js';
 
 export type { Runtime, RuntimeOptions } from './runtime-api.js';
 
@@ -107,6 +107,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     runsPerTenant: options.limits?.runsPerTenant,
   });
   const pausing = createPauseCommands({ ...shared, decide: decisions.decide });
+  const scheduling = wireSchedules(options, { store, agent, assertOpen }, () => runtime);
   // A run that ends takes its children with it: they are cancelled like any run.
   children.useCancel((runId, opts) => commands.cancel(runId, opts));
   const pruning = createPruning({ ...shared, retention: options.retention });
@@ -161,6 +162,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     /** Deletes finished runs that finished before an instant, in bounded batches; only finished runs, ever. */
     prune: pruning.prune,
+    ...scheduling.commands,
 
     tools: () => describeTools(options.tools),
 
@@ -199,7 +201,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   };
   if (sqlite) registerStore(runtime, sqlite);
-  const started = startUp(options, { ...shared, opening, agents: agent.set, recover: () => runtime.recover() });
+  const started = startUp(options, {
+    ...shared,
+    opening,
+    agents: agent.set,
+    scheduling,
+    recover: () => runtime.recover(),
+  });
   return runtime;
 }
 

@@ -25,6 +25,8 @@ export type ApiFailure = Failure;
 
 const CONFLICTS: ReadonlySet<string> = new Set([
   'session.busy',
+  'schedule.conflict',
+  'schedule.invalid_transition',
   'idempotency.mismatch',
   'approval.already_decided',
   'approval.refused',

@@ -6,7 +6,7 @@ import type { StatementName } from './statements.js';
 import type { LimitSlotRow, LimitTake, StoreLimits } from './store-api.js';
 
 /** How a dialect runs the limit statements: rows of a read or of a write's RETURNING, or a write's row count. */
-export interface LimitRunner {
+export interface StatementRunner {
   rows<T>(name: StatementName, values: Record<string, unknown>): Promise<T[]>;
   exec(name: StatementName, values: Record<string, unknown>): Promise<number>;
   /** Wraps a change: a write the database refuses fails as a unit's does. */
@@ -32,7 +32,7 @@ function backingOff(key: KeyRow | undefined): number {
 }
 
 /** The limits of `Store` over a dialect's statements. */
-export function limitsOver(db: LimitRunner): StoreLimits {
+export function limitsOver(db: StatementRunner): StoreLimits {
   const keyOf = async (scope: string) => (await db.rows<KeyRow>('limitKey', { scope }))[0];
   const held = (scope: string) => db.rows<LimitSlotRow & { now: number }>('heldSlots', { scope });
   /** Takes a free slot of `scope`, unless the key backs off; else how long to wait (`why` when full). */

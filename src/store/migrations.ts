@@ -532,4 +532,28 @@ export const MIGRATIONS: readonly Migration[] = [
         .compile(),
     ],
   },
+  {
+    version: 26,
+    name: 'schedules',
+    up: (db) => [
+      db.schema
+        .createTable('schedules')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant_id', 'text')
+        .addColumn('agent', 'text')
+        .addColumn('definition', 'text', (c) => c.notNull())
+        .addColumn('spec_hash', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('next_at', 'integer')
+        .addColumn('last_tick_at', 'integer')
+        .addColumn('last_run_id', 'text')
+        .addColumn('runs', 'integer', (c) => c.notNull())
+        .addColumn('skipped', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'integer', (c) => c.notNull())
+        .compile(),
+      db.schema.createIndex('schedules_due').on('schedules').columns(['status', 'next_at', 'id']).compile(),
+      db.schema.createIndex('schedules_tenant').on('schedules').columns(['tenant_id', 'id']).compile(),
+    ],
+  },
 ];

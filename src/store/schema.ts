@@ -128,6 +128,32 @@ export interface LimitKeyTable {
   strikes: number;
 }
 
+/**
+ * A schedule (migration 26): what it starts (`definition`, JSON, as the client gave it, normalized)
+ * and when (`next_at`, its next tick; null once a one-shot `at` has fired). `id` is scoped by tenant
+ * like a session's; `agent` is the agent whose runtimes tick it. A tick is taken by a
+ * compare-and-set on `next_at`, after its run was started with the tick's idempotency key, so each
+ * tick starts one run whatever the number of workers.
+ */
+export interface ScheduleTable {
+  id: string;
+  tenant_id: string | null;
+  agent: string | null;
+  definition: string;
+  /** A hash of the definition: the same id with another definition is a conflict. */
+  spec_hash: string;
+  /** `active`, `paused`, or `done` (a one-shot that fired). */
+  status: string;
+  next_at: number | null;
+  last_tick_at: number | null;
+  last_run_id: string | null;
+  /** Runs its ticks started, and ticks that started none (overlap `skip`, missed with catch-up `none`). */
+  runs: number;
+  skipped: number;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface StepTable {
   run_id: string;
   step_index: number;
@@ -289,6 +315,7 @@ export interface Database {
   run_labels: RunLabelTable;
   limit_slots: LimitSlotTable;
   limit_keys: LimitKeyTable;
+  schedules: ScheduleTable;
   memory: MemoryTable;
   baton_migrations: MigrationTable;
 }

@@ -11,7 +11,8 @@ import { openDatabase, type OpenDatabase } from './open-database.js';
 import { prepareStatements } from './sqlite-prepared.js';
 import { sqliteReads } from './sqlite-reads.js';
 import { sqliteLeases } from './sqlite-leases.js';
-import { limitsOver } from './limits.js';
+import { schedulesOver } from './schedules.js';
+import { limitsOver, type StatementRunner } from './limits.js';
 import { directWrite } from './store-errors.js';
 import { sqliteFeed } from './sqlite-feed.js';
 import { sqliteRetention } from './sqlite-retention.js';
@@ -43,6 +44,11 @@ export function createSqliteStore(path: string): SqliteStore {
   const runsToDrive = () => {
     for (const listener of listeners) listener({ kind: 'runs' });
   };
+  const runner: StatementRunner = {
+    rows: async (name, values) => prepared.all(name, { ...values, now: Date.now() }),
+    exec: async (name, values) => prepared.run(name, { ...values, now: Date.now() }).changes,
+    write: (change) => directWrite(writeFailures, change),
+  };
   return {
     dialect: 'sqlite',
     db,
@@ -64,11 +70,8 @@ export function createSqliteStore(path: string): SqliteStore {
     },
     ...sqliteReads(prepared),
     ...sqliteLeases(prepared, writeFailures),
-    ...limitsOver({
-      rows: async (name, values) => prepared.all(name, { ...values, now: Date.now() }),
-      exec: async (name, values) => prepared.run(name, { ...values, now: Date.now() }).changes,
-      write: (change) => directWrite(writeFailures, change),
-    }),
+    ...limitsOver(runner),
+    ...schedulesOver(runner),
     ...sqliteFeed(prepared, writeFailures),
     ...sqliteRetention(prepared, queue),
   };

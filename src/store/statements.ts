@@ -25,6 +25,7 @@ import {
 } from './compile.js';
 import { LEASE_BUILDS } from './lease-statements.js';
 import { LIMIT_BUILDS } from './limit-statements.js';
+import { SCHEDULE_BUILDS } from './schedule-statements.js';
 import { MEMORY_BUILDS } from './memory-statements.js';
 import { PRUNE_BUILDS } from './prune-statements.js';
 
@@ -425,6 +426,7 @@ const BUILDS = {
   ...MEMORY_BUILDS,
   ...LEASE_BUILDS,
   ...LIMIT_BUILDS,
+  ...SCHEDULE_BUILDS,
   ...PRUNE_BUILDS,
 } satisfies Record<string, Build>;
 

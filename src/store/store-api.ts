@@ -325,6 +325,56 @@ export interface StoreLimits {
   heldSlots(scope: string): Promise<LimitSlotRow[]>;
 }
 
+/** A stored schedule, as its row holds it (`schedules`). */
+export interface ScheduleRow {
+  id: string;
+  tenant_id: string | null;
+  agent: string | null;
+  definition: string;
+  spec_hash: string;
+  status: 'active' | 'paused' | 'done';
+  next_at: number | null;
+  last_tick_at: number | null;
+  last_run_id: string | null;
+  runs: number;
+  skipped: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Taking a schedule's tick: from the tick expected to the next (null: none left). */
+export interface TickTaken {
+  id: string;
+  expected: number;
+  next_at: number | null;
+  tick_at: number;
+  run_id: string | null;
+  started: number;
+  skipped: number;
+  now: number;
+}
+
+/** Schedules (`schedules`), each change one autocommitted statement. */
+export interface StoreSchedules {
+  /** Stores a new schedule; false when its id is taken (nothing changed). */
+  insertSchedule(row: ScheduleRow): Promise<boolean>;
+  getSchedule(id: string): Promise<ScheduleRow | undefined>;
+  /** A tenant's schedules (all when null) by id, after `after`, at most `limit`. */
+  listSchedules(tenant: string | null, after: string, limit: number): Promise<ScheduleRow[]>;
+  /** Active schedules with a tick due at `now`, soonest first, of the set's agents (any when null). */
+  dueSchedules(now: number, limit: number, agents: AgentSet | null): Promise<ScheduleRow[]>;
+  /** The soonest next tick of any active schedule, or null. */
+  nextScheduleAt(): Promise<number | null>;
+  /** Takes a tick by compare-and-set on `next_at`: false when another runtime took it (or it was paused). */
+  takeTick(tick: TickTaken): Promise<boolean>;
+  /** Counts a run started by hand and remembers it as the last. */
+  countTrigger(id: string, runId: string, now: number): Promise<void>;
+  /** Pauses or resumes a schedule in the status `expected`: false when it is not. */
+  setScheduleStatus(id: string, expected: string, status: string, nextAt: number | null, now: number): Promise<boolean>;
+  /** Deletes a schedule; false when there was none. */
+  deleteSchedule(id: string): Promise<boolean>;
+}
+
 /** What the runtimes sharing a database read in common: the feed of all runs' events, and its secrets. */
 export interface StoreFeed {
   /**
@@ -361,7 +411,7 @@ export interface StoreRetention {
  * their COMMIT. Rows are snake_case, times epoch milliseconds, JSON stored as text. Each
  * dialect implements it whole (`createSqliteStore`, `createPostgresStore`), job by job.
  */
-export interface Store extends StoreReads, StoreLeases, StoreLimits, StoreFeed, StoreRetention {
+export interface Store extends StoreReads, StoreLeases, StoreLimits, StoreSchedules, StoreFeed, StoreRetention {
   readonly dialect: 'sqlite' | 'postgres';
   /**
    * Runs `work` in a unit of work and resolves with what it returned once the unit is durable.

@@ -14,7 +14,8 @@ import { pgUnits } from './pg-units.js';
 import { pgListener } from './pg-listener.js';
 import { pgReads } from './pg-reads.js';
 import { pgLeases } from './pg-leases.js';
-import { limitsOver } from '../limits.js';
+import { schedulesOver } from '../schedules.js';
+import { limitsOver, type StatementRunner } from '../limits.js';
 import { directWrite } from '../store-errors.js';
 import { pgFeed } from './pg-feed.js';
 import { pgRetention } from './pg-retention.js';
@@ -27,6 +28,11 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
   const rows = pgRows(pool);
   const units = pgUnits(pool, writeFailures);
   const listener = pgListener(url);
+  const runner: StatementRunner = {
+    rows: (name, values) => rows.rows(name, values),
+    exec: async (name, values) => (await query(pool, SQL[name], values)).rowCount ?? 0,
+    write: (change) => directWrite(writeFailures, change),
+  };
   return {
     dialect: 'postgres',
     write: units.write,
@@ -46,11 +52,8 @@ export async function createPostgresStore(url: string, options: { poolSize?: num
     },
     ...pgReads(pool, rows),
     ...pgLeases(pool, rows, writeFailures),
-    ...limitsOver({
-      rows: (name, values) => rows.rows(name, values),
-      exec: async (name, values) => (await query(pool, SQL[name], values)).rowCount ?? 0,
-      write: (change) => directWrite(writeFailures, change),
-    }),
+    ...limitsOver(runner),
+    ...schedulesOver(runner),
     ...pgFeed(pool, rows),
     ...pgRetention(pool, rows, writeFailures, () => units.closed),
   };
