@@ -196,7 +196,10 @@ export function wireSchedules(
     agents: base.agent.set,
     assertOpen: base.assertOpen,
     start: (request) => runtime().start(request),
-    getRun: (runId) => runtime().get(runId).catch(() => null),
+    getRun: (runId) =>
+      runtime()
+        .get(runId)
+        .catch(() => null),
     onError: (failure, where) => options.onError?.(failure, where),
   });
 }

@@ -40,7 +40,10 @@ describe('limit flags of baton serve', () => {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ input, session_id: `s-${(sessions += 1)}` }),
       });
-      return { status: response.status, body: (await response.json()) as { id: string; error?: Record<string, unknown> } };
+      return {
+        status: response.status,
+        body: (await response.json()) as { id: string; error?: Record<string, unknown> },
+      };
     };
     try {
       const first = await start(ACME, 'send');

@@ -100,7 +100,10 @@ function invalid(message: string, details?: Record<string, unknown>): never {
 /** The cron of a definition, parsed (a pattern that does not parse is `input.invalid` naming it). */
 function cronOf(pattern: string, timezone: string | null): Cron {
   try {
-    return new Cron(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
+    const cron = new Cron(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
+    // A time zone is checked only when an instant is computed in it.
+    if (timezone) cron.nextRun();
+    return cron;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     invalid(`Cron expression '${pattern}'${timezone ? ` in ${timezone}` : ''} does not parse: ${reason}`, {
@@ -112,7 +115,8 @@ function cronOf(pattern: string, timezone: string | null): Cron {
 /** An instant given as epoch ms or ISO 8601. */
 function instantOf(value: unknown): number {
   const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
-  if (!Number.isFinite(ms) || ms < 0) invalid(`'at' must be an instant (epoch ms or ISO 8601), not ${JSON.stringify(value)}`);
+  if (!Number.isFinite(ms) || ms < 0)
+    invalid(`'at' must be an instant (epoch ms or ISO 8601), not ${JSON.stringify(value)}`);
   return Math.round(ms);
 }
 
@@ -130,7 +134,9 @@ export function checkDefinition(definition: ScheduleDefinition): StoredDefinitio
     cronOf(cron, timezone ?? null);
   }
   if (every !== undefined && (!Number.isSafeInteger(every) || every < MIN_EVERY_MS)) {
-    invalid(`Schedule '${id}': every must be a whole number of milliseconds, ${MIN_EVERY_MS} or more (got ${String(every)})`);
+    invalid(
+      `Schedule '${id}': every must be a whole number of milliseconds, ${MIN_EVERY_MS} or more (got ${String(every)})`,
+    );
   }
   const overlap = definition.overlap ?? 'skip';
   if (!OVERLAPS.includes(overlap)) invalid(`Schedule '${id}': overlap must be one of ${OVERLAPS.join(', ')}`);

@@ -55,7 +55,13 @@ function tenantOf(scope: ScheduleScope | undefined): string {
 }
 
 /** The run a tick (or a trigger at `instant`) starts. */
-function tickRequest(definition: StoredDefinition, tenant: string | null, key: string, instant: number): StartRequest {
+function tickRequest(
+  definition: StoredDefinition,
+  tenant: string | null,
+  key: string,
+  instant: number,
+  catchUp = false,
+): StartRequest {
   const enqueue = definition.overlap === 'enqueue';
   const sessionId = definition.sessionId ?? (enqueue ? `schedule:${definition.id}` : undefined);
   return {
@@ -64,7 +70,13 @@ function tickRequest(definition: StoredDefinition, tenant: string | null, key: s
     ...(enqueue ? { onBusy: 'enqueue' as const } : {}),
     context: { ...definition.context, ...(tenant && tenant !== DEFAULT_TENANT ? { tenant_id: tenant } : {}) },
     options: { ...definition.options, idempotencyKey: key },
-    metadata: { ...definition.metadata, 'baton.schedule': definition.id, 'baton.tick': instant },
+    metadata: {
+      ...definition.metadata,
+      'baton.schedule': definition.id,
+      'baton.tick': instant,
+      // The run of the ticks missed while no runtime ticked the schedule (`catchUp: 'one'`).
+      ...(catchUp ? { 'baton.catch_up': true } : {}),
+    },
     tags: definition.tags,
   };
 }
@@ -83,8 +95,8 @@ export function createScheduleCommands(deps: ScheduleDeps, poke: () => void): Sc
     async schedule(given) {
       deps.assertOpen();
       const definition = checkDefinition(given);
-      if (Object.keys(definition.metadata).length > 30) {
-        fail('input.invalid', `Schedule '${definition.id}': at most 30 metadata entries (its runs add two)`);
+      if (Object.keys(definition.metadata).length > 29) {
+        fail('input.invalid', `Schedule '${definition.id}': at most 29 metadata entries (its runs add up to three)`);
       }
       const tenant = definition.context.tenant_id ?? null;
       const id = scopeKey(tenant, definition.id);
@@ -159,7 +171,9 @@ export function createScheduleCommands(deps: ScheduleDeps, poke: () => void): Sc
       const row = await rowOf(id, scope);
       const definition = JSON.parse(row.definition) as StoredDefinition;
       const now = Date.now();
-      const run = await deps.start(tickRequest(definition, row.tenant_id, `schedule:${definition.id}:trigger:${now}`, now));
+      const run = await deps.start(
+        tickRequest(definition, row.tenant_id, `schedule:${definition.id}:trigger:${now}`, now),
+      );
       await store.countTrigger(row.id, run.id, Date.now());
       return run;
     },
@@ -215,11 +229,15 @@ function startScheduler(deps: ScheduleDeps): { stop(): void; poke(): void } {
     return run !== null && ACTIVE_RUN.has(run.status);
   }
 
-  async function startTick(row: ScheduleRow, definition: StoredDefinition, instant: number): Promise<string | null> {
+  async function startTick(
+    row: ScheduleRow,
+    definition: StoredDefinition,
+    instant: number,
+    catchUp: boolean,
+  ): Promise<string | null> {
     try {
-      const run = await deps.start(
-        tickRequest(definition, row.tenant_id, `schedule:${definition.id}:${instant}`, instant),
-      );
+      const key = `schedule:${definition.id}:${instant}`;
+      const run = await deps.start(tickRequest(definition, row.tenant_id, key, instant, catchUp));
       return run.id;
     } catch (error) {
       // A tick whose run cannot start (its session busy, a tenant over its cap) starts nothing.
@@ -239,7 +257,7 @@ function startScheduler(deps: ScheduleDeps): { stop(): void; poke(): void } {
         outcome.skipped += 1;
         continue;
       }
-      const runId = await startTick(row, definition, instant);
+      const runId = await startTick(row, definition, instant, instant !== due.current);
       if (runId === null) outcome.skipped += 1;
       else {
         outcome.started += 1;
