@@ -76,7 +76,7 @@ export function summarize(event) {
             ? `declined by ${d.by}`
             : `answered by ${d.by}: ${brief(d.answer, 80)}`;
     case 'throttled':
-      return `${d.tool ? `${d.tool} waits` : 'the planner waits'}: ${THROTTLE_LABELS[/** @type {keyof typeof THROTTLE_LABELS} */ (d.limit)] ?? d.limit}${d.key ? ` for key ${d.key}` : ''}${d.retry_in_ms ? ` (asks again in ${duration(d.retry_in_ms)})` : ''}`;
+      return `${d.tool ? `${d.tool} waits` : 'the planner waits'}: ${THROTTLE_LABELS[/** @type {keyof typeof THROTTLE_LABELS} */ (d.limit)] ?? d.limit}${d.key ? ` for key ${d.key}` : ''}${d.retry_in_ms === null ? ' (the call is not tried again)' : d.retry_in_ms ? ` (asks again in ${duration(d.retry_in_ms)})` : ''}`;
     case 'pause':
       return `pause asked${d.by ? ` by ${d.by}` : ''}${d.reason ? `: ${d.reason}` : ''}: the run stops before its next step`;
     case 'approval_request':

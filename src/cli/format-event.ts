@@ -79,7 +79,9 @@ function describe(event: EventLike): string {
       const who = typeof data.tool === 'string' ? data.tool : 'the planner';
       const why = THROTTLE_REASONS[String(data.limit)] ?? String(data.limit);
       const key = data.key ? ` (key ${String(data.key)})` : '';
-      return `  ${who} waits: ${why}${key}, asks again in ${String(data.retry_in_ms)} ms`;
+      const again =
+        data.retry_in_ms === null ? 'the call is not tried again' : `asks again in ${String(data.retry_in_ms)} ms`;
+      return `  ${who} waits: ${why}${key}, ${again}`;
     }
     case 'pause':
       return `pause asked${data.by ? ` by ${String(data.by)}` : ''}${data.reason ? `: ${String(data.reason)}` : ''} (the run stops before its next step)`;

@@ -8,12 +8,14 @@ import { toDurationMs } from './duration.js';
 import { toPositiveInt } from './parse-flags.js';
 import { usageError } from './cli-error.js';
 
-/** The flags, for a command's `options`. */
-export const LIMIT_FLAGS = {
-  'runs-per-tenant': { type: 'string' },
+/** The model's limit flags, for a command's `options` (a worker's: it starts no runs). */
+export const MODEL_LIMIT_FLAGS = {
   'model-concurrency': { type: 'string' },
   'model-rate': { type: 'string' },
 } as const;
+
+/** Every limit flag, for a command's `options` (a server's). */
+export const LIMIT_FLAGS = { 'runs-per-tenant': { type: 'string' }, ...MODEL_LIMIT_FLAGS } as const;
 
 /** The model's limits in a command's usage text (a worker's: it starts no runs). */
 export const WORKER_LIMIT_USAGE = `  --model-concurrency <n>  at most n planner calls of one tenant at once, across every
@@ -34,7 +36,9 @@ function toRate(value: string): { limit: number; intervalMs: number } {
   if (count === undefined || window === undefined || rest.length > 0) {
     throw usageError(`--model-rate must be <calls>/<duration> (60/1m), not '${value}'`);
   }
-  return { limit: toPositiveInt(count, '--model-rate')!, intervalMs: toDurationMs(window, '--model-rate') };
+  const intervalMs = toDurationMs(window, '--model-rate');
+  if (!(intervalMs > 0)) throw usageError(`--model-rate needs a window longer than 0, not '${window}'`);
+  return { limit: toPositiveInt(count, '--model-rate')!, intervalMs };
 }
 
 /** The runtime's limits from the flags given (undefined when none is). */

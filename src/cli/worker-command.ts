@@ -5,7 +5,7 @@
  * with its agent's planner and tools, and on SIGTERM or Ctrl-C releases what it holds, so
  * another worker takes it over at once.
  */
-import { LIMIT_FLAGS, limitsOf, WORKER_LIMIT_USAGE } from './limit-flags.js';
+import { MODEL_LIMIT_FLAGS, limitsOf, WORKER_LIMIT_USAGE } from './limit-flags.js';
 import { createRuntime, resolveAgentPlanner, subAgentsOf, type Runtime } from '../index.js';
 import { logBackgroundErrors } from './background-errors.js';
 import { usageError } from './cli-error.js';
@@ -57,7 +57,7 @@ export const runWorkerCommand = defineCommand({
     ...AGENT_OPTIONS,
     db: { type: 'string' },
     'max-runs': { type: 'string' },
-    ...LIMIT_FLAGS,
+    ...MODEL_LIMIT_FLAGS,
     lease: { type: 'string' },
     mcp: { type: 'string', multiple: true },
     json: { type: 'boolean', default: false },

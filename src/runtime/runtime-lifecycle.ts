@@ -5,7 +5,8 @@
  * before the store closes, in an order that keeps each step's writes ahead of the next.
  */
 import { toFailure } from '../failure.js';
-import type { AgentSet, OpenedStore } from '../store/index.js';
+import type { AgentSet, OpenedStore, Store } from '../store/index.js';
+import { DEFAULTS } from '../defaults.js';
 import { retireOwner } from './drive/leases.js';
 import type { RuntimeEnv } from './drive/env.js';
 import type { Scheduling } from './registry/schedules.js';
@@ -13,7 +14,7 @@ import type { EventHub } from './model/event-hub.js';
 import type { RunTracer } from './observe/otel.js';
 import type { RunRegistry } from './registry/run-registry.js';
 import type { Pruning } from './retention/pruning.js';
-import type { RuntimeOptions } from './runtime-api.js';
+import type { RuntimeHealth, RuntimeOptions, RuntimeStats } from './runtime-api.js';
 import { startSharing, type Sharing } from './sharing/sharing.js';
 
 /** What starting needs from its runtime. */
@@ -124,4 +125,32 @@ export async function closeRuntime(deps: CloseDeps): Promise<void> {
   }
   retireOwner(deps.owner);
   await store.close();
+}
+
+/** A runtime's health: degraded while a run's commit is stalled or the database refuses writes. */
+export function healthOf(
+  registry: Pick<RunRegistry, 'stalledRuns'>,
+  store: Pick<Store, 'writeFailure'>,
+): RuntimeHealth {
+  const stalledRuns = registry.stalledRuns();
+  const refused = store.writeFailure;
+  const writeFailure =
+    refused && Date.now() - refused.last < DEFAULTS.writeFailureHealthMs
+      ? { failure: refused.failure, since: refused.since }
+      : null;
+  return { status: stalledRuns.length > 0 || writeFailure ? 'degraded' : 'ok', stalledRuns, writeFailure };
+}
+
+/** A runtime's counters. */
+export function statsOf(
+  registry: Pick<RunRegistry, 'size' | 'wakeTimers'>,
+  store: Pick<Store, 'commits'>,
+  started: Pick<Sharing, 'claimRounds'>,
+): RuntimeStats {
+  return {
+    commits: store.commits,
+    liveRuns: registry.size,
+    wakeTimers: registry.wakeTimers,
+    claimRounds: started.claimRounds,
+  };
 }

@@ -66,15 +66,32 @@ export function checkOptions(options: RuntimeOptions): CheckedOptions {
 
 /** Refuses limits that are not positive whole numbers (`input.invalid`), before anything is opened. */
 function checkLimits(options: RuntimeOptions): void {
-  const limits = options.limits;
+  const limits = options.limits as Record<string, unknown> | undefined;
   if (limits === undefined) return;
-  if (typeof limits !== 'object' || limits === null)
-    fail('input.invalid', `createRuntime's 'limits' must be an object`);
-  checkLimit('limits.planner', 'concurrency', limits.planner?.concurrency);
-  checkLimit('limits.planner', 'rate', limits.planner?.rate);
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(limits)) fail('input.invalid', `createRuntime's 'limits' must be an object`);
+  const unknown = Object.keys(limits).filter((field) => field !== 'planner' && field !== 'runsPerTenant');
+  if (unknown.length > 0) {
+    fail(
+      'input.invalid',
+      `limits has no ${unknown.join(', ')} (it takes planner, runsPerTenant; a tool declares its own)`,
+    );
+  }
+  const planner = limits.planner as Record<string, unknown> | undefined;
+  if (planner !== undefined) {
+    if (!isObject(planner)) fail('input.invalid', 'limits.planner must be an object with concurrency and/or rate');
+    const extra = Object.keys(planner).filter((field) => field !== 'concurrency' && field !== 'rate');
+    if (extra.length > 0)
+      fail('input.invalid', `limits.planner has no ${extra.join(', ')} (it takes concurrency, rate)`);
+    checkLimit('limits.planner', 'concurrency', planner.concurrency);
+    checkLimit('limits.planner', 'rate', planner.rate);
+  }
   const cap = limits.runsPerTenant;
-  if (cap !== undefined && (!Number.isSafeInteger(cap) || cap < 1)) {
-    fail('input.invalid', `limits.runsPerTenant must be a whole number of runs, 1 or more (got ${String(cap)})`);
+  if (cap !== undefined && (!Number.isSafeInteger(cap) || (cap as number) < 1)) {
+    fail(
+      'input.invalid',
+      `limits.runsPerTenant must be a whole number of runs, 1 or more (got ${JSON.stringify(cap)})`,
+    );
   }
 }
 

@@ -38,8 +38,8 @@ import { createRunViews } from './read/run-views.js';
 import { startRun } from './registry/start-run.js';
 import { createPruning } from './retention/pruning.js';
 import { registerStore } from './internals.js';
-import type { Runtime, RuntimeHealth, RuntimeOptions, RuntimeStats } from './runtime-api.js';
-import { closeRuntime, startUp } from './runtime-lifecycle.js';
+import type { Runtime, RuntimeOptions } from './runtime-api.js';
+import { closeRuntime, healthOf, startUp, statsOf } from './runtime-lifecycle.js';
 import { checkOptions, wireRuns, wireSchedules } from './runtime-setup.js';
 
 export type { Runtime, RuntimeOptions } from './runtime-api.js';
@@ -166,24 +166,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
     tools: () => describeTools(options.tools),
 
-    health(): RuntimeHealth {
-      const stalledRuns = registry.stalledRuns();
-      const refused = store.writeFailure;
-      const writeFailure =
-        refused && Date.now() - refused.last < DEFAULTS.writeFailureHealthMs
-          ? { failure: refused.failure, since: refused.since }
-          : null;
-      return { status: stalledRuns.length > 0 || writeFailure ? 'degraded' : 'ok', stalledRuns, writeFailure };
-    },
-
-    stats(): RuntimeStats {
-      return {
-        commits: store.commits,
-        liveRuns: registry.size,
-        wakeTimers: registry.wakeTimers,
-        claimRounds: started.claimRounds,
-      };
-    },
+    health: () => healthOf(registry, store),
+    stats: () => statsOf(registry, store, started),
 
     /** The machine this runtime drives its runs with (Baton's, or the variant it was given). */
     machine: definition,

@@ -103,7 +103,7 @@ export interface RunLabelTable {
 
 /**
  * A slot of a limit taken by a call (migration 25): `scope` names the limit and its key
- * (`tool:<name>:<key>`, `tool:<name>:rate:<key>`, `planner:<key>`), `slot` is one of
+ * (`tool:<name>:c:<key>`, `tool:<name>:r:<key>`, `planner:c:<key>`), `slot` is one of
  * `0 … limit-1`. A slot whose `expires_at` passed is free. A concurrency slot's owner renews it
  * while the call runs, so a crashed worker's slots come back when their lease lapses; a rate
  * limit's turn (owner '') lapses an interval after it was taken.

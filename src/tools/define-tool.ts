@@ -360,17 +360,23 @@ export function checkLimit(owner: string, name: 'concurrency' | 'rate', limit: u
   if (limit === undefined) return;
   const spec = limit as Partial<RateLimit<unknown>> | null;
   const where = `${owner}: ${name}`;
-  if (typeof spec !== 'object' || spec === null) fail('input.invalid', `${where} must be an object with a limit`);
-  if (!Number.isSafeInteger(spec.limit) || (spec.limit as number) < 1) {
-    fail('input.invalid', `${where}.limit must be a whole number of calls, 1 or more (got ${String(spec.limit)})`);
+  if (typeof spec !== 'object' || spec === null || Array.isArray(spec)) {
+    fail('input.invalid', `${where} must be an object with a limit`);
   }
-  if (
-    name === 'rate' &&
-    (typeof spec.intervalMs !== 'number' || !(spec.intervalMs > 0) || !Number.isFinite(spec.intervalMs))
-  ) {
+  const known = name === 'rate' ? ['limit', 'intervalMs', 'key'] : ['limit', 'key'];
+  const unknown = Object.keys(spec).filter((field) => !known.includes(field));
+  if (unknown.length > 0) fail('input.invalid', `${where} has no ${unknown.join(', ')} (it takes ${known.join(', ')})`);
+  if (!Number.isSafeInteger(spec.limit) || (spec.limit as number) < 1) {
     fail(
       'input.invalid',
-      `${where}.intervalMs must be a positive number of milliseconds (got ${String(spec.intervalMs)})`,
+      `${where}.limit must be a whole number of calls, 1 or more (got ${JSON.stringify(spec.limit)})`,
+    );
+  }
+  const interval = spec.intervalMs;
+  if (name === 'rate' && (typeof interval !== 'number' || !(interval > 0) || !Number.isFinite(interval))) {
+    fail(
+      'input.invalid',
+      `${where}.intervalMs must be a positive number of milliseconds (got ${JSON.stringify(interval)})`,
     );
   }
   if (spec.key !== undefined && typeof spec.key !== 'function')

@@ -113,7 +113,7 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
     const { openStore } = await import('../../src/store/index.js');
     const peek = openStore(database);
     await peek.opened;
-    expect(await peek.store.heldSlots('tool:api.call:x')).toEqual([]);
+    expect(await peek.store.heldSlots('tool:api.call:c:x')).toEqual([]);
     await peek.store.close();
   });
 
@@ -197,6 +197,88 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
     const result = (await eventsOf(runtime, first.id)).filter((e) => e.type === 'result');
     expect(result).toHaveLength(1);
     expect(result[0]!.data.status).toBe('succeeded');
+  });
+
+  it('honours a 429 of a tool without limits for the refused call alone, and tells an unsafe call it is not retried', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const attempts: { tool: string; at: number }[] = [];
+    const refusing = (name: string, effect: 'idempotent' | 'unsafe') =>
+      defineTool({
+        name,
+        description: 'Answers 429 first',
+        input: z.object({ key: z.string() }),
+        effect,
+        risk: 'low',
+        execute: () => {
+          attempts.push({ tool: name, at: Date.now() });
+          if (attempts.filter((a) => a.tool === name).length === 1) {
+            throw new ToolRateLimitedError('429', { retryAfterMs: 300 });
+          }
+          return 'ok';
+        },
+      });
+    const runtime = openRuntime({
+      database,
+      planner: {
+        async next(request) {
+          const usage = { inputTokens: 1, outputTokens: 1 };
+          if (request.stepIndex > 0) return { decision: { type: 'final', answer: 'done' }, usage };
+          return { decision: { type: 'tool_calls', calls: [{ tool: request.input, args: { key: 'k' } }] }, usage };
+        },
+      },
+      tools: [refusing('plain.call', 'idempotent'), refusing('risky.call', 'unsafe')],
+    });
+    const plain = await runtime.start({ input: 'plain.call' });
+    expect((await runtime.wait(plain.id)).status).toBe('succeeded');
+    const [first, second] = attempts.filter((a) => a.tool === 'plain.call');
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(300);
+    expect((await throttledOf(runtime, plain.id)).map((e) => e.data)).toEqual([
+      expect.objectContaining({ limit: 'backoff', retry_in_ms: 300 }),
+    ]);
+    const risky = await runtime.start({ input: 'risky.call' });
+    await runtime.wait(risky.id);
+    expect(attempts.filter((a) => a.tool === 'risky.call')).toHaveLength(1);
+    expect((await throttledOf(runtime, risky.id)).map((e) => e.data.retry_in_ms)).toEqual([null]);
+  });
+
+  it('fails a call whose key function throws or gives no string or number, telling the model', async () => {
+    const { database } = await freshDatabaseOf(dialect);
+    const keyed = (name: string, key: (input: { key: string }) => unknown) =>
+      defineTool({
+        name,
+        description: 'Keyed badly',
+        input: z.object({ key: z.string() }),
+        effect: 'read',
+        risk: 'low',
+        concurrency: { limit: 1, key: key as never },
+        execute: () => 'ran',
+      });
+    const runtime = openRuntime({
+      database,
+      planner: {
+        async next(request) {
+          const usage = { inputTokens: 1, outputTokens: 1 };
+          if (request.stepIndex > 0) return { decision: { type: 'final', answer: 'done' }, usage };
+          return { decision: { type: 'tool_calls', calls: [{ tool: request.input, args: { key: 'k' } }] }, usage };
+        },
+      },
+      tools: [
+        keyed('throws.key', () => {
+          throw new Error('no tenant');
+        }),
+        keyed('object.key', () => ({ tenant: 'a' })),
+      ],
+    });
+    for (const [tool, message] of [
+      ['throws.key', "The limit key of tool 'throws.key' failed: no tenant"],
+      ['object.key', 'concurrency.key must return a string or a number (or nothing), not object'],
+    ] as const) {
+      const run = await runtime.start({ input: tool });
+      await runtime.wait(run.id);
+      const result = (await eventsOf(runtime, run.id)).find((e) => e.type === 'result')!;
+      expect(result.data.status).toBe('failed');
+      expect(JSON.stringify(result.data)).toContain(message);
+    }
   });
 
   it('lets at most `limit` planner calls of a key run at once', async () => {
@@ -290,15 +372,24 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
       { rate: { limit: 2 } },
       { rate: { limit: 2, intervalMs: 0 } },
       { concurrency: { limit: 1, key: 'tenant' } },
+      { concurrency: { limit: 1, keys: () => 'a' } },
+      { rate: { limit: 1, intervalMs: 10, per: 'second' } },
     ]) {
       expect(() => defineTool({ ...base, ...(bad as object) })).toThrow(
         expect.objectContaining({ failure: expect.objectContaining({ code: 'input.invalid' }) }),
       );
     }
-    for (const limits of [{ runsPerTenant: 0 }, { planner: { rate: { limit: 1, intervalMs: -5 } } }]) {
-      expect(() => createRuntime({ database, planner: createScriptedPlanner([]), tools: [], limits })).toThrow(
-        expect.objectContaining({ failure: expect.objectContaining({ code: 'input.invalid' }) }),
-      );
+    for (const limits of [
+      { runsPerTenant: 0 },
+      { runsPerTenant: '5' },
+      { planner: { rate: { limit: 1, intervalMs: -5 } } },
+      { planner: 4 },
+      { planner: { concurrency: { limit: 1 }, tools: 2 } },
+      { tools: { limit: 1 } },
+    ]) {
+      expect(() =>
+        createRuntime({ database, planner: createScriptedPlanner([]), tools: [], limits: limits as never }),
+      ).toThrow(expect.objectContaining({ failure: expect.objectContaining({ code: 'input.invalid' }) }));
     }
   });
 });

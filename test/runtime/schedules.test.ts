@@ -5,14 +5,8 @@
  * time zone; and the bad definitions refused before anything is stored.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  BatonError,
-  createScriptedPlanner,
-  type Planner,
-  type Run,
-  type Runtime,
-  type RuntimeOptions,
-} from '../../src/index.js';
+import type { BatonError } from '../../src/index.js';
+import { createScriptedPlanner, type Planner, type Run, type Runtime, type RuntimeOptions } from '../../src/index.js';
 import { checkDefinition, tickAfter } from '../../src/runtime/model/schedules.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { openRuntime } from '../helpers/runtime.js';

@@ -34,6 +34,7 @@ export interface Throttle {
   scope: string;
   /** The key the limit counts the call under, as its key function gave it. */
   key: string;
+  /** When the call asks again (a slot freed in this process wakes it sooner). */
   waitMs: number;
 }
 
@@ -163,14 +164,16 @@ export function createLimiter(
               counted = true;
               waitingNow += 1;
             }
-            await onThrottle({ why: got.why, scope: gate.scope, key: gate.key, waitMs: got.waitMs });
             // A slot: asked again soon (a holder here wakes it at once), backing off to the cap;
             // a rate or a back-off: at the instant it names, a little spread so waiters do not collide.
-            const ms =
+            const ms = Math.max(
+              1,
               got.why === 'concurrency'
-                ? Math.min(got.waitMs || POLL_CAP_MS, Math.min(POLL_CAP_MS, POLL_FLOOR_MS * 2 ** polls))
-                : got.waitMs + Math.floor(Math.random() * 20);
-            await pause(Math.max(1, ms), signal, wakersOf(gate.scope));
+                ? Math.min(POLL_CAP_MS, POLL_FLOOR_MS * 2 ** polls)
+                : got.waitMs + Math.floor(Math.random() * 20),
+            );
+            await onThrottle({ why: got.why, scope: gate.scope, key: gate.key, waitMs: ms });
+            await pause(ms, signal, wakersOf(gate.scope));
           }
         }
       } catch (error) {

@@ -7,9 +7,11 @@ import type { ConcurrencyLimit, RateLimit, RunUserContext, AnyTool } from '../..
 import type { LimitGate, Passed, PlannerLimitInput, PlannerLimits, Throttle } from '../drive/limiter.js';
 import type { LiveRun, RuntimeEnv } from '../drive/env.js';
 
-/** A key as stored in a limit's scope: text, empty for "one key for all". */
-function keyText(key: unknown): string {
-  return key === null || key === undefined ? '' : String(key);
+/** A key as stored in a limit's scope: text, empty for "one key for all"; anything else is a mistake. */
+function keyText(key: unknown, where: string): string {
+  if (key === null || key === undefined) return '';
+  if (typeof key === 'string' || (typeof key === 'number' && Number.isFinite(key))) return String(key);
+  throw new Error(`${where}.key must return a string or a number (or nothing), not ${typeof key}`);
 }
 
 /** The gates of a call or a planner call, for the limits it has, each on its own key. */
@@ -22,13 +24,13 @@ function gatesOf<I>(
   const gates: LimitGate[] = [];
   const { concurrency, rate } = limits;
   if (concurrency) {
-    const key = keyText(concurrency.key?.(input, ctx));
-    gates.push({ kind: 'concurrency', scope: `${prefix}:${key}`, key, limit: concurrency.limit });
+    const key = keyText(concurrency.key?.(input, ctx), 'concurrency');
+    gates.push({ kind: 'concurrency', scope: `${prefix}:c:${key}`, key, limit: concurrency.limit });
   }
   if (rate) {
     // Its own scope: a key's rate and its slots are kept apart.
-    const key = keyText(rate.key?.(input, ctx));
-    gates.push({ kind: 'rate', scope: `${prefix}:rate:${key}`, key, limit: rate.limit, intervalMs: rate.intervalMs });
+    const key = keyText(rate.key?.(input, ctx), 'rate');
+    gates.push({ kind: 'rate', scope: `${prefix}:r:${key}`, key, limit: rate.limit, intervalMs: rate.intervalMs });
   }
   return gates;
 }

@@ -261,21 +261,31 @@ async function rateLimited(
   deadlineAt: number,
   retryAfterMs: number | undefined,
 ): Promise<boolean> {
+  if (scope.signal.aborted) return false;
   const gates = limits.gates ?? [];
-  if (gates.length === 0 || scope.signal.aborted) return false;
-  const waitMs = await scope.env.limiter.backOff(gates, retryAfterMs);
-  scope.live.driver.emit(
-    'throttled',
-    throttledData(
-      { why: 'backoff', scope: gates[0]!.scope, key: gates[0]!.key, waitMs },
-      { tool_call_id: call.id, tool: call.toolName },
-    ),
-  );
+  // A tool without limits has no key to back off for others: the call alone waits what it was told.
+  const waitMs =
+    gates.length > 0 ? await scope.env.limiter.backOff(gates, retryAfterMs) : (retryAfterMs ?? BACKOFF_ALONE_MS);
+  const retries = call.tool!.effect !== 'unsafe' && Date.now() + waitMs < deadlineAt;
+  const told = {
+    why: 'backoff' as const,
+    scope: gates[0]?.scope ?? `tool:${call.toolName}`,
+    key: gates[0]?.key ?? '',
+    waitMs,
+  };
+  scope.live.driver.emit('throttled', {
+    ...throttledData(told, { tool_call_id: call.id, tool: call.toolName }),
+    // Not tried again (an unsafe call, or past its deadline): the model is told.
+    ...(retries ? {} : { retry_in_ms: null }),
+  });
   await scope.live.driver.flush();
-  if (call.tool!.effect === 'unsafe' || Date.now() + waitMs >= deadlineAt) return false;
+  if (!retries) return false;
   await sleepUnlessAborted(waitMs, scope.signal);
   return !scope.signal.aborted;
 }
+
+/** How long a call of a tool without limits waits after a 429 that gave no hint. */
+const BACKOFF_ALONE_MS = 1_000;
 
 /** Waits `ms`, or less if `signal` aborts. */
 function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
