@@ -5,7 +5,7 @@ import type { AppEnv } from './app-env.js';
 import { authenticate } from './auth/authenticate.js';
 import { httpError, toApiError } from './http-error.js';
 import { inspectorRoutes } from './inspector/index.js';
-import { approvalRoutes, eventRoutes, metaRoutes, rerunRoutes, runRoutes } from './routes/index.js';
+import { approvalRoutes, eventRoutes, metaRoutes, rerunRoutes, runRoutes, scheduleRoutes } from './routes/index.js';
 import type { ServerDeps } from './server-deps.js';
 import { clientGone } from './client-gone.js';
 
@@ -70,6 +70,7 @@ export function createApp(deps: ServerDeps): Hono<AppEnv> {
   app.route('/v1', eventRoutes(deps));
   app.route('/v1', metaRoutes(deps));
   app.route('/v1', rerunRoutes(deps));
+  app.route('/v1/schedules', scheduleRoutes(deps));
   app.notFound((c) => {
     const failure = toApiError(httpError('route.not_found', `No route ${c.req.method} ${c.req.path}`)).failure;
     return c.json({ error: failure }, 404);

@@ -8,3 +8,4 @@ export { approvalRoutes } from './approvals.js';
 export { eventRoutes } from './events.js';
 export { metaRoutes } from './meta.js';
 export { rerunRoutes } from './reruns.js';
+export { scheduleRoutes } from './schedules.js';

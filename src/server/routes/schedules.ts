@@ -1,0 +1,121 @@
+/**
+ * The schedule routes, under `/v1/schedules`: create (the same definition again is the same
+ * schedule; another under its id is `409 schedule.conflict`), list, read, pause, resume, trigger
+ * a run now, delete. Ids are the caller's tenant's, like session ids.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Schedule, ScheduleDefinition } from '../../index.js';
+import type { AppEnv } from '../app-env.js';
+import { readBody } from '../read-body.js';
+import { requireRole, type ServerDeps } from '../server-deps.js';
+import { toRunJson, toSnakeJson } from '../to-json.js';
+import { contextBodySchema, optionsBodySchema, toRunContext, toRunOptions } from './start-run.js';
+
+/** The body of `POST /v1/schedules` (snake_case; unknown fields are refused). */
+const scheduleBodySchema = z.strictObject({
+  id: z.string().min(1).max(128),
+  cron: z.string().min(1).optional(),
+  timezone: z.string().min(1).optional(),
+  every: z.number().optional(),
+  at: z.union([z.number(), z.string()]).optional(),
+  input: z.string().min(1),
+  session_id: z.string().min(1).max(128).optional(),
+  context: contextBodySchema.optional(),
+  options: optionsBodySchema.omit({ idempotency_key: true }).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  tags: z.array(z.string()).optional(),
+  overlap: z.string().optional(),
+  catch_up: z.string().optional(),
+});
+
+/** A schedule as the API sends it (snake_case; its context and metadata as given). */
+export function toScheduleJson(schedule: Schedule) {
+  return {
+    id: schedule.id,
+    status: schedule.status,
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+    every: schedule.every,
+    at: schedule.at,
+    input: schedule.input,
+    session_id: schedule.sessionId,
+    context: schedule.context,
+    options: toSnakeJson(schedule.options),
+    metadata: schedule.metadata,
+    tags: schedule.tags,
+    overlap: schedule.overlap,
+    catch_up: schedule.catchUp,
+    next_at: schedule.nextAt,
+    last_tick_at: schedule.lastTickAt,
+    last_run_id: schedule.lastRunId,
+    runs: schedule.runs,
+    skipped: schedule.skipped,
+    created_at: schedule.createdAt,
+    updated_at: schedule.updatedAt,
+  };
+}
+
+/** The schedule routes, under `/v1/schedules`. */
+export function scheduleRoutes(deps: ServerDeps): Hono<AppEnv> {
+  const { runtime } = deps;
+  const app = new Hono<AppEnv>();
+
+  app.post('/', async (c) => {
+    const principal = requireRole(c, 'submit');
+    const body = await readBody(c, scheduleBodySchema);
+    const definition = {
+      id: body.id,
+      ...(body.cron !== undefined ? { cron: body.cron } : {}),
+      ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
+      ...(body.every !== undefined ? { every: body.every } : {}),
+      ...(body.at !== undefined ? { at: body.at } : {}),
+      input: body.input,
+      ...(body.session_id !== undefined ? { sessionId: body.session_id } : {}),
+      context: toRunContext(body.context ?? {}, principal),
+      ...(body.options ? { options: toRunOptions(body.options) } : {}),
+      ...(body.metadata ? { metadata: body.metadata } : {}),
+      ...(body.tags ? { tags: body.tags } : {}),
+      ...(body.overlap !== undefined ? { overlap: body.overlap } : {}),
+      ...(body.catch_up !== undefined ? { catchUp: body.catch_up } : {}),
+    } as ScheduleDefinition;
+    return c.json(toScheduleJson(await runtime.schedule(definition)), 201);
+  });
+
+  app.get('/', async (c) => {
+    const principal = requireRole(c, 'view');
+    const schedules = await runtime.listSchedules(principal.allTenants ? {} : { tenant: principal.tenant });
+    return c.json({ schedules: schedules.map(toScheduleJson) });
+  });
+
+  app.get('/:id', async (c) => {
+    const principal = requireRole(c, 'view');
+    return c.json(toScheduleJson(await runtime.getSchedule(c.req.param('id'), { tenant: principal.tenant })));
+  });
+
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(`/:id/${action}`, async (c) => {
+      const principal = requireRole(c, 'submit');
+      const scope = { tenant: principal.tenant };
+      const id = c.req.param('id');
+      const schedule =
+        action === 'pause' ? await runtime.pauseSchedule(id, scope) : await runtime.resumeSchedule(id, scope);
+      return c.json(toScheduleJson(schedule));
+    });
+  }
+
+  // A run now, as a tick would start it (its metadata names the schedule).
+  app.post('/:id/trigger', async (c) => {
+    const principal = requireRole(c, 'submit');
+    const run = await runtime.triggerSchedule(c.req.param('id'), { tenant: principal.tenant });
+    return c.json(toRunJson(run), 201);
+  });
+
+  app.delete('/:id', async (c) => {
+    const principal = requireRole(c, 'submit');
+    await runtime.deleteSchedule(c.req.param('id'), { tenant: principal.tenant });
+    return c.body(null, 204);
+  });
+
+  return app;
+}
