@@ -3,19 +3,22 @@
  * are converted with the server's own functions, so `--json` prints the same with or without `--url`.
  */
 import { isTerminalStatus } from '../../machines/run-status.js';
-import type { toApprovalJson, toEventJson, toRerunReportJson, toRunJson } from '../server/index.js';
+import type { toApprovalJson, toEventJson, toRerunReportJson, toRunJson, toScheduleJson } from '../server/index.js';
 
 export {
   toApprovalJson,
   toEventJson,
   toRerunReportJson,
   toRunJson,
+  toScheduleJson,
   toSnakeJson,
   toToolCallJson,
 } from '../server/index.js';
 
 /** A run, as `GET /v1/runs/{id}` answers it. */
 export type RunJson = ReturnType<typeof toRunJson>;
+/** A schedule, as `GET /v1/schedules/{id}` answers it. */
+export type ScheduleJson = ReturnType<typeof toScheduleJson>;
 /** An approval, as `POST /v1/runs/{id}/approvals/{approval_id}` answers it. */
 export type ApprovalJson = ReturnType<typeof toApprovalJson>;
 /** What a rerun did, as `POST /v1/reruns` answers it. */

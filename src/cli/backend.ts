@@ -50,6 +50,27 @@ export interface ExtendLimits {
   timeout_ms?: number;
 }
 
+/** A new schedule, as the body of `POST /v1/schedules`. */
+export interface ScheduleBody {
+  id: string;
+  cron?: string;
+  timezone?: string;
+  every?: number;
+  at?: number | string;
+  input: string;
+  session_id?: string;
+  overlap?: string;
+  catch_up?: string;
+  metadata?: Record<string, string>;
+  tags?: string[];
+}
+
+/** What `baton schedules` asks of the schedules (`/v1/schedules`). */
+export type ScheduleRequest =
+  | { op: 'create'; body: ScheduleBody }
+  | { op: 'list' }
+  | { op: 'show' | 'pause' | 'resume' | 'trigger' | 'delete'; id: string };
+
 /** The runs of a database file or of a server, behind one interface. */
 export interface Backend {
   /** `http://…` or the database file, for messages. */
@@ -95,6 +116,11 @@ export interface Backend {
   rerun(body: RerunBody): Promise<RerunReportJson>;
   /** Cancels a run; with `compensate`, it undoes its completed calls first (the run is answered as it is then). */
   cancel(runId: string, opts: { reason?: string | undefined; compensate?: boolean }): Promise<RunJson>;
+  /**
+   * A schedule command: a schedule (`create`, `show`, `pause`, `resume`), the schedules (`list`:
+   * `{ schedules }`), the run a `trigger` started, or null (`delete`); as the API answers them.
+   */
+  schedules(request: ScheduleRequest): Promise<unknown>;
   /** Asks a run to pause before its next step (`POST /v1/runs/{id}/pause`): the run as it is then. */
   pause(runId: string, opts: { reason?: string | undefined }): Promise<RunJson>;
   /** Lets a paused run go on (`POST /v1/runs/{id}/resume`); in process this runtime drives it on. */

@@ -52,6 +52,14 @@ export function createHttpBackend(target: HttpTarget): Backend {
         `${run(runId)}/cancel`,
         reason || compensate ? { ...(reason ? { reason } : {}), ...(compensate ? { compensate } : {}) } : undefined,
       ),
+    schedules(request) {
+      if (request.op === 'create') return client.request('POST', '/v1/schedules', request.body);
+      if (request.op === 'list') return client.request('GET', '/v1/schedules');
+      const path = `/v1/schedules/${encodeURIComponent(request.id)}`;
+      if (request.op === 'show') return client.request('GET', path);
+      if (request.op === 'delete') return client.request('DELETE', path).then(() => null);
+      return client.request('POST', `${path}/${request.op}`);
+    },
     pause: (runId, { reason }) =>
       client.request<RunJson>('POST', `${run(runId)}/pause`, reason ? { reason } : undefined),
     resume: (runId, { reason }) =>

@@ -53,7 +53,7 @@ export function createHttpClient(target: HttpTarget) {
   return {
     url: base,
     /** A JSON request; resolves with the parsed body of a 2xx answer, throws the error of any other. */
-    async request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    async request<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
       const response = await send(path, {
         method,
         headers: {
@@ -64,7 +64,8 @@ export function createHttpClient(target: HttpTarget) {
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       if (!response.ok) throw await toResponseError(response);
-      return (await response.json()) as T;
+      // 204: no body (a DELETE).
+      return (response.status === 204 ? null : await response.json()) as T;
     },
     /** A binary GET; resolves with the bytes and their media type, throws the error of a non-2xx answer. */
     async bytes(path: string): Promise<{ mediaType: string; content: Buffer }> {

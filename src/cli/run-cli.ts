@@ -2,6 +2,7 @@
 import { runArtifactCommand, runExportCommand } from './artifact-command.js';
 import { runCancelCommand } from './cancel-command.js';
 import { runPauseCommand, runResumeCommand } from './pause-command.js';
+import { runSchedulesCommand } from './schedules-command.js';
 import { usageError, wantsJson, writeFailure } from './cli-error.js';
 import { processIo, type CliIo } from './cli-io.js';
 import { closestName } from './closest-name.js';
@@ -40,6 +41,8 @@ Commands:
   cancel <run>       cancel a run (--compensate: undo its completed calls first)
   pause <run>        stop a run before its next step, until it is resumed
   resume <run>       let a paused run go on where it stopped
+  schedules [list|create|show|pause|resume|trigger|delete]  runs started on a cron, an
+                     interval or an instant (ticked by serve and worker)
   fork <run> --at-step N  a new run from step N of a run: the steps before N copied, never run
                      again (--decision: another decision for step N)
   rerun              fork the failed runs a filter matches at the step each failed in
@@ -78,6 +81,7 @@ const COMMANDS: Record<string, (argv: string[], io: CliIo) => Promise<number>> =
   cancel: runCancelCommand,
   pause: runPauseCommand,
   resume: runResumeCommand,
+  schedules: runSchedulesCommand,
   fork: runForkCommand,
   rerun: runRerunCommand,
   tools: runToolsCommand,

@@ -19,5 +19,13 @@ export {
   type TokenEntry,
 } from './auth/index.js';
 export type { AppEnv } from './app-env.js';
-export { toRunJson, toApprovalJson, toEventJson, toRerunReportJson, toSnakeJson, toToolCallJson } from './to-json.js';
+export {
+  toRunJson,
+  toApprovalJson,
+  toEventJson,
+  toRerunReportJson,
+  toScheduleJson,
+  toSnakeJson,
+  toToolCallJson,
+} from './to-json.js';
 export { inspectorRoutes, INSPECTOR_HEADERS, findInspectorDir } from './inspector/index.js';

@@ -8,6 +8,7 @@ import type {
   RerunReport,
   Run,
   RunEventRecord,
+  Schedule,
   ToolCall,
   WaitRequest,
 } from '../index.js';
@@ -249,4 +250,31 @@ export function toSnakeJson(value: unknown): unknown {
 
 function toSnakeKey(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/** A schedule as the API sends it (snake_case; its context and metadata as given). */
+export function toScheduleJson(schedule: Schedule) {
+  return {
+    id: schedule.id,
+    status: schedule.status,
+    cron: schedule.cron,
+    timezone: schedule.timezone,
+    every: schedule.every,
+    at: schedule.at,
+    input: schedule.input,
+    session_id: schedule.sessionId,
+    context: schedule.context,
+    options: toSnakeJson(schedule.options),
+    metadata: schedule.metadata,
+    tags: schedule.tags,
+    overlap: schedule.overlap,
+    catch_up: schedule.catchUp,
+    next_at: schedule.nextAt,
+    last_tick_at: schedule.lastTickAt,
+    last_run_id: schedule.lastRunId,
+    runs: schedule.runs,
+    skipped: schedule.skipped,
+    created_at: schedule.createdAt,
+    updated_at: schedule.updatedAt,
+  };
 }

@@ -5,11 +5,11 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Schedule, ScheduleDefinition } from '../../index.js';
+import type { ScheduleDefinition } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
 import { readBody } from '../read-body.js';
 import { requireRole, type ServerDeps } from '../server-deps.js';
-import { toRunJson, toSnakeJson } from '../to-json.js';
+import { toRunJson, toScheduleJson } from '../to-json.js';
 import { contextBodySchema, optionsBodySchema, toRunContext, toRunOptions } from './start-run.js';
 
 /** The body of `POST /v1/schedules` (snake_case; unknown fields are refused). */
@@ -28,33 +28,6 @@ const scheduleBodySchema = z.strictObject({
   overlap: z.string().optional(),
   catch_up: z.string().optional(),
 });
-
-/** A schedule as the API sends it (snake_case; its context and metadata as given). */
-export function toScheduleJson(schedule: Schedule) {
-  return {
-    id: schedule.id,
-    status: schedule.status,
-    cron: schedule.cron,
-    timezone: schedule.timezone,
-    every: schedule.every,
-    at: schedule.at,
-    input: schedule.input,
-    session_id: schedule.sessionId,
-    context: schedule.context,
-    options: toSnakeJson(schedule.options),
-    metadata: schedule.metadata,
-    tags: schedule.tags,
-    overlap: schedule.overlap,
-    catch_up: schedule.catchUp,
-    next_at: schedule.nextAt,
-    last_tick_at: schedule.lastTickAt,
-    last_run_id: schedule.lastRunId,
-    runs: schedule.runs,
-    skipped: schedule.skipped,
-    created_at: schedule.createdAt,
-    updated_at: schedule.updatedAt,
-  };
-}
 
 /** The schedule routes, under `/v1/schedules`. */
 export function scheduleRoutes(deps: ServerDeps): Hono<AppEnv> {
