@@ -14,7 +14,6 @@ import {
   type Agent,
   type ModelSettings,
   type Runtime,
-  type ScheduleDefinition,
 } from '../index.js';
 import { describeTools } from '../runtime/index.js';
 import { isPostgresUrl } from '../store/index.js';
@@ -24,7 +23,6 @@ import {
   toEventJson,
   toRerunReportJson,
   toRunJson,
-  toScheduleJson,
   toSnakeJson,
   toToolCallJson,
   type ToolJson,
@@ -36,6 +34,7 @@ import { buildRunExport } from '../server/run-export.js';
 import { parseInput } from '../server/read-body.js';
 import { answerBodySchema, decideBody, decisionBodySchema } from '../server/routes/decision-body.js';
 import { DEMO_AGENT } from '../demo/index.js';
+import { localSchedules } from './local-schedules.js';
 
 /** How a local backend opens its runtime. */
 export interface LocalOptions {
@@ -102,42 +101,7 @@ export function createLocalBackend(options: LocalOptions): Backend & { planner: 
     where: describeDatabase(database),
     inProcess: true,
     planner: resolved?.description,
-    async schedules(request) {
-      // Storing a schedule needs an agent (its runtimes tick it); reading needs the file.
-      const rt = request.op === 'create' ? open()! : open();
-      if (!rt) {
-        if (request.op === 'list') return { schedules: [] };
-        const id = request.op === 'create' ? request.body.id : request.id;
-        throw new BatonError(createFailure('schedule.not_found', `Schedule '${id}' not found`));
-      }
-      switch (request.op) {
-        case 'create': {
-          const { session_id, catch_up, ...rest } = request.body;
-          const definition = {
-            ...rest,
-            ...(session_id ? { sessionId: session_id } : {}),
-            ...(catch_up ? { catchUp: catch_up } : {}),
-          } as ScheduleDefinition;
-          return toScheduleJson(await rt.schedule(definition));
-        }
-        case 'list':
-          return { schedules: (await rt.listSchedules()).map(toScheduleJson) };
-        case 'show':
-          return toScheduleJson(await rt.getSchedule(request.id));
-        case 'pause':
-          return toScheduleJson(await rt.pauseSchedule(request.id));
-        case 'resume':
-          return toScheduleJson(await rt.resumeSchedule(request.id));
-        case 'trigger': {
-          const run = await rt.triggerSchedule(request.id);
-          driven.add(run.id);
-          return toRunJson(run);
-        }
-        case 'delete':
-          await rt.deleteSchedule(request.id);
-          return null;
-      }
-    },
+    schedules: (request) => localSchedules(open, request, driven),
     async start(body) {
       // Starting needs an agent, and with one the file is always opened (or created).
       const rt = open()!;
