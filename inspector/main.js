@@ -1,14 +1,15 @@
 // @ts-check
 /**
  * The inspector's entry: asks for a token when the server has tokens (kept in this tab's
- * sessionStorage only), loads the machine's description, and routes `#/` (the runs list) and
- * `#/runs/<id>` (one run) without reloading the page.
+ * sessionStorage only), loads the machine's description, and routes `#/` (the runs list),
+ * `#/runs/<id>` (one run) and `#/schedules` without reloading the page.
  */
 import { ApiError, get, getToken, setToken } from './api.js';
 import { h, fill } from './dom.js';
 import { showConnection, showError } from './notices.js';
 import { mountRunView } from './run-view.js';
 import { mountRunsView } from './runs-view.js';
+import { mountSchedulesView } from './schedules-view.js';
 
 const app = /** @type {HTMLElement} */ (document.getElementById('app'));
 const signOut = /** @type {HTMLButtonElement} */ (document.getElementById('sign-out'));
@@ -78,6 +79,10 @@ function route(machine) {
   const runMatch = /^\/runs\/([^/]+)$/.exec(path);
   if (runMatch?.[1]) {
     unmount = mountRunView(app, decodeURIComponent(runMatch[1]), machine, showConnection);
+    return;
+  }
+  if (path === '/schedules') {
+    unmount = mountSchedulesView(app);
     return;
   }
   const params = new URLSearchParams(search);

@@ -21,6 +21,24 @@ export interface FailureJson {
   details?: Record<string, unknown>;
 }
 
+/** A schedule, as `GET /v1/schedules` lists it. */
+export interface ScheduleJson {
+  id: string;
+  status: 'active' | 'paused' | 'done';
+  cron: string | null;
+  timezone: string | null;
+  every: number | null;
+  at: number | null;
+  input: string;
+  overlap: string;
+  catch_up: string;
+  next_at: number | null;
+  last_tick_at: number | null;
+  last_run_id: string | null;
+  runs: number;
+  skipped: number;
+}
+
 export interface RunJson {
   id: string;
   session_id: string | null;
