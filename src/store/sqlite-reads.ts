@@ -23,7 +23,12 @@ export function sqliteReads({ sqlite, prepare, get, all }: Prepared): StoreReads
     getRun: async (id) => get<RunRow>('getRun', { id }),
     findRunByIdempotencyKey: async (key) => get<RunRow>('findRunByIdempotencyKey', { key }),
     activeRunOfSession: async (sessionId) => get<RunRow>('activeRunOfSession', { session_id: sessionId }),
-    orphanQueues: async (limit) => all<{ session_id: string }>('orphanQueues', { limit }).map((r) => r.session_id),
+    nextDelayedStart: async () => {
+      const at = get<{ at: number | null }>('nextDelayedStart', {})?.at;
+      return at === null || at === undefined ? null : Number(at);
+    },
+    orphanQueues: async (limit) =>
+      all<{ session_id: string }>('orphanQueues', { limit, now: Date.now() }).map((r) => r.session_id),
     async listRuns(filter) {
       const { statement, args } = listRunsQuery('sqlite', filter);
       return prepare(statement).all(...args) as RunRow[];

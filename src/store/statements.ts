@@ -150,6 +150,8 @@ const BUILDS = {
           .select('q.id')
           .where('q.session_id', '=', p('session_id'))
           .where(sql<boolean>`q.status = 'queued'`)
+          // A run started with `startAt` waits for its instant (its `wake_at`) as well as its turn.
+          .where((eb) => eb.or([eb('q.wake_at', 'is', null), eb('q.wake_at', '<=', p('now'))]))
           .orderBy('q.queue_order')
           .orderBy('q.created_at')
           .orderBy('q.id')
@@ -163,8 +165,16 @@ const BUILDS = {
       .select('q.session_id')
       .distinct()
       .where(sql<boolean>`q.status = 'queued'`)
+      .where((eb) => eb.or([eb('q.wake_at', 'is', null), eb('q.wake_at', '<=', p('now'))]))
       .where(noActiveRunIn(sql.ref('q.session_id')))
       .limit(p('limit')),
+  /** The soonest instant a run started with `startAt` is due (its `wake_at`), if one waits. */
+  nextDelayedStart: (db) =>
+    db
+      .selectFrom('runs')
+      .select((eb) => eb.fn.min('wake_at').as('at'))
+      .where(sql<boolean>`status = 'queued'`)
+      .where('wake_at', 'is not', null),
   activeRunOfSession: (db, p) =>
     db.selectFrom('runs').selectAll().where('session_id', '=', p('session_id')).where('status', 'in', ACTIVE),
   saveProgress: (db, p, dialect) =>

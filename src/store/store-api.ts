@@ -200,6 +200,8 @@ export interface StoreReads {
   activeRunOfSession(sessionId: string): Promise<RunRow | undefined>;
   /** Up to `limit` sessions with queued runs and no active run: queues no run's end handed on. */
   orphanQueues(limit: number): Promise<string[]>;
+  /** The soonest instant a run started with `startAt` is due, or null when none waits. */
+  nextDelayedStart(): Promise<number | null>;
   /** Runs newest first, filtered and paged (`RunFilter`). */
   listRuns(filter: RunFilter): Promise<RunRow[]>;
   /** Runs whose status is none of `statuses` (damaged rows). */

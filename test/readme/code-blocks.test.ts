@@ -74,6 +74,7 @@ const CONTEXT: BlockContext[] = [
       `declare const planner: import('${pkg.name}').Planner;`,
     ].join('\n'),
   },
+  { has: "input: 'Send the digest'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "id: 'morning-report'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "sessionId: 'chat-42'", before: `declare const runtime: import('${pkg.name}').Runtime;` },
   { has: "input: 'Refund order 1042'", before: `declare const runtime: import('${pkg.name}').Runtime;` },

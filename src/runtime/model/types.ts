@@ -61,6 +61,12 @@ export interface StartRequest {
   metadata?: Record<string, MetadataValue>;
   /** Tags to find the run by (`list({ tag })`): at most 20, each like a metadata key. */
   tags?: string[];
+  /**
+   * Starts the run later, at this instant (epoch ms, ISO 8601 or a Date): it is stored now,
+   * `queued` until then (listed, cancellable), in a session of its own, and started by a process
+   * that claims runs once it is due. An instant already past starts it now.
+   */
+  startAt?: number | string | Date;
 }
 
 /**

@@ -61,7 +61,33 @@ const startSchema = z.object({
   // Checked below (`checkMetadata`, `checkTags`), with errors that name what is wrong.
   metadata: z.unknown().optional(),
   tags: z.unknown().optional(),
+  // Checked below (`startAtOf`).
+  startAt: z.unknown().optional(),
 });
+
+/** The instant a start's `startAt` names (epoch ms, ISO 8601 or a Date), checked. */
+function startAtOf(req: z.infer<typeof startSchema>): number | null {
+  const given = req.startAt;
+  if (given === undefined) return null;
+  const at =
+    given instanceof Date
+      ? given.getTime()
+      : typeof given === 'number'
+        ? given
+        : typeof given === 'string'
+          ? Date.parse(given)
+          : NaN;
+  if (!Number.isFinite(at) || at < 0) {
+    fail('input.invalid', `startAt must be an instant (epoch ms, ISO 8601 or a Date), not ${JSON.stringify(given)}`);
+  }
+  if (req.sessionId !== undefined || req.onBusy !== undefined) {
+    fail(
+      'input.invalid',
+      'A run started later (startAt) runs in a session of its own: to start one in a session later, schedule it (schedule({ at, sessionId }))',
+    );
+  }
+  return Math.round(at);
+}
 
 /** A checked start request with everything its run is created with. */
 export interface NewRun {
@@ -74,6 +100,8 @@ export interface NewRun {
   idempotencyKey: string | null;
   tenantId: string;
   request: z.infer<typeof startSchema>;
+  /** When a run started with `startAt` is to start (null: now, or an instant already past). */
+  startAt: number | null;
   /** What the run is found by (checked; absent when empty). */
   metadata?: Record<string, MetadataValue>;
   tags?: string[];
@@ -91,6 +119,7 @@ export function planNewRun(request: StartRequest, defaults: RunDefaults = {}): N
   const metadata = req.metadata === undefined ? undefined : checkMetadata(req.metadata);
   const tags = req.tags === undefined ? undefined : checkTags(req.tags);
   const now = Date.now();
+  const startAt = startAtOf(req);
   const budget = { ...defaults.budget, ...req.options?.budget };
   // A run started without a tenant is the default tenant's, stored so: a server's token of that
   // tenant lists it, and in-process reads say `default` as the API does.
@@ -104,6 +133,7 @@ export function planNewRun(request: StartRequest, defaults: RunDefaults = {}): N
     idempotencyKey: key === undefined ? null : scopeKey(tenantId, key),
     tenantId,
     request: req,
+    startAt: startAt !== null && startAt > now ? startAt : null,
     ...(metadata && Object.keys(metadata).length > 0 ? { metadata } : {}),
     ...(tags && tags.length > 0 ? { tags } : {}),
     limits: {

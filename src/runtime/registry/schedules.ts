@@ -19,6 +19,7 @@ import {
 } from '../model/schedules.js';
 import { DEFAULT_TENANT, scopeKey } from '../model/tenant-keys.js';
 import type { Run, StartRequest } from '../model/types.js';
+import { moveOrphanQueues } from './session-queue.js';
 
 /** Which tenant's schedule an id names (the default tenant's when none is given). */
 export interface ScheduleScope {
@@ -215,7 +216,10 @@ export function createScheduling(deps: ScheduleDeps): Scheduling {
   };
 }
 
-/** The scheduler of a runtime that claims runs: it takes the ticks due, at their instants. */
+/**
+ * The scheduler of a runtime that claims runs: it takes the ticks due, at their instants, and
+ * hands on the runs started with `startAt` once they are due.
+ */
 function startScheduler(deps: ScheduleDeps): { stop(): void; poke(): void } {
   const { store } = deps;
   let timer: NodeJS.Timeout | undefined;
@@ -298,6 +302,9 @@ function startScheduler(deps: ScheduleDeps): { stop(): void; poke(): void } {
         }
         if (due.length < BATCH) break;
       }
+      // Runs started with `startAt` whose instant came: made `pending`, for any claiming runtime.
+      const delayed = await store.nextDelayedStart();
+      if (delayed !== null && delayed <= Date.now()) await moveOrphanQueues(store);
     } catch (error) {
       deps.onError(toFailure(error), { activity: 'looking for schedule ticks' });
     } finally {
@@ -308,8 +315,12 @@ function startScheduler(deps: ScheduleDeps): { stop(): void; poke(): void } {
       again = false;
       return void look();
     }
-    const next = await store.nextScheduleAt().catch(() => null);
-    arm(next === null ? LOOK_EVERY_MS : Math.min(LOOK_EVERY_MS, next - Date.now()));
+    const [next, delayed] = await Promise.all([
+      store.nextScheduleAt().catch(() => null),
+      store.nextDelayedStart().catch(() => null),
+    ]);
+    const soonest = Math.min(next ?? Infinity, delayed ?? Infinity);
+    arm(Math.min(LOOK_EVERY_MS, soonest - Date.now()));
   }
 
   function arm(inMs: number): void {

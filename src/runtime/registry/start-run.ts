@@ -19,7 +19,7 @@ import {
   type NewRun,
 } from './new-run.js';
 import { assertInterruptTerms, commitQueued, interruptActive, queuedRow } from './session-queue.js';
-import { createDriver } from '../drive/run-driver.js';
+import { createDriver, type RunDriver } from '../drive/run-driver.js';
 import type { RunRegistry } from './run-registry.js';
 import { toRun } from '../model/rows.js';
 import type { Run, RunDefaults, StartRequest } from '../model/types.js';
@@ -80,6 +80,30 @@ async function startQueued(ctx: StartContext, run: NewRun, row: RunRow, activeRu
   return toRun((await ctx.store.getRun(run.runId)) ?? row);
 }
 
+/**
+ * A run started later (`startAt`): stored now, `queued` in a session of its own with its instant as
+ * `wake_at`, so a claiming runtime's sweep (`moveOrphanQueues`, at that instant by the scheduler)
+ * makes it `pending` once it is due, and any claiming runtime starts it.
+ */
+async function startDelayed(ctx: StartContext, run: NewRun, row: RunRow, driver: RunDriver): Promise<Run> {
+  const delayed: RunRow = { ...queuedRow(row, false), wake_at: run.startAt };
+  stageCreation(driver, run, delayed, { start_at: run.startAt });
+  try {
+    await driver.flush();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    // The idempotency key was taken meanwhile: the same request again answers its run.
+    const taken = await findCollision(ctx.store, run, row.idempotency_key);
+    if (taken?.kind !== 'existing') throw error;
+    return toRun(taken.row);
+  } finally {
+    driver.stop();
+  }
+  failpoint('run.created');
+  ctx.queued(run.runId);
+  return toRun(delayed);
+}
+
 /** Creates, commits and (when this runtime drives runs) starts a run. */
 export async function startRun(ctx: StartContext, request: StartRequest): Promise<Run> {
   const { store, registry, owner, definition, leaseMs, drive } = ctx;
@@ -95,6 +119,7 @@ export async function startRun(ctx: StartContext, request: StartRequest): Promis
   // What the key or the session already holds is read first; a unique index catches the
   // rest (a run inserted in between), and then it is read again.
   let result: Creation | null = await findCollision(store, run, row.idempotency_key);
+  if (!result && run.startAt !== null) return startDelayed(ctx, run, row, driver);
   if (!result) {
     stageCreation(driver, run, row);
     const cap = ctx.runsPerTenant;

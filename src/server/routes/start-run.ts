@@ -59,6 +59,8 @@ export const startBodySchema = z.strictObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** Tags to find the run by (`GET /v1/runs?tag=`): at most 20. */
   tags: z.array(z.string()).optional(),
+  /** Start it later, at this instant (epoch ms or ISO 8601): `queued` until then. */
+  start_at: z.union([z.number(), z.string()]).optional(),
 });
 export type StartBody = z.infer<typeof startBodySchema>;
 
@@ -82,6 +84,7 @@ export function toStartRequest(body: StartBody, principal: Principal): StartRequ
     options: toRunOptions(options),
     metadata: body.metadata as StartRequest['metadata'],
     tags: body.tags,
+    startAt: body.start_at,
   });
 }
 

@@ -22,8 +22,12 @@ export function pgReads(pool: pg.Pool, { rows, row }: PgRows): StoreReads {
     getRun: (id) => row<RunRow>('getRun', { id }),
     findRunByIdempotencyKey: (key) => row<RunRow>('findRunByIdempotencyKey', { key }),
     activeRunOfSession: (sessionId) => row<RunRow>('activeRunOfSession', { session_id: sessionId }),
+    nextDelayedStart: async () => {
+      const at = (await row<{ at: number | null }>('nextDelayedStart', {}))?.at;
+      return at === null || at === undefined ? null : Number(at);
+    },
     orphanQueues: async (limit) =>
-      (await rows<{ session_id: string }>('orphanQueues', { limit })).map((r) => r.session_id),
+      (await rows<{ session_id: string }>('orphanQueues', { limit, now: Date.now() })).map((r) => r.session_id),
     async listRuns(filter) {
       const { statement, args } = listRunsQuery('postgres', filter);
       return (await pool.query({ name: `baton_${statement.key}`, text: statement.sql, values: args })).rows as RunRow[];
