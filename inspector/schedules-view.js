@@ -17,7 +17,16 @@ const COLUMNS = ['Schedule', 'Status', 'When', 'Input', 'Next tick', 'Last run',
 /** When a schedule ticks, in a few words. @param {ScheduleJson} s */
 function whenOf(s) {
   if (s.cron) return `cron ${s.cron}${s.timezone ? ` (${s.timezone})` : ''}`;
-  if (s.every) return `every ${s.every >= 60_000 ? `${s.every / 60_000} min` : `${s.every / 1_000} s`}`;
+  if (s.every) {
+    for (const [unit, size] of /** @type {const} */ ([
+      ['d', 86_400_000],
+      ['h', 3_600_000],
+      ['min', 60_000],
+    ])) {
+      if (s.every % size === 0) return `every ${s.every / size} ${unit}`;
+    }
+    return `every ${s.every / 1_000} s`;
+  }
   return `once at ${s.at === null ? '?' : dateTime(s.at)}`;
 }
 

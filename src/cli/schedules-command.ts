@@ -65,8 +65,21 @@ type Action = (typeof ACTIONS)[number];
 /** When a schedule ticks, in a few words. */
 function whenOf(schedule: ScheduleJson): string {
   if (schedule.cron) return `cron '${schedule.cron}'${schedule.timezone ? ` ${schedule.timezone}` : ''}`;
-  if (schedule.every) return `every ${schedule.every / 1_000}s`;
+  if (schedule.every) return `every ${durationText(schedule.every)}`;
   return `at ${new Date(schedule.at!).toISOString()}`;
+}
+
+/** A duration in its largest whole unit (90s, 15m, 2h, 1d). */
+function durationText(ms: number): string {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const) {
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
 }
 
 const iso = (at: number | null) => (at === null ? '-' : new Date(at).toISOString());

@@ -143,7 +143,8 @@ describe.each(ALL_DIALECTS)('per-key limits (%s)', (dialect) => {
     const [told] = await throttledOf(runtime, runs[2]!.id);
     expect(told!.data).toMatchObject({ limit: 'rate', key: 'k' });
     expect(told!.data.retry_in_ms).toBeGreaterThan(0);
-    expect(told!.data.retry_in_ms).toBeLessThanOrEqual(60_001);
+    // The wait left, with the spread of up to 20 ms that keeps waiters from asking at once.
+    expect(told!.data.retry_in_ms).toBeLessThanOrEqual(60_021);
     expect((await runtime.get(runs[2]!.id)).status).toBe('executing');
     await runtime.cancel(runs[2]!.id, { reason: 'no turn' });
     expect((await runtime.wait(runs[2]!.id)).status).toBe('failed');

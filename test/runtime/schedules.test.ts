@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BatonError } from '../../src/index.js';
 import { createScriptedPlanner, type Planner, type Run, type Runtime, type RuntimeOptions } from '../../src/index.js';
-import { checkDefinition, tickAfter } from '../../src/runtime/model/schedules.js';
+import { checkDefinition, dueTicks, tickAfter } from '../../src/runtime/model/schedules.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { openRuntime } from '../helpers/runtime.js';
 import { waitUntil } from '../helpers/wait-until.js';
@@ -155,13 +155,26 @@ describe.each(ALL_DIALECTS)('schedules (%s)', (dialect) => {
     const runtime = openRuntime({ database, planner: answers, tools: [] });
     const bad = [
       [{ id: 'c', cron: '61 * * * *', input: 'x' }, "Cron expression '61 * * * *' does not parse"],
-      [{ id: 'c', cron: '0 9 * * *', timezone: 'Mars/Olympus', input: 'x' }, 'does not parse'],
+      [
+        { id: 'c', cron: '0 9 * * *', timezone: 'Mars/Olympus', input: 'x' },
+        'Time zone "Mars/Olympus" is not an IANA time zone',
+      ],
+      [{ id: 'c', cron: '0 0 30 2 *', input: 'x' }, "Cron expression '0 0 30 2 *' never ticks"],
+      [
+        { id: 'c', every: '2000', input: 'x' },
+        'every must be a whole number of milliseconds, 1000 or more (got "2000")',
+      ],
+      [{ id: 'c', every: 1_000, input: 'x', catch_up: 'one' }, 'A schedule has no catch_up'],
+      [{ id: 'c', every: 1_000, input: 'x', context: 'nope' }, 'context must be an object'],
+      [{ id: 'c', every: 1_000, input: 'x', options: { budget: 'lots' } }, 'Invalid start request'],
+      [{ id: 'c', every: 1_000, input: 'x', tags: 'a' }, 'tags'],
+      [{ id: 'c', every: 1_000, input: 'x', metadata: { n: { nested: true } } }, 'metadata'],
       [{ id: 'c', input: 'x' }, 'exactly one of cron, every and at'],
       [{ id: 'c', every: 1_000, cron: '* * * * *', input: 'x' }, 'exactly one of cron, every and at'],
       [{ id: 'c', every: 10, input: 'x' }, 'every must be a whole number of milliseconds, 1000 or more'],
       [{ id: 'c', every: 1_000, input: 'x', overlap: 'sometimes' }, 'overlap must be one of skip, enqueue, allow'],
       [{ id: 'c', every: 1_000, input: 'x', catchUp: 'all' }, 'catchUp must be one of none, one'],
-      [{ id: 'c', at: 'tomorrow', input: 'x' }, "'at' must be an instant"],
+      [{ id: 'c', at: 'tomorrow', input: 'x' }, "Schedule 'c': at must be an instant"],
       [{ id: '', every: 1_000, input: 'x' }, 'id of 1-128 characters'],
     ] as const;
     for (const [definition, message] of bad) {
@@ -186,5 +199,22 @@ describe('schedule ticks', () => {
     const every = checkDefinition({ id: 'e', every: 60_000, input: 'x' });
     expect(tickAfter(every, 1_000_000 + 59_999, 1_000_000)).toBe(1_060_000);
     expect(tickAfter(every, 1_060_000, 1_000_000)).toBe(1_120_000);
+  });
+
+  it('count a tick as missed once a later one is due too, or once it is more than a minute late', () => {
+    const daily = checkDefinition({ id: 'd', cron: '0 9 * * *', input: 'x' });
+    const nine = Date.parse('2026-12-05T09:00:00Z');
+    // Taken a second late: on time.
+    expect(dueTicks(daily, nine, nine + 1_000, 0)).toMatchObject({ current: nine, missed: null, missedCount: 0 });
+    // Three hours late (a downtime): missed, though the next one is not due yet.
+    expect(dueTicks(daily, nine, nine + 3 * 3_600_000, 0)).toMatchObject({
+      current: null,
+      missed: nine,
+      missedCount: 1,
+      next: Date.parse('2026-12-06T09:00:00Z'),
+    });
+    const every = checkDefinition({ id: 'e', every: 1_000, input: 'x' });
+    // Ten seconds down: nine missed, the last one due is on time.
+    expect(dueTicks(every, 1_000, 10_500, 0)).toEqual({ current: 10_000, missed: 9_000, missedCount: 9, next: 11_000 });
   });
 });

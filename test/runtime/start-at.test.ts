@@ -5,7 +5,7 @@
  * one database it starts once. A bad instant, or a session with it, is refused.
  */
 import { describe, expect, it } from 'vitest';
-import type { BatonError} from '../../src/index.js';
+import type { BatonError } from '../../src/index.js';
 import { createScriptedPlanner, type Runtime } from '../../src/index.js';
 import { ALL_DIALECTS, freshDatabaseOf, skipUnlessAvailable } from '../helpers/dialects.js';
 import { eventsOf, openRuntime } from '../helpers/runtime.js';

@@ -34,7 +34,13 @@ describe('the schedule API', () => {
     const paris = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Paris', hour: '2-digit', minute: '2-digit' });
     expect(paris.format(created.body.next_at as number)).toBe('02:00');
     expect(created.body.next_at).toBeGreaterThan(Date.now());
-    expect((await call('POST', '/v1/schedules', body)).body.created_at).toBe(created.body.created_at);
+    const again = await call('POST', '/v1/schedules', body);
+    expect(again.status).toBe(200);
+    expect(again.body.created_at).toBe(created.body.created_at);
+    // Another caller of the tenant sending the same definition gets the same schedule.
+    const bySubmitter = await apiClient(server.url, token('acme-submit'))('POST', '/v1/schedules', body);
+    expect(bySubmitter.status).toBe(200);
+    expect(bySubmitter.body.created_at).toBe(created.body.created_at);
     const conflict = await call('POST', '/v1/schedules', { ...body, cron: '0 3 * * *' });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('schedule.conflict');

@@ -28,8 +28,8 @@ export interface ScheduleDefinition {
   timezone?: string;
   /** A tick every this many milliseconds (at least 1,000), the first one interval after it is created. */
   every?: number;
-  /** One tick at this instant (epoch ms or ISO 8601), then the schedule is `done`. */
-  at?: number | string;
+  /** One tick at this instant (epoch ms, ISO 8601 or a Date), then the schedule is `done`. */
+  at?: number | string | Date;
   /** What each run is started with. */
   input: string;
   /** The session its runs are started in (default: a session of their own each; with `overlap: 'enqueue'`, the schedule's). */
@@ -97,13 +97,21 @@ function invalid(message: string, details?: Record<string, unknown>): never {
   fail('input.invalid', message, details ? { details } : {});
 }
 
+/** A time zone's name as `Intl` knows it, or `input.invalid`. */
+function checkTimezone(timezone: string): void {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone });
+  } catch {
+    invalid(`Time zone ${JSON.stringify(timezone)} is not an IANA time zone (e.g. Europe/Paris, America/New_York)`, {
+      timezone,
+    });
+  }
+}
+
 /** The cron of a definition, parsed (a pattern that does not parse is `input.invalid` naming it). */
 function cronOf(pattern: string, timezone: string | null): Cron {
   try {
-    const cron = new Cron(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
-    // A time zone is checked only when an instant is computed in it.
-    if (timezone) cron.nextRun();
-    return cron;
+    return new Cron(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     invalid(`Cron expression '${pattern}'${timezone ? ` in ${timezone}` : ''} does not parse: ${reason}`, {
@@ -112,31 +120,74 @@ function cronOf(pattern: string, timezone: string | null): Cron {
   }
 }
 
-/** An instant given as epoch ms or ISO 8601. */
-function instantOf(value: unknown): number {
-  const ms = typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
-  if (!Number.isFinite(ms) || ms < 0)
-    invalid(`'at' must be an instant (epoch ms or ISO 8601), not ${JSON.stringify(value)}`);
+/** An instant given as epoch ms (a number, or its digits), ISO 8601 or a Date. */
+export function instantOf(value: unknown, name: string): number {
+  const ms =
+    value instanceof Date
+      ? value.getTime()
+      : typeof value === 'number'
+        ? value
+        : typeof value === 'string'
+          ? /^\d+$/.test(value.trim())
+            ? Number(value)
+            : Date.parse(value)
+          : NaN;
+  if (!Number.isFinite(ms) || ms < 0) {
+    const given =
+      value instanceof Date ? 'an invalid Date' : typeof value === 'number' ? String(value) : JSON.stringify(value);
+    invalid(`${name} must be an instant (epoch ms, ISO 8601 or a Date), not ${given}`);
+  }
   return Math.round(ms);
 }
+
+/** What a definition may hold. */
+const FIELDS = new Set([
+  'id',
+  'cron',
+  'timezone',
+  'every',
+  'at',
+  'input',
+  'sessionId',
+  'context',
+  'options',
+  'metadata',
+  'tags',
+  'overlap',
+  'catchUp',
+]);
 
 /** Checks and normalizes a definition; every problem is `input.invalid`, before anything is stored. */
 export function checkDefinition(definition: ScheduleDefinition): StoredDefinition {
   if (typeof definition !== 'object' || definition === null) invalid('A schedule must be an object');
+  const unknown = Object.keys(definition).filter((field) => !FIELDS.has(field));
+  if (unknown.length > 0) {
+    invalid(`A schedule has no ${unknown.join(', ')} (it takes ${[...FIELDS].join(', ')})`, { fields: unknown });
+  }
   const { id, cron, timezone, every, at, input } = definition;
   if (typeof id !== 'string' || id.length < 1 || id.length > 128) invalid('A schedule needs an id of 1-128 characters');
   if (typeof input !== 'string' || input.length === 0) invalid(`Schedule '${id}' needs an input (text)`);
   const when = [cron !== undefined, every !== undefined, at !== undefined].filter(Boolean).length;
   if (when !== 1) invalid(`Schedule '${id}' needs exactly one of cron, every and at`);
   if (timezone !== undefined && cron === undefined) invalid(`Schedule '${id}': a timezone goes with cron`);
+  if (timezone !== undefined) {
+    if (typeof timezone !== 'string') invalid(`Schedule '${id}': timezone must be text`);
+    checkTimezone(timezone);
+  }
   if (cron !== undefined) {
     if (typeof cron !== 'string') invalid(`Schedule '${id}': cron must be text`);
-    cronOf(cron, timezone ?? null);
+    if (cronOf(cron, timezone ?? null).nextRun() === null) {
+      invalid(`Cron expression '${cron}' never ticks (no instant after now matches it)`, { cron });
+    }
   }
   if (every !== undefined && (!Number.isSafeInteger(every) || every < MIN_EVERY_MS)) {
     invalid(
-      `Schedule '${id}': every must be a whole number of milliseconds, ${MIN_EVERY_MS} or more (got ${String(every)})`,
+      `Schedule '${id}': every must be a whole number of milliseconds, ${MIN_EVERY_MS} or more (got ${JSON.stringify(every)})`,
     );
+  }
+  const context = definition.context;
+  if (context !== undefined && (typeof context !== 'object' || context === null || Array.isArray(context))) {
+    invalid(`Schedule '${id}': context must be an object`);
   }
   const overlap = definition.overlap ?? 'skip';
   if (!OVERLAPS.includes(overlap)) invalid(`Schedule '${id}': overlap must be one of ${OVERLAPS.join(', ')}`);
@@ -149,7 +200,7 @@ export function checkDefinition(definition: ScheduleDefinition): StoredDefinitio
     cron: cron ?? null,
     timezone: timezone ?? null,
     every: every ?? null,
-    at: at === undefined ? null : instantOf(at),
+    at: at === undefined ? null : instantOf(at, `Schedule '${id}': at`),
     input,
     sessionId: definition.sessionId ?? null,
     context: definition.context ?? {},
@@ -182,15 +233,35 @@ export function tickAfter(definition: StoredDefinition, after: number, anchor: n
   return definition.at !== null && definition.at > after ? definition.at : null;
 }
 
+/**
+ * How late a tick may be taken and still count as on time: later than this (or once a later tick
+ * is due too) it was missed, and `catchUp` says what it starts.
+ */
+export const TICK_GRACE_MS = 60_000;
+
 /** The most ticks looked at to find the last one due (a cron that fired very often during a long downtime). */
 const MAX_MISSED_SCAN = 10_000;
 
 /**
- * The ticks of a schedule due at `now`, from its `next_at`: the last one due (the current tick),
- * the latest of those before it (missed: a later tick was already due when it was taken), and
- * the first tick after `now`.
+ * The ticks of a schedule due at `now`, from its `next_at`: the last one due (the current tick,
+ * null when it is more than `TICK_GRACE_MS` late: missed too), the latest missed one (a later
+ * tick was due too when it was taken, or it is that late) and how many were missed, and the first
+ * tick after `now`.
  */
 export function dueTicks(
+  definition: StoredDefinition,
+  nextAt: number,
+  now: number,
+  anchor: number,
+): { current: number | null; missed: number | null; missedCount: number; next: number | null } {
+  const due = walkTicks(definition, nextAt, now, anchor);
+  if (now - due.current <= TICK_GRACE_MS) return due;
+  // The last tick due is too late to count as on time: missed like the ones before it.
+  return { current: null, missed: due.current, missedCount: due.missedCount + 1, next: due.next };
+}
+
+/** The ticks due at `now` from `nextAt`, the last one taken as current whatever its lateness. */
+function walkTicks(
   definition: StoredDefinition,
   nextAt: number,
   now: number,

@@ -17,6 +17,7 @@ import type { RunRow, Store } from '../../store/index.js';
 import { toLimitsData } from '../model/event-data.js';
 import { newId } from '../model/ids.js';
 import { DEFAULT_TENANT, scopeKey } from '../model/tenant-keys.js';
+import { instantOf } from '../model/schedules.js';
 import type { RunDriver } from '../drive/run-driver.js';
 import type { RunDefaults, StartRequest } from '../model/types.js';
 
@@ -69,24 +70,14 @@ const startSchema = z.object({
 function startAtOf(req: z.infer<typeof startSchema>): number | null {
   const given = req.startAt;
   if (given === undefined) return null;
-  const at =
-    given instanceof Date
-      ? given.getTime()
-      : typeof given === 'number'
-        ? given
-        : typeof given === 'string'
-          ? Date.parse(given)
-          : NaN;
-  if (!Number.isFinite(at) || at < 0) {
-    fail('input.invalid', `startAt must be an instant (epoch ms, ISO 8601 or a Date), not ${JSON.stringify(given)}`);
-  }
+  const at = instantOf(given, 'startAt');
   if (req.sessionId !== undefined || req.onBusy !== undefined) {
     fail(
       'input.invalid',
       'A run started later (startAt) runs in a session of its own: to start one in a session later, schedule it (schedule({ at, sessionId }))',
     );
   }
-  return Math.round(at);
+  return at;
 }
 
 /** A checked start request with everything its run is created with. */

@@ -20,6 +20,7 @@ import {
 import { DEFAULT_TENANT, scopeKey } from '../model/tenant-keys.js';
 import type { Run, StartRequest } from '../model/types.js';
 import { moveOrphanQueues } from './session-queue.js';
+import { planNewRun } from './new-run.js';
 
 /** Which tenant's schedule an id names (the default tenant's when none is given). */
 export interface ScheduleScope {
@@ -102,6 +103,9 @@ export function createScheduleCommands(deps: ScheduleDeps, poke: () => void): Sc
       const tenant = definition.context.tenant_id ?? null;
       const id = scopeKey(tenant, definition.id);
       const now = Date.now();
+      // What each tick starts is checked now, as start() checks it: a definition whose runs
+      // could not start is refused rather than skipped at every tick.
+      planNewRun(tickRequest(definition, tenant, `schedule:${definition.id}:check`, now));
       const hash = specHash(definition);
       const first = tickAfter(definition, definition.at !== null ? -1 : now, now);
       const row: ScheduleRow = {
@@ -254,8 +258,9 @@ function startScheduler(deps: ScheduleDeps): { stop(): void; poke(): void } {
     const definition = JSON.parse(row.definition) as StoredDefinition;
     const due = dueTicks(definition, row.next_at!, now, row.created_at);
     const outcome: TickOutcome = { started: 0, skipped: due.missedCount, lastRunId: null };
-    const instants = [...(due.missed !== null && definition.catchUp === 'one' ? [due.missed] : []), due.current];
-    if (definition.catchUp === 'one' && due.missed !== null) outcome.skipped -= 1;
+    const catchUp = definition.catchUp === 'one' && due.missed !== null ? [due.missed] : [];
+    const instants = [...catchUp, ...(due.current !== null ? [due.current] : [])];
+    outcome.skipped -= catchUp.length;
     for (const instant of instants) {
       if (definition.overlap === 'skip' && (await lastActive(outcome.lastRunId ?? row.last_run_id))) {
         outcome.skipped += 1;
@@ -274,7 +279,7 @@ function startScheduler(deps: ScheduleDeps): { stop(): void; poke(): void } {
       id: row.id,
       expected: row.next_at!,
       next_at: due.next,
-      tick_at: due.current,
+      tick_at: due.current ?? due.missed!,
       run_id: outcome.lastRunId,
       started: outcome.started,
       skipped: outcome.skipped,

@@ -7,10 +7,21 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { ScheduleDefinition } from '../../index.js';
 import type { AppEnv } from '../app-env.js';
-import { readBody } from '../read-body.js';
+import { parseInput, readBody } from '../read-body.js';
+import type { Principal } from '../auth/principal.js';
 import { requireRole, type ServerDeps } from '../server-deps.js';
 import { toRunJson, toScheduleJson } from '../to-json.js';
 import { contextBodySchema, optionsBodySchema, toRunContext, toRunOptions } from './start-run.js';
+
+/** The query of `GET /v1/schedules`: a page of up to `limit` (1-1000, default 100) after an id. */
+const listQuerySchema = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^[1-9][0-9]{0,3}$/, 'a whole number, 1-1000')
+    .refine((value) => Number(value) <= 1_000, 'at most 1000')
+    .optional(),
+  after: z.string().min(1).optional(),
+});
 
 /** The body of `POST /v1/schedules` (snake_case; unknown fields are refused). */
 const scheduleBodySchema = z.strictObject({
@@ -29,6 +40,18 @@ const scheduleBodySchema = z.strictObject({
   catch_up: z.string().optional(),
 });
 
+/**
+ * A schedule's context as `principal` gives it: the caller's tenant forced, as for a run, but not
+ * who made it (`submitted_by`, a defaulted `user_id`), so the same definition sent by any caller of
+ * the tenant is the same schedule.
+ */
+function scheduleContext(context: z.infer<typeof contextBodySchema>, principal: Principal) {
+  const runContext = toRunContext(context, principal);
+  delete runContext.submitted_by;
+  if (context.user_id === undefined) delete runContext.user_id;
+  return runContext;
+}
+
 /** The schedule routes, under `/v1/schedules`. */
 export function scheduleRoutes(deps: ServerDeps): Hono<AppEnv> {
   const { runtime } = deps;
@@ -37,6 +60,7 @@ export function scheduleRoutes(deps: ServerDeps): Hono<AppEnv> {
   app.post('/', async (c) => {
     const principal = requireRole(c, 'submit');
     const body = await readBody(c, scheduleBodySchema);
+    const asked = Date.now();
     const definition = {
       id: body.id,
       ...(body.cron !== undefined ? { cron: body.cron } : {}),
@@ -45,20 +69,30 @@ export function scheduleRoutes(deps: ServerDeps): Hono<AppEnv> {
       ...(body.at !== undefined ? { at: body.at } : {}),
       input: body.input,
       ...(body.session_id !== undefined ? { sessionId: body.session_id } : {}),
-      context: toRunContext(body.context ?? {}, principal),
+      context: scheduleContext(body.context ?? {}, principal),
       ...(body.options ? { options: toRunOptions(body.options) } : {}),
       ...(body.metadata ? { metadata: body.metadata } : {}),
       ...(body.tags ? { tags: body.tags } : {}),
       ...(body.overlap !== undefined ? { overlap: body.overlap } : {}),
       ...(body.catch_up !== undefined ? { catchUp: body.catch_up } : {}),
     } as ScheduleDefinition;
-    return c.json(toScheduleJson(await runtime.schedule(definition)), 201);
+    const schedule = await runtime.schedule(definition);
+    // 201 for a schedule this request made; 200 for the same one made before.
+    return c.json(toScheduleJson(schedule), schedule.createdAt >= asked ? 201 : 200);
   });
 
   app.get('/', async (c) => {
     const principal = requireRole(c, 'view');
-    const schedules = await runtime.listSchedules(principal.allTenants ? {} : { tenant: principal.tenant });
-    return c.json({ schedules: schedules.map(toScheduleJson) });
+    const query = parseInput(listQuerySchema, c.req.query(), 'query');
+    const limit = query.limit === undefined ? 100 : Number(query.limit);
+    const schedules = await runtime.listSchedules({
+      ...(principal.allTenants ? {} : { tenant: principal.tenant }),
+      ...(query.after ? { after: query.after } : {}),
+      limit,
+    });
+    // The id to pass as `after` for the next page, when this one is full.
+    const next = schedules.length === limit ? schedules.at(-1)!.id : null;
+    return c.json({ schedules: schedules.map(toScheduleJson), next_after: next });
   });
 
   app.get('/:id', async (c) => {
