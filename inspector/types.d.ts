@@ -50,6 +50,7 @@ export interface RunJson {
   metadata: Record<string, string | number | boolean | null>;
   tags: string[];
   pause_requested: { reason: string | null; by: string | null } | null;
+  start_at?: number | null;
   pending_input?: PendingInputJson | null;
   input: string;
   answer: string | null;

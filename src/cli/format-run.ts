@@ -97,6 +97,9 @@ export function toRunDetails(run: RunJson): string {
           ] as [string, string],
         ]
       : []),
+    ...(run.start_at
+      ? [['starts', `${time(run.start_at)} (started later: queued until then)`] as [string, string]]
+      : []),
     ['usage', `${u.steps} steps, ${u.llm_calls} model calls, ${u.tool_calls} tool calls, ${u.tokens} tokens`],
     ['created', time(run.created_at)],
     ['updated', time(run.updated_at)],

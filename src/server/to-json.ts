@@ -27,6 +27,8 @@ export function toRunJson(run: Run) {
     tags: run.tags,
     // A pause asked and not reached yet (once reached: `wait_reason: 'paused'`).
     pause_requested: run.pauseRequested ? { reason: run.pauseRequested.reason, by: run.pauseRequested.by } : null,
+    // A run started later: when, while it waits queued for it.
+    start_at: run.startAt,
     pending_input: run.pendingInput ? toPendingInputJson(run.pendingInput) : null,
     input: run.input,
     answer: run.answer,

@@ -29,11 +29,12 @@ describe.each(ALL_DIALECTS)('start({ startAt }) (%s)', (dialect) => {
     await Promise.all([a.ready, b.ready]);
     const at = Date.now() + 1_000;
     const run = await a.start({ input: 'report', startAt: new Date(at).toISOString() });
-    expect(run.status).toBe('queued');
+    expect(run).toMatchObject({ status: 'queued', startAt: at });
+    expect((await b.get(run.id)).startAt).toBe(at);
     expect((await b.list({ status: 'queued' })).runs.map((r) => r.id)).toEqual([run.id]);
     const created = (await eventsOf(a, run.id)).find((e) => e.type === 'run.created')!;
     expect(created.data.start_at).toBe(at);
-    expect((await a.wait(run.id)).status).toBe('succeeded');
+    expect(await a.wait(run.id)).toMatchObject({ status: 'succeeded', startAt: null });
     expect(await startedAt(a, run.id)).toBeGreaterThanOrEqual(at);
     // Started once: one `start` of the machine, one planner answer.
     const states = (await eventsOf(a, run.id))

@@ -87,6 +87,10 @@ describe('the schedule API', () => {
       expect(JSON.stringify(refused.body.error)).toContain(message);
     }
     expect((await call('GET', '/v1/schedules')).body.schedules).toEqual([]);
+    // A run started later: queued, saying when.
+    const at = Date.now() + 3_600_000;
+    const later = await call('POST', '/v1/runs', { input: 'write:3', start_at: new Date(at).toISOString() });
+    expect(later.body).toMatchObject({ status: 'queued', start_at: at });
     const viewer = apiClient(server.url, VIEW);
     expect((await viewer('POST', '/v1/schedules', { id: 'v', every: 1_000, input: 'x' })).status).toBe(403);
     expect((await viewer('GET', '/v1/schedules')).status).toBe(200);

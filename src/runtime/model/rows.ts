@@ -74,6 +74,8 @@ export function toRun(row: RunRow, pending?: ApprovalRow | null): Run {
     metadata,
     tags,
     pauseRequested: pauseRequestedOf(row),
+    // A run started with `startAt` waits queued with its instant as `wake_at`.
+    startAt: row.status === 'queued' && row.wake_at !== null ? Number(row.wake_at) : null,
     pendingInput:
       pending && (pending.id === row.pending_approval_id || asksInFlight(pending)) ? toPendingInput(pending) : null,
     input: row.input,

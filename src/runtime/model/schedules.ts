@@ -45,35 +45,6 @@ export interface ScheduleDefinition {
   catchUp?: CatchUp;
 }
 
-/** A schedule as the API gives it: its definition, and where it stands. */
-export interface Schedule {
-  id: string;
-  cron: string | null;
-  timezone: string | null;
-  every: number | null;
-  at: number | null;
-  input: string;
-  sessionId: string | null;
-  context: RunUserContext;
-  options: Omit<RunOptions, 'idempotencyKey'>;
-  metadata: Record<string, MetadataValue>;
-  tags: string[];
-  overlap: Overlap;
-  catchUp: CatchUp;
-  /** `active`, `paused`, or `done` (a one-shot `at` that fired). */
-  status: 'active' | 'paused' | 'done';
-  /** Its next tick (null when paused or done). */
-  nextAt: number | null;
-  lastTickAt: number | null;
-  /** The last run a tick (or `trigger`) started. */
-  lastRunId: string | null;
-  /** Runs its ticks started, and ticks that started none (skipped while a run was active, or missed). */
-  runs: number;
-  skipped: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
 /** The normalized definition, as stored (JSON): every field present, client ids unscoped. */
 export interface StoredDefinition {
   id: string;
@@ -89,6 +60,22 @@ export interface StoredDefinition {
   tags: string[];
   overlap: Overlap;
   catchUp: CatchUp;
+}
+
+/** A schedule as the API gives it: its definition, and where it stands. */
+export interface Schedule extends StoredDefinition {
+  /** `active`, `paused`, or `done` (a one-shot `at` that fired, or a cron with no tick left). */
+  status: 'active' | 'paused' | 'done';
+  /** Its next tick (null when paused or done). */
+  nextAt: number | null;
+  lastTickAt: number | null;
+  /** The last run a tick (or `trigger`) started. */
+  lastRunId: string | null;
+  /** Runs its ticks started, and ticks that started none (skipped while a run was active, or missed). */
+  runs: number;
+  skipped: number;
+  createdAt: number;
+  updatedAt: number;
 }
 
 const MIN_EVERY_MS = 1_000;

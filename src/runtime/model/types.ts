@@ -192,6 +192,8 @@ export interface Run {
    * next step, then waits with reason `paused` (the pending wait's `request` says who and why).
    */
   pauseRequested: PauseRequested | null;
+  /** When a run started with `startAt` starts, while it waits `queued` for that instant; else null. */
+  startAt: number | null;
   /** The question the run waits to have answered (its pending `input` wait), else null. */
   pendingInput: PendingInput | null;
   input: string;

@@ -45,6 +45,31 @@ export interface StartContext {
 }
 
 /**
+ * Commits a queued or delayed run (`commit`), then stops its driver (the run is driven once it is
+ * its turn); the run its idempotency key names when the key was taken meanwhile (the same request
+ * again answers its run), else null.
+ */
+async function commitUnlessTaken(
+  ctx: StartContext,
+  run: NewRun,
+  row: RunRow,
+  driver: RunDriver,
+  commit: () => Promise<void>,
+): Promise<Run | null> {
+  try {
+    await commit();
+    return null;
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const taken = await findCollision(ctx.store, run, row.idempotency_key);
+    if (taken?.kind !== 'existing') throw error;
+    return toRun(taken.row);
+  } finally {
+    driver.stop();
+  }
+}
+
+/**
  * A run whose session is busy, kept in the session's queue (`onBusy: 'enqueue' | 'interrupt'`);
  * one that interrupts cancels the active run first, and goes next when it has ended.
  */
@@ -55,17 +80,10 @@ async function startQueued(ctx: StartContext, run: NewRun, row: RunRow, activeRu
     kind: 'new',
     input: { runId: run.runId, limits: run.limits, deadlineAt: run.deadlineAt },
   });
-  try {
-    await commitQueued(driver, run, queuedRow(row, interrupts), activeRunId);
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    // The idempotency key was taken meanwhile: the same request again answers its run.
-    const taken = await findCollision(ctx.store, run, row.idempotency_key);
-    if (taken?.kind !== 'existing') throw error;
-    return toRun(taken.row);
-  } finally {
-    driver.stop();
-  }
+  const taken = await commitUnlessTaken(ctx, run, row, driver, () =>
+    commitQueued(driver, run, queuedRow(row, interrupts), activeRunId),
+  );
+  if (taken) return taken;
   failpoint('run.created');
   ctx.queued(run.runId);
   if (interrupts) {
@@ -88,17 +106,8 @@ async function startQueued(ctx: StartContext, run: NewRun, row: RunRow, activeRu
 async function startDelayed(ctx: StartContext, run: NewRun, row: RunRow, driver: RunDriver): Promise<Run> {
   const delayed: RunRow = { ...queuedRow(row, false), wake_at: run.startAt };
   stageCreation(driver, run, delayed, { start_at: run.startAt });
-  try {
-    await driver.flush();
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    // The idempotency key was taken meanwhile: the same request again answers its run.
-    const taken = await findCollision(ctx.store, run, row.idempotency_key);
-    if (taken?.kind !== 'existing') throw error;
-    return toRun(taken.row);
-  } finally {
-    driver.stop();
-  }
+  const taken = await commitUnlessTaken(ctx, run, row, driver, () => driver.flush());
+  if (taken) return taken;
   failpoint('run.created');
   ctx.queued(run.runId);
   return toRun(delayed);
