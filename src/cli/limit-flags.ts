@@ -59,3 +59,19 @@ export function limitsOf(values: Partial<Record<keyof typeof LIMIT_FLAGS, string
       : {}),
   };
 }
+
+/** The limits in force, for a command's start-up report. */
+export function describeLimits(values: Partial<Record<keyof typeof LIMIT_FLAGS, string>>): string {
+  const of = (n: string, what: string) => `${n} ${what}${n === '1' ? '' : 's'}`;
+  const runs = values['runs-per-tenant'];
+  const concurrency = values['model-concurrency'];
+  const [calls, window] = values['model-rate']?.split('/') ?? [];
+  const parts = [
+    runs ? `${of(runs, 'run')} in flight per tenant` : null,
+    concurrency ? `${of(concurrency, 'planner call')} at once per tenant` : null,
+    calls && window ? `${of(calls, 'planner call')} per ${window} per tenant` : null,
+  ].filter((part) => part !== null);
+  return parts.length > 0
+    ? `at most ${parts.join('; ')}`
+    : 'none (see --runs-per-tenant, --model-concurrency, --model-rate)';
+}

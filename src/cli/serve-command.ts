@@ -4,7 +4,7 @@
  * until SIGTERM or SIGINT, then stops accepting, ends open event streams and closes the runtime;
  * runs still in flight resume on the next start (or on another worker).
  */
-import { LIMIT_FLAGS, LIMIT_USAGE, limitsOf } from './limit-flags.js';
+import { describeLimits, LIMIT_FLAGS, LIMIT_USAGE, limitsOf } from './limit-flags.js';
 import { createRuntime, resolveAgentPlanner, subAgentsOf, type PruneReport, type Runtime } from '../index.js';
 import { createServer, loadAuthConfig, type Listening } from '../server/index.js';
 import { usageError } from './cli-error.js';
@@ -67,7 +67,7 @@ ${LIMIT_USAGE}
 The first line printed is 'Listening on <url>' (with --json, {"type":"listening","url":...}); the
 next one is the inspector's address, <url>/inspector/: a live web page of the runs. The start-up
 report then names the agent, the database, the retention ('Retention: finished runs older than
-30d pruned every 1h', or none) and the auth.
+30d pruned every 1h', or none), the auth and the limits.
 Without tokens the server runs in dev mode: loopback only, every caller may do everything.
 Tokens: {"tokens":[{"token":"<16+ chars>","tenant":"acme","roles":["submit","approve","view"],
 "name":"alice"}]}; roles are submit, approve, view and admin.
@@ -177,6 +177,7 @@ export const runServeCommand = defineCommand({
           `Database: ${describeDatabase(database)} (${worker ? `resumed ${resumed.length} unfinished runs` : 'no worker: runs are driven by workers'})`,
           `Retention: ${retentionLine}`,
           `Auth: ${tokens > 0 ? `${tokens} tokens` : 'none (dev mode: loopback only, every caller may do everything)'}`,
+          `Limits: ${describeLimits(values)}`,
         ].join('\n'),
         {
           type: 'started',
@@ -188,6 +189,13 @@ export const runServeCommand = defineCommand({
           mcp_skipped: mcp.skipped,
           database: describeDatabase(database),
           retention: retentionJson,
+          limits: {
+            runs_per_tenant: limits?.runsPerTenant ?? null,
+            model_concurrency: limits?.planner?.concurrency?.limit ?? null,
+            model_rate: limits?.planner?.rate
+              ? { limit: limits.planner.rate.limit, interval_ms: limits.planner.rate.intervalMs }
+              : null,
+          },
           worker,
           resumed,
           tokens,

@@ -46,6 +46,7 @@ describe('limit flags of baton serve', () => {
       };
     };
     try {
+      expect(server.output()).toMatch(/^Limits: at most 1 run in flight per tenant$/m);
       const first = await start(ACME, 'send');
       expect(first.status).toBe(201);
       const over = await start(ACME, 'send');
