@@ -47,8 +47,8 @@ export interface Passed {
 const POLL_CAP_MS = 500;
 const POLL_FLOOR_MS = 10;
 
-/** Waits `ms`, or less when woken (a slot given back here) or aborted. */
-function pause(ms: number, signal: AbortSignal, wake: Set<() => void>): Promise<void> {
+/** Waits `ms`, or less when aborted (or woken through `wake`: a slot given back here). */
+export function pause(ms: number, signal: AbortSignal, wake: Set<() => void> = new Set()): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);

@@ -25,7 +25,7 @@ import { closeInFlightQuestions, inFlightAsker } from './in-flight-questions.js'
 import { stopForQuestion } from './tool-questions.js';
 import { answeredInput, lastStoppedQuestion } from '../ledger/question-rows.js';
 import { toErrorResult } from '../../tools/tool-result.js';
-import type { LimitGate, Passed } from '../drive/limiter.js';
+import { pause, type LimitGate, type Passed } from '../drive/limiter.js';
 import { passGates, throttledData, toolGates } from './call-limits.js';
 
 export type { CallScope, UnknownOutcome } from './call-scope.js';
@@ -280,25 +280,12 @@ async function rateLimited(
   });
   await scope.live.driver.flush();
   if (!retries) return false;
-  await sleepUnlessAborted(waitMs, scope.signal);
+  await pause(waitMs, scope.signal);
   return !scope.signal.aborted;
 }
 
 /** How long a call of a tool without limits waits after a 429 that gave no hint. */
 const BACKOFF_ALONE_MS = 1_000;
-
-/** Waits `ms`, or less if `signal` aborts. */
-function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
-}
 
 /** Saves a call's handle in its `started` row and makes it durable (a no-op once the run left the step). */
 async function saveHandle(scope: CallScope, call: PreparedCall, handle: unknown): Promise<void> {
